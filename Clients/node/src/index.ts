@@ -1,0 +1,15 @@
+/** Public entry point of modelstore-client: the client, its errors, wire types and the golden replayer. */
+export { ModelStoreClient, resolveCommand, CLIENT_NAME, CLIENT_VERSION } from "./client.js";
+export type { SpawnOptions } from "./client.js";
+export { RpcConnection } from "./connection.js";
+export type { CallOptions, ConnectionOptions, NotificationListener, RequestHandler } from "./connection.js";
+export * from "./errors.js";
+export type {
+  AttributeDef, AttributeType, BackupResult, Change, CountParams, CountResult, DeleteResult, DeleteRule, EntityDef,
+  FetchParams, FetchResult, InitializeResult, Loose, ObjectsResult, Predicate, PredicateArgs, RequestId,
+  RelationshipDef, Schema, SortKey, StoredObject, StoreOpenParams, Values,
+} from "./types.js";
+export {
+  ANY, IGNORE, GoldenMismatchError, findTranscripts, loadTranscript, matchJson, parseTranscript, replayTranscript,
+} from "./golden.js";
+export type { Mismatch, ReplayOptions, Transcript, TranscriptStep } from "./golden.js";

@@ -1,0 +1,94 @@
+// A tiny stand-in for `modelstore serve`, for the client's unit tests.
+// Plain JS kept outside dist/ on purpose: `node --test dist/test/` would run
+// any .js file found there as a test.
+//
+// Methods: echo (params as result), sleep {ms, value}, fail {code, message, data},
+// notifyMe {method, params}, askClient {method, params} (server->client request,
+// answers with the client's reply), crash {code, stderr}, garbage, hang, argv,
+// shutdown; any other dotted method or "initialize" answers {method, params}.
+// `--stubborn` ignores shutdown, exit and EOF (to test the kill fallback).
+import { createInterface } from "node:readline";
+
+const stubborn = process.argv.includes("--stubborn");
+const sleeping = new Map(); // request id -> timer
+const asked = new Map(); // server request id -> client request id
+let nextServerId = 1;
+
+function send(message) {
+  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n");
+}
+
+process.stderr.write(`fake-server started pid=${process.pid}\n`);
+
+const handlers = {
+  echo: (id, params) => send({ id, result: params ?? null }),
+  sleep: (id, params) => {
+    sleeping.set(id, setTimeout(() => {
+      sleeping.delete(id);
+      send({ id, result: params.value ?? null });
+    }, params.ms));
+  },
+  fail: (id, params) => send({ id, error: params }),
+  notifyMe: (id, params) => {
+    send({ method: params.method, params: params.params });
+    send({ id, result: { sent: true } });
+  },
+  askClient: (id, params) => {
+    const serverId = `srv-${nextServerId++}`;
+    asked.set(serverId, id);
+    send({ id: serverId, method: params.method, params: params.params });
+  },
+  crash: (_id, params) => {
+    for (const line of params.stderr ?? []) process.stderr.write(line + "\n");
+    process.exit(params.code ?? 1);
+  },
+  garbage: (id) => {
+    process.stdout.write("this is not json\n");
+    send({ id, result: "after garbage" });
+  },
+  hang: () => undefined,
+  argv: (id) => send({ id, result: { argv: process.argv.slice(2), env: process.env.FAKE_ENV ?? null } }),
+  shutdown: (id) => { if (!stubborn) send({ id, result: null }); },
+};
+
+function onRequest(message) {
+  const { id, method, params } = message;
+  const handler = handlers[method];
+  if (handler) return handler(id, params);
+  if (method === "initialize" || (method.includes(".") && !method.startsWith("unknown"))) {
+    return send({ id, result: { method, params: params ?? null } });
+  }
+  send({ id, error: { code: -32601, message: `Method not found: ${method}`, data: { method } } });
+}
+
+function onNotification(message) {
+  if (message.method === "$/cancelRequest") {
+    const id = message.params.id;
+    const timer = sleeping.get(id);
+    if (timer) {
+      clearTimeout(timer);
+      sleeping.delete(id);
+      send({ id, error: { code: -32800, message: "Request cancelled" } });
+    }
+  } else if (message.method === "exit" && !stubborn) {
+    process.exit(0);
+  }
+}
+
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const message = JSON.parse(line);
+  if (message.method === undefined) {
+    // The client's answer to one of our requests: relay it as askClient's result.
+    const clientId = asked.get(message.id);
+    asked.delete(message.id);
+    send({ id: clientId, result: message });
+  } else if (message.id === undefined) {
+    onNotification(message);
+  } else {
+    onRequest(message);
+  }
+}).on("close", () => {
+  if (!stubborn) process.exit(0);
+});
+
+if (stubborn) setInterval(() => undefined, 1 << 30);

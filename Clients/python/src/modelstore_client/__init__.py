@@ -1,0 +1,65 @@
+"""Python client for the ModelStore server (JSON-RPC 2.0 over stdio).
+
+Typical use::
+
+    from modelstore_client import Client
+
+    with Client() as store:
+        store.model_define(schema)
+        task = store.insert("Task", {"title": "Write docs"})
+"""
+
+from .client import Client, resolve_binary
+from .errors import (
+    BinaryNotFoundError,
+    BusyError,
+    CancelledError,
+    ConflictError,
+    ConstraintError,
+    DeleteDeniedError,
+    InvalidModelError,
+    InvalidParamsError,
+    InvalidRequestError,
+    MethodNotFoundError,
+    MigrationRequiredError,
+    ModelStoreError,
+    NotFoundError,
+    ParseError,
+    ReadOnlyError,
+    RequestTimeout,
+    RPCError,
+    SchemaMismatchError,
+    ServerExited,
+    TransactionError,
+    ValidationError,
+    error_from_response,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Client",
+    "resolve_binary",
+    "error_from_response",
+    "ModelStoreError",
+    "RPCError",
+    "ValidationError",
+    "ConstraintError",
+    "NotFoundError",
+    "DeleteDeniedError",
+    "InvalidModelError",
+    "SchemaMismatchError",
+    "MigrationRequiredError",
+    "ConflictError",
+    "BusyError",
+    "ReadOnlyError",
+    "TransactionError",
+    "CancelledError",
+    "MethodNotFoundError",
+    "InvalidParamsError",
+    "InvalidRequestError",
+    "ParseError",
+    "ServerExited",
+    "RequestTimeout",
+    "BinaryNotFoundError",
+]

@@ -1,0 +1,47 @@
+import JSONCore
+import RPCCore
+import SQLiteCore
+
+/// `initialize`, `shutdown`, `exit`.
+enum LifecycleHandlers {
+  static func methods(_ s: Session) -> [(String, MethodHandler)] {
+    [
+      (
+        "initialize",
+        { p, _ in
+          try p.rejectUnknown(["clientInfo", "capabilities", "author"])
+          s.clientInfo = p.value("clientInfo") ?? .null
+          s.clientCapabilities = try p.object("capabilities")?.object ?? [:]
+          return .object([
+            "serverInfo": .object(["name": "modelstore", "version": .string(Session.version)]),
+            "protocolVersion": .string(Session.protocolVersion),
+            "capabilities": .object([
+              "framing": .array(["lines", "headers"]),
+              "attributeTypes": .array(["string", "int", "int16", "int32", "int64", "double", "float", "decimal", "bool", "date", "uuid", "data", "url", "json"]),
+              "deleteRules": .array(["nullify", "cascade", "deny", "noAction"]),
+              "cancellation": true, "batches": true,
+            ]),
+            "sqliteVersion": .string(Connection.libraryVersion),
+          ])
+        }
+      ),
+      (
+        "shutdown",
+        { p, _ in
+          try p.rejectUnknown([])
+          s.server.beginShutdown()
+          s.closeStore()
+          return .null
+        }
+      ),
+      (
+        "exit",
+        { _, _ in
+          // LSP: exit code 0 after shutdown, 1 without it.
+          s.server.stop(exitCode: s.server.isShuttingDown ? 0 : 1)
+          return .null
+        }
+      ),
+    ]
+  }
+}

@@ -1,0 +1,78 @@
+import JSONCore
+import RPCCore
+import StoreEngine
+
+/// `objects.*`: one object at a time, or many by predicate.
+enum ObjectHandlers {
+  static func methods(_ s: Session) -> [(String, MethodHandler)] {
+    [
+      (
+        "objects.insert",
+        { p, _ in
+          try p.rejectUnknown(["entity", "values"])
+          return .object(try s.requireStore().insert(entity: try p.requireString("entity"), values: try RequestParsing.values(p)))
+        }
+      ),
+      (
+        "objects.update",
+        { p, _ in
+          try p.rejectUnknown(["id", "values"])
+          return .object(try s.requireStore().update(id: try p.requireString("id"), values: try RequestParsing.values(p)))
+        }
+      ),
+      (
+        "objects.upsert",
+        { p, _ in
+          try p.rejectUnknown(["entity", "values", "on"])
+          let (object, inserted) = try s.requireStore().upsert(
+            entity: try p.requireString("entity"), values: try RequestParsing.values(p), on: try p.stringArray("on"))
+          return .object(["object": .object(object), "inserted": .bool(inserted)])
+        }
+      ),
+      (
+        "objects.delete",
+        { p, _ in
+          try p.rejectUnknown(["id"])
+          return .object(["deleted": .array(try s.requireStore().delete(id: try p.requireString("id")).map { .string($0) })])
+        }
+      ),
+      (
+        "objects.get",
+        { p, _ in
+          try p.rejectUnknown(["id", "ids", "include"])
+          let include = try p.stringArray("include") ?? []
+          let store = try s.requireStore()
+          if let ids = try p.stringArray("ids") {
+            guard !p.has("id") else { throw RPCError.invalidParams("give either 'id' or 'ids', not both", ["path": "params"]) }
+            return .object(["objects": .array(try store.get(ids: ids, include: include).map { .object($0) })])
+          }
+          guard let id = try p.string("id") else {
+            throw RPCError.invalidParams("params.id: missing (or give params.ids)", ["path": "params.id", "expected": "string"])
+          }
+          return .object(try store.get(id: id, include: include))
+        }
+      ),
+      (
+        "objects.updateWhere",
+        { p, _ in
+          try p.rejectUnknown(["entity", "where", "args", "variables", "values", "includeSubentities"])
+          guard p.has("values") else { throw RPCError.invalidParams("params.values: missing", ["path": "params.values", "expected": "object"]) }
+          var r = FetchRequest(entity: try p.requireString("entity"), predicate: try RequestParsing.predicate(p))
+          r.includeSubentities = try p.bool("includeSubentities") ?? true
+          let ids = try s.requireStore().updateWhere(r, values: try RequestParsing.values(p))
+          return .object(["updated": .array(ids.map { .string($0) }), "count": .int(Int64(ids.count))])
+        }
+      ),
+      (
+        "objects.deleteWhere",
+        { p, _ in
+          try p.rejectUnknown(["entity", "where", "args", "variables", "includeSubentities"])
+          var r = FetchRequest(entity: try p.requireString("entity"), predicate: try RequestParsing.predicate(p))
+          r.includeSubentities = try p.bool("includeSubentities") ?? true
+          let ids = try s.requireStore().deleteWhere(r)
+          return .object(["deleted": .array(ids.map { .string($0) }), "count": .int(Int64(ids.count))])
+        }
+      ),
+    ]
+  }
+}

@@ -1,0 +1,54 @@
+import JSONCore
+import RPCCore
+import StoreEngine
+
+/// Param readers shared by several namespaces: predicates, fetch requests, id lists.
+enum RequestParsing {
+  /// `where` (a predicate string, with `args` and `variables`); nil when absent.
+  static func predicate(_ p: JSONReader) throws -> Predicate? {
+    guard let w = p.value("where") else {
+      if p.has("args") { throw RPCError.invalidParams("params.args given without params.where", ["path": "params.args"]) }
+      return nil
+    }
+    guard case .string(let text) = w else {
+      throw RPCError.invalidParams("params.where: expected a predicate string, got \(w.typeName)", ["path": "params.where", "expected": "string"])
+    }
+    let args = try p.array("args") ?? []
+    let variables = try p.object("variables")?.object ?? [:]
+    do {
+      return try PredicateParser.parse(text, args: args, variables: variables)
+    } catch let e as PredicateError {
+      throw RPCError(
+        code: -32602, message: "params.where: \(e.message) (at character \(e.offset))", kind: "predicate",
+        data: ["path": "params.where", "offset": .int(Int64(e.offset))])
+    }
+  }
+
+  static let fetchKeys: Set<String> = ["entity", "where", "args", "variables", "sort", "limit", "offset", "select", "include", "includeSubentities"]
+
+  static func fetchRequest(_ p: JSONReader) throws -> FetchRequest {
+    var r = FetchRequest(entity: try p.requireString("entity"), predicate: try predicate(p))
+    if let sort = try p.array("sort") {
+      r.sort = try sort.enumerated().map { i, v in
+        if case .string(let key) = v { return SortKey(keyPath: key) }
+        let k = try JSONReader(v, path: "params.sort[\(i)]")
+        try k.rejectUnknown(["key", "ascending", "caseInsensitive"])
+        return SortKey(keyPath: try k.requireString("key"), ascending: try k.bool("ascending") ?? true, caseInsensitive: try k.bool("caseInsensitive") ?? false)
+      }
+    }
+    r.limit = try p.int("limit", min: 0).map(Int.init)
+    r.offset = try p.int("offset", min: 0).map(Int.init)
+    r.select = try p.stringArray("select")
+    r.include = try p.stringArray("include") ?? []
+    r.includeSubentities = try p.bool("includeSubentities") ?? true
+    return r
+  }
+
+  static func values(_ p: JSONReader) throws -> JSONObject {
+    guard let v = p.value("values") else { return [:] }
+    guard case .object(let o) = v else {
+      throw RPCError.invalidParams("params.values: expected an object, got \(v.typeName)", ["path": "params.values", "expected": "object"])
+    }
+    return o
+  }
+}

@@ -1,0 +1,113 @@
+// Ownership rules for the jansson calls in this file (jansson "Reference Count" docs):
+// 1. json_loadb returns a new reference: it is decref'd with `defer` right after the null check.
+// 2. json_object_iter_value / json_array_get return borrowed references: only read, never
+//    decref'd, never kept past the root's lifetime.
+// 3. Strings are read with json_string_value + json_string_length so embedded NULs survive.
+import CJansson
+
+/// Why a text could not become a `JSONValue`, with jansson's position where it has one.
+public struct JSONParseError: Error, Equatable, CustomStringConvertible {
+  public enum Kind: String, Sendable { case syntax, invalidUTF8, tooDeep, numericOverflow, duplicateKey }
+  public var kind: Kind
+  public var message: String
+  public var line: Int
+  public var column: Int
+  public var position: Int
+  public var description: String { "\(message) (line \(line), column \(column), byte \(position))" }
+}
+
+/// Parses JSON text through jansson and converts it to a Swift tree in one pass.
+public enum JSONParser {
+  /// The default limit of nested arrays/objects. Deeper input is refused, not recursed into.
+  public static let defaultMaxDepth = 64
+
+  /// Parses one JSON text (any value at top level, duplicate keys rejected).
+  public static func parse(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = defaultMaxDepth) throws -> JSONValue {
+    var error = json_error_t()
+    let flags = JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL
+    guard let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
+      let root = json_loadb(base, bytes.count, Int(flags), &error)
+    else {
+      if bytes.baseAddress == nil {
+        throw JSONParseError(kind: .syntax, message: "empty message", line: 1, column: 0, position: 0)
+      }
+      throw makeError(error)
+    }
+    defer { cj_decref(root) }
+    return try convert(root, depth: 0, maxDepth: maxDepth)
+  }
+
+  public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws -> JSONValue {
+    try bytes.withUnsafeBytes { try parse($0, maxDepth: maxDepth) }
+  }
+
+  public static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws -> JSONValue {
+    var copy = text
+    return try copy.withUTF8 { try parse(UnsafeRawBufferPointer($0), maxDepth: maxDepth) }
+  }
+
+  private static func makeError(_ e: json_error_t) -> JSONParseError {
+    var e = e
+    let text = String(cString: cj_error_text(&e))
+    let code = cj_error_code(&e)
+    let kind: JSONParseError.Kind
+    switch UInt32(code) {
+    case json_error_invalid_utf8.rawValue: kind = .invalidUTF8
+    case json_error_stack_overflow.rawValue: kind = .tooDeep
+    case json_error_numeric_overflow.rawValue: kind = .numericOverflow
+    case json_error_duplicate_key.rawValue: kind = .duplicateKey
+    default: kind = .syntax
+    }
+    return JSONParseError(kind: kind, message: text, line: Int(e.line), column: Int(e.column), position: Int(e.position))
+  }
+
+  private static func convert(_ v: UnsafeMutablePointer<json_t>, depth: Int, maxDepth: Int) throws -> JSONValue {
+    switch cj_typeof(v) {
+    case JSON_NULL: return .null
+    case JSON_TRUE: return .bool(true)
+    case JSON_FALSE: return .bool(false)
+    case JSON_INTEGER: return .int(Int64(json_integer_value(v)))
+    case JSON_REAL: return .double(json_real_value(v))
+    case JSON_STRING:
+      return .string(readString(json_string_value(v), json_string_length(v)))
+    case JSON_ARRAY:
+      try checkDepth(depth, maxDepth)
+      let n = json_array_size(v)
+      var items: [JSONValue] = []
+      items.reserveCapacity(n)
+      for i in 0..<n {
+        items.append(try convert(json_array_get(v, i)!, depth: depth + 1, maxDepth: maxDepth))
+      }
+      return .array(items)
+    case JSON_OBJECT:
+      try checkDepth(depth, maxDepth)
+      var members: [JSONObject.Member] = []
+      members.reserveCapacity(json_object_size(v))
+      var iter = json_object_iter(v)
+      while let it = iter {
+        let key = readString(json_object_iter_key(it), json_object_iter_key_len(it))
+        let value = try convert(json_object_iter_value(it)!, depth: depth + 1, maxDepth: maxDepth)
+        members.append(JSONObject.Member(key, value))
+        iter = json_object_iter_next(v, it)
+      }
+      return .object(JSONObject(members))
+    default:
+      return .null
+    }
+  }
+
+  private static func checkDepth(_ depth: Int, _ maxDepth: Int) throws {
+    if depth >= maxDepth {
+      throw JSONParseError(
+        kind: .tooDeep, message: "nesting deeper than \(maxDepth) levels", line: -1, column: -1, position: -1)
+    }
+  }
+
+  @inline(__always)
+  private static func readString(_ p: UnsafePointer<CChar>?, _ n: Int) -> String {
+    guard let p else { return "" }
+    return p.withMemoryRebound(to: UInt8.self, capacity: n) {
+      String(decoding: UnsafeBufferPointer(start: $0, count: n), as: UTF8.self)
+    }
+  }
+}

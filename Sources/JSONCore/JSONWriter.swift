@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Serializes `JSONValue`s straight to UTF-8 bytes.
+///
+/// Encoding is done in Swift rather than through jansson: the benchmark in
+/// `Benchmarks/` showed building a jansson tree per response costs more than the
+/// whole insert, and Swift strings are always valid UTF-8, so nothing is lost.
+/// Output is compact and never contains a raw newline, so one value is one line.
+/// Non-finite doubles are written as `null` (protocol.md, "Numbers").
+public struct JSONWriter {
+  public var bytes: [UInt8]
+
+  public init(capacity: Int = 256) {
+    bytes = []
+    bytes.reserveCapacity(capacity)
+  }
+
+  public static func encode(_ value: JSONValue) -> [UInt8] {
+    var w = JSONWriter()
+    w.write(value)
+    return w.bytes
+  }
+
+  public static func encodeString(_ value: JSONValue) -> String {
+    String(decoding: encode(value), as: UTF8.self)
+  }
+
+  public mutating func write(_ value: JSONValue) {
+    switch value {
+    case .null: writeRaw("null")
+    case .bool(let b): writeRaw(b ? "true" : "false")
+    case .int(let i): writeInt(i)
+    case .double(let d): writeDouble(d)
+    case .string(let s): writeString(s)
+    case .array(let items):
+      bytes.append(UInt8(ascii: "["))
+      for (i, item) in items.enumerated() {
+        if i > 0 { bytes.append(UInt8(ascii: ",")) }
+        write(item)
+      }
+      bytes.append(UInt8(ascii: "]"))
+    case .object(let o): write(o)
+    }
+  }
+
+  public mutating func write(_ o: JSONObject) {
+    bytes.append(UInt8(ascii: "{"))
+    for (i, m) in o.members.enumerated() {
+      if i > 0 { bytes.append(UInt8(ascii: ",")) }
+      writeString(m.key)
+      bytes.append(UInt8(ascii: ":"))
+      write(m.value)
+    }
+    bytes.append(UInt8(ascii: "}"))
+  }
+
+  public mutating func writeRaw(_ s: StaticString) {
+    s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+  }
+
+  public mutating func writeInt(_ i: Int64) {
+    if i >= 0 && i < 10 {
+      bytes.append(UInt8(ascii: "0") + UInt8(i))
+      return
+    }
+    var buf: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    let magnitude = i.magnitude
+    withUnsafeMutableBytes(of: &buf) { raw in
+      var n = magnitude
+      var pos = raw.count
+      repeat {
+        pos -= 1
+        raw[pos] = UInt8(ascii: "0") + UInt8(n % 10)
+        n /= 10
+      } while n > 0
+      if i < 0 {
+        pos -= 1
+        raw[pos] = UInt8(ascii: "-")
+      }
+      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[pos...]))
+    }
+  }
+
+  public mutating func writeDouble(_ d: Double) {
+    guard d.isFinite else {
+      writeRaw("null")
+      return
+    }
+    if d == d.rounded(.towardZero) && abs(d) < 1e15 {
+      // Integral values keep a fraction so they read back as numbers of the same kind.
+      writeInt(Int64(d))
+      writeRaw(".0")
+      return
+    }
+    bytes.append(contentsOf: d.description.utf8)
+  }
+
+  private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+  public mutating func writeString(_ s: String) {
+    bytes.append(UInt8(ascii: "\""))
+    var s = s
+    s.withUTF8 { utf8 in
+      var start = 0
+      for i in 0..<utf8.count {
+        let c = utf8[i]
+        if c >= 0x20 && c != UInt8(ascii: "\"") && c != UInt8(ascii: "\\") { continue }
+        if start < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i])) }
+        start = i + 1
+        bytes.append(UInt8(ascii: "\\"))
+        switch c {
+        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        default:
+          bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, Self.hex[Int(c >> 4)], Self.hex[Int(c & 0xF)]])
+        }
+      }
+      if start < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }
+    }
+    bytes.append(UInt8(ascii: "\""))
+  }
+}
+
+extension JSONValue: CustomStringConvertible {
+  public var description: String { JSONWriter.encodeString(self) }
+}

@@ -1,0 +1,259 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How messages are delimited on the wire. Chosen once, from the first bytes read.
+public enum Framing: Sendable {
+  /// One JSON text per `\n`-terminated line (`\r\n` accepted, blank lines skipped).
+  case lines
+  /// LSP base protocol: `Content-Length: N\r\n` headers, a blank line, N bytes.
+  case headers
+}
+
+/// Reads stdin on its own thread and splits it into messages, so that a
+/// `$/cancelRequest` arriving during a long request is seen while the request runs.
+final class FrameReader: @unchecked Sendable {
+  private let fd: Int32
+  private let maxMessageBytes: Int
+  private let queue: MessageQueue
+  /// Called on the reader thread for every message whose text mentions `$/cancelRequest`.
+  private let onCancelCandidate: ([UInt8]) -> Void
+  private(set) var framing: Framing = .lines
+  private var framingDecided = false
+  private var onFraming: (Framing) -> Void
+
+  init(fd: Int32, maxMessageBytes: Int, queue: MessageQueue, onFraming: @escaping (Framing) -> Void, onCancelCandidate: @escaping ([UInt8]) -> Void) {
+    self.fd = fd
+    self.maxMessageBytes = maxMessageBytes
+    self.queue = queue
+    self.onFraming = onFraming
+    self.onCancelCandidate = onCancelCandidate
+  }
+
+  // Line-mode state.
+  private var pending: [UInt8] = []
+  private var discarding = false
+  private var discarded = 0
+  // Header-mode state.
+  private var headerBuffer: [UInt8] = []
+
+  func start() {
+    var thread = pthread_t()
+    let box = Unmanaged.passRetained(self).toOpaque()
+    let rc = pthread_create(&thread, nil, { arg in
+      let reader = Unmanaged<FrameReader>.fromOpaque(arg!).takeRetainedValue()
+      reader.run()
+      return nil
+    }, box)
+    precondition(rc == 0, "cannot start the reader thread")
+    pthread_detach(thread)
+  }
+
+  private func run() {
+    let size = 1 << 16
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 1)
+    defer { buffer.deallocate() }
+    while true {
+      let n = read(fd, buffer.baseAddress!, size)
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 {
+        var batch: [InboundItem] = []
+        finishInput(&batch)
+        batch.append(.endOfInput)
+        queue.push(batch)
+        return
+      }
+      var batch: [InboundItem] = []
+      consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), &batch)
+      queue.push(batch)
+    }
+  }
+
+  private func emit(_ message: [UInt8], _ batch: inout [InboundItem]) {
+    if Self.mentionsCancel(message) { onCancelCandidate(message) }
+    batch.append(.message(message))
+  }
+
+  private static let cancelMarker = Array("$/cancelRequest".utf8)
+
+  static func mentionsCancel(_ m: [UInt8]) -> Bool {
+    guard m.count >= cancelMarker.count, m.count < 4096 else { return false }
+    let first = cancelMarker[0]
+    var i = 0
+    while i + cancelMarker.count <= m.count {
+      if m[i] == first && Array(m[i..<(i + cancelMarker.count)]) == cancelMarker { return true }
+      i += 1
+    }
+    return false
+  }
+
+  /// Bytes seen before the framing is decided.
+  private var probe: [UInt8] = []
+  private static let headerPrefix = Array("content-length:".utf8)
+
+  func consume(_ bytes: UnsafeRawBufferPointer, _ batch: inout [InboundItem]) {
+    guard framingDecided else {
+      probe.append(contentsOf: bytes)
+      guard let decided = Self.decideFraming(probe) else { return }
+      framing = decided
+      framingDecided = true
+      onFraming(decided)
+      let saved = probe
+      probe = []
+      saved.withUnsafeBytes { consume($0, &batch) }
+      return
+    }
+    switch framing {
+    case .lines: consumeLines(bytes, &batch)
+    case .headers: consumeHeaders(bytes, &batch)
+    }
+  }
+
+  /// Headers when the first non-blank bytes are `Content-Length:` (any case); nil while
+  /// too few bytes have arrived to tell.
+  static func decideFraming(_ probe: [UInt8]) -> Framing? {
+    guard let first = probe.firstIndex(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else { return nil }
+    var k = 0
+    while k < headerPrefix.count {
+      guard first + k < probe.count else { return nil }
+      let c = probe[first + k]
+      let lower = c >= 65 && c <= 90 ? c + 32 : c
+      if lower != headerPrefix[k] { return .lines }
+      k += 1
+    }
+    return .headers
+  }
+
+  // MARK: - Lines
+
+  private func consumeLines(_ bytes: UnsafeRawBufferPointer, _ batch: inout [InboundItem]) {
+    var lineStart = 0
+    var i = 0
+    while i < bytes.count {
+      if bytes[i] == 0x0A {
+        appendPart(UnsafeRawBufferPointer(rebasing: bytes[lineStart..<i]))
+        finishLine(&batch)
+        lineStart = i + 1
+      }
+      i += 1
+    }
+    if lineStart < bytes.count { appendPart(UnsafeRawBufferPointer(rebasing: bytes[lineStart...])) }
+  }
+
+  private func appendPart(_ part: UnsafeRawBufferPointer) {
+    if discarding {
+      discarded += part.count
+      return
+    }
+    if pending.count + part.count > maxMessageBytes {
+      discarding = true
+      discarded = pending.count + part.count
+      pending = []
+      return
+    }
+    pending.append(contentsOf: part)
+  }
+
+  private func finishLine(_ batch: inout [InboundItem]) {
+    if discarding {
+      batch.append(.tooLarge(discarded))
+      discarding = false
+      discarded = 0
+      return
+    }
+    var line = pending
+    pending = []
+    pending.reserveCapacity(256)
+    if line.last == 0x0D { line.removeLast() }
+    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
+    emit(line, &batch)
+  }
+
+  private func finishInput(_ batch: inout [InboundItem]) {
+    switch framing {
+    case .lines:
+      if discarding || !pending.isEmpty { finishLine(&batch) }
+    case .headers:
+      if !headerBuffer.isEmpty && headerBuffer.contains(where: { $0 != 0x0A && $0 != 0x0D && $0 != 0x20 }) {
+        batch.append(.badHeader("input ended inside a message (\(headerBuffer.count) bytes unread)"))
+      }
+    }
+  }
+
+  // MARK: - Content-Length headers
+
+  private var bodyRemaining = -1  // -1 while reading headers
+  private var bodyLength = 0
+
+  private func consumeHeaders(_ bytes: UnsafeRawBufferPointer, _ batch: inout [InboundItem]) {
+    var i = 0
+    while i < bytes.count {
+      if bodyRemaining < 0 {
+        headerBuffer.append(bytes[i])
+        i += 1
+        if headerBuffer.count > 8192 {
+          batch.append(.badHeader("header block longer than 8192 bytes"))
+          headerBuffer = []
+          continue
+        }
+        if headerBuffer.count >= 4 && headerBuffer.suffix(4).elementsEqual([0x0D, 0x0A, 0x0D, 0x0A]) {
+          parseHeaderBlock(&batch)
+        } else if headerBuffer.count >= 2 && headerBuffer.suffix(2).elementsEqual([0x0A, 0x0A]) {
+          parseHeaderBlock(&batch)
+        }
+      } else {
+        let take = min(bodyRemaining, bytes.count - i)
+        if bodyLength <= maxMessageBytes { pending.append(contentsOf: bytes[i..<(i + take)]) }
+        bodyRemaining -= take
+        i += take
+        if bodyRemaining == 0 {
+          if bodyLength > maxMessageBytes { batch.append(.tooLarge(bodyLength)) } else { emit(pending, &batch) }
+          pending = []
+          bodyRemaining = -1
+        }
+      }
+    }
+  }
+
+  private func parseHeaderBlock(_ batch: inout [InboundItem]) {
+    let text = String(decoding: headerBuffer, as: UTF8.self)
+    headerBuffer = []
+    var length: Int?
+    for line in text.split(whereSeparator: { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }) where !line.isEmpty {
+      guard let colon = line.firstIndex(of: ":") else {
+        batch.append(.badHeader("header line without ':': \(line.prefix(80))"))
+        return
+      }
+      let name = line[..<colon].lowercased()
+      let value = line[line.index(after: colon)...].trimmingSpaces
+      if name == "content-length" {
+        guard let n = Int(value), n >= 0 else {
+          batch.append(.badHeader("Content-Length is not a number: \(value.prefix(40))"))
+          return
+        }
+        length = n
+      }
+    }
+    guard let n = length else {
+      if text.contains(where: { !$0.isWhitespace }) { batch.append(.badHeader("header block without Content-Length")) }
+      return
+    }
+    if n == 0 {
+      batch.append(.message([]))
+      return
+    }
+    bodyLength = n
+    bodyRemaining = n
+    pending = []
+    if n <= maxMessageBytes { pending.reserveCapacity(n) }
+  }
+}
+
+extension Substring {
+  var trimmingSpaces: String {
+    var s = self
+    while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+    while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+    return String(s)
+  }
+}

@@ -1,0 +1,43 @@
+import JSONCore
+
+/// What a handler learns about the request it serves, and how it talks back.
+public final class RequestContext {
+  /// The request id; nil for a notification.
+  public let id: JSONValue?
+  public let method: String
+  let server: Server
+
+  init(id: JSONValue?, method: String, server: Server) {
+    self.id = id
+    self.method = method
+    self.server = server
+  }
+
+  /// Sends `$/progress {token, done, total?, message?}`; the caller decides how often.
+  public func progress(token: JSONValue, done: Int, total: Int?, message: String? = nil) {
+    var p: JSONObject = ["token": token, "done": .int(Int64(done))]
+    if let total { p.append("total", .int(Int64(total))) }
+    if let message { p.append("message", .string(message)) }
+    server.notify(method: "$/progress", params: .object(p))
+  }
+
+  /// True once the client cancelled this request; long loops should check it.
+  public var isCancelled: Bool { server.isCancelled(id) }
+}
+
+/// A method's implementation: validated params in, result out, errors thrown.
+public typealias MethodHandler = (_ params: JSONReader, _ context: RequestContext) throws -> JSONValue
+
+/// The one table of methods. Built from an array so that a duplicate name stops the
+/// program at start-up rather than shadowing a method silently.
+public struct MethodRegistry {
+  public let handlers: [String: MethodHandler]
+  public let names: [String]
+
+  public init(_ methods: [(String, MethodHandler)]) {
+    handlers = Dictionary(uniqueKeysWithValues: methods)
+    names = methods.map(\.0)
+  }
+
+  public subscript(name: String) -> MethodHandler? { handlers[name] }
+}

@@ -1,0 +1,288 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JSONCore
+
+/// A JSON-RPC 2.0 endpoint over two file descriptors. Messages are read on their own
+/// thread and handled strictly in order on the calling thread; replies are buffered and
+/// flushed whenever no further input is waiting, so pipelined requests share writes.
+public final class Server: @unchecked Sendable {
+  public struct Options {
+    public var maxMessageBytes = 64 << 20
+    public var maxDepth = JSONParser.defaultMaxDepth
+    public init() {}
+  }
+
+  private let input: Int32
+  private let output: Int32
+  private var registry = MethodRegistry([])
+  private let options: Options
+  public let log: Logger
+  private let queue = MessageQueue()
+  private var framing: Framing = .lines
+  private var out: [UInt8] = []
+  private var running = true
+  private var exitCode: Int32 = 0
+  private var outputBroken = false
+
+  /// Called from the reader thread when the running request is cancelled (e.g. to
+  /// interrupt SQLite). Must be thread-safe.
+  public var interruptHook: (@Sendable () -> Void)?
+  /// Called once when the input ends or `exit` arrives, before `run` returns.
+  public var onFinish: (() -> Void)?
+  /// Set by `shutdown`: later requests are refused.
+  public private(set) var isShuttingDown = false
+
+  // Cancellation state, shared with the reader thread.
+  private var cancelLock = pthread_mutex_t()
+  private var currentID: JSONValue?
+  private var cancelled: [JSONValue] = []
+
+  public init(input: Int32 = 0, output: Int32 = 1, options: Options = Options(), log: Logger) {
+    self.input = input
+    self.output = output
+    self.options = options
+    self.log = log
+    pthread_mutex_init(&cancelLock, nil)
+  }
+
+  public func register(_ registry: MethodRegistry) { self.registry = registry }
+
+  /// Serves until end of input or `exit`; returns the process exit code.
+  public func run() -> Int32 {
+    let reader = FrameReader(
+      fd: input, maxMessageBytes: options.maxMessageBytes, queue: queue,
+      onFraming: { [weak self] f in self?.setFraming(f) },
+      onCancelCandidate: { [weak self] bytes in self?.noteCancel(bytes) })
+    reader.start()
+    outer: while running {
+      for item in queue.takeAll() {
+        switch item {
+        case .message(let bytes):
+          if let reply = handle(bytes) { send(reply) }
+        case .tooLarge(let n):
+          send(
+            errorResponse(
+              id: .null,
+              .invalidRequest(
+                "message of \(n) bytes exceeds the limit of \(options.maxMessageBytes) bytes (--max-message-bytes)", kind: "messageTooLarge",
+                ["limit": .int(Int64(options.maxMessageBytes)), "size": .int(Int64(n))])))
+        case .badHeader(let why):
+          send(errorResponse(id: .null, .parseError(why, ["framing": "headers"])))
+        case .endOfInput:
+          log.info("end of input")
+          running = false
+        }
+        if !running { break outer }
+        if out.count > (1 << 16) { flush() }
+      }
+      flush()
+    }
+    flush()
+    onFinish?()
+    return exitCode
+  }
+
+  /// Ends the loop after the current message (the `exit` notification).
+  public func stop(exitCode: Int32) {
+    self.exitCode = exitCode
+    running = false
+  }
+
+  public func beginShutdown() { isShuttingDown = true }
+
+  private func setFraming(_ f: Framing) {
+    // Written by the reader thread before it queues the first message; the queue's
+    // mutex orders it before every read on this thread.
+    framing = f
+  }
+
+  // MARK: - Output
+
+  /// Queues a notification to the client.
+  public func notify(method: String, params: JSONValue) {
+    send(.object(["jsonrpc": "2.0", "method": .string(method), "params": params]))
+  }
+
+  private func send(_ message: JSONValue) {
+    var w = JSONWriter(capacity: 256)
+    w.write(message)
+    switch framing {
+    case .lines:
+      out.append(contentsOf: w.bytes)
+      out.append(0x0A)
+    case .headers:
+      out.append(contentsOf: Array("Content-Length: \(w.bytes.count)\r\n\r\n".utf8))
+      out.append(contentsOf: w.bytes)
+    }
+  }
+
+  private func flush() {
+    guard !out.isEmpty else { return }
+    if !outputBroken {
+      let ok = out.withUnsafeBytes { FileDescriptor.writeAll(output, $0) }
+      if !ok {
+        outputBroken = true
+        log.warning("stdout is closed; replies are dropped")
+      }
+    }
+    out.removeAll(keepingCapacity: true)
+  }
+
+  // MARK: - Cancellation
+
+  private func noteCancel(_ bytes: [UInt8]) {
+    guard case .object(let o)? = try? JSONParser.parse(bytes), o["method"] == .string("$/cancelRequest"),
+      case .object(let p)? = o["params"], let id = p["id"]
+    else { return }
+    pthread_mutex_lock(&cancelLock)
+    cancelled.append(id)
+    if cancelled.count > 1024 { cancelled.removeFirst(cancelled.count - 1024) }
+    let isCurrent = currentID == id
+    pthread_mutex_unlock(&cancelLock)
+    if isCurrent {
+      log.debug("interrupting request \(id)")
+      interruptHook?()
+    }
+  }
+
+  func isCancelled(_ id: JSONValue?) -> Bool {
+    guard let id else { return false }
+    pthread_mutex_lock(&cancelLock)
+    defer { pthread_mutex_unlock(&cancelLock) }
+    return cancelled.contains(id)
+  }
+
+  private func setCurrent(_ id: JSONValue?) {
+    pthread_mutex_lock(&cancelLock)
+    currentID = id
+    pthread_mutex_unlock(&cancelLock)
+  }
+
+  private func forgetCancel(_ id: JSONValue) {
+    pthread_mutex_lock(&cancelLock)
+    cancelled.removeAll { $0 == id }
+    pthread_mutex_unlock(&cancelLock)
+  }
+
+  // MARK: - Dispatch
+
+  private func errorResponse(id: JSONValue, _ e: RPCError) -> JSONValue {
+    .object(["jsonrpc": "2.0", "id": id, "error": e.json])
+  }
+
+  /// The reply to one raw message, or nil when none is due (notifications).
+  func handle(_ bytes: [UInt8]) -> JSONValue? {
+    let value: JSONValue
+    do {
+      value = try JSONParser.parse(bytes, maxDepth: options.maxDepth)
+    } catch let e as JSONParseError {
+      switch e.kind {
+      case .tooDeep:
+        return errorResponse(
+          id: .null,
+          .invalidRequest("message nests deeper than \(options.maxDepth) levels", kind: "tooDeep", ["limit": .int(Int64(options.maxDepth))]))
+      case .invalidUTF8:
+        return errorResponse(id: .null, .parseError("invalid UTF-8 at byte \(e.position)", ["position": .int(Int64(e.position)), "reason": "invalidUTF8"]))
+      default:
+        return errorResponse(
+          id: .null,
+          .parseError(e.message, ["line": .int(Int64(e.line)), "column": .int(Int64(e.column)), "position": .int(Int64(e.position))]))
+      }
+    } catch {
+      return errorResponse(id: .null, .parseError("\(error)"))
+    }
+    switch value {
+    case .array(let items):
+      if items.isEmpty { return errorResponse(id: .null, .invalidRequest("empty batch")) }
+      let replies = items.compactMap { handleOne($0) }
+      return replies.isEmpty ? nil : .array(replies)
+    case .object:
+      return handleOne(value)
+    default:
+      return errorResponse(id: .null, .invalidRequest("a message must be an object or a batch array, got \(value.typeName)"))
+    }
+  }
+
+  private func handleOne(_ value: JSONValue) -> JSONValue? {
+    guard case .object(let o) = value else {
+      return errorResponse(id: .null, .invalidRequest("a batch element must be an object, got \(value.typeName)"))
+    }
+    let idMember = o["id"]
+    if let id = idMember {
+      switch id {
+      case .string, .int, .null, .double: break
+      default: return errorResponse(id: .null, .invalidRequest("id must be a string, a number or null, got \(id.typeName)"))
+      }
+    }
+    let replyID = idMember ?? .null
+    guard o["jsonrpc"] == .string("2.0") else {
+      return errorResponse(id: replyID, .invalidRequest("\"jsonrpc\" must be exactly \"2.0\""))
+    }
+    guard let methodValue = o["method"] else {
+      if o["result"] != nil || o["error"] != nil {
+        log.debug("ignoring a response from the client (no server request is outstanding)")
+        return nil
+      }
+      return errorResponse(id: replyID, .invalidRequest("missing \"method\""))
+    }
+    guard case .string(let method) = methodValue else {
+      return errorResponse(id: replyID, .invalidRequest("\"method\" must be a string, got \(methodValue.typeName)"))
+    }
+    for m in o.members where !["jsonrpc", "id", "method", "params"].contains(m.key) {
+      return errorResponse(id: replyID, .invalidRequest("unknown member \"\(m.key)\" in a request"))
+    }
+    let isNotification = idMember == nil
+    let params: JSONObject
+    switch o["params"] {
+    case nil: params = [:]
+    case .object(let p)?: params = p
+    case .array?:
+      return isNotification ? nil : errorResponse(id: replyID, .invalidParams("params must be an object (ModelStore methods take named parameters)", ["path": "params", "expected": "object"]))
+    case let other?:
+      return errorResponse(id: replyID, .invalidRequest("params must be an object, got \(other.typeName)"))
+    }
+    if method == "$/cancelRequest" { return nil }  // handled on the reader thread
+    if isNotification {
+      run(method, params, id: nil)
+      return nil
+    }
+    if isCancelled(replyID) {
+      forgetCancel(replyID)
+      return errorResponse(id: replyID, .cancelled())
+    }
+    if isShuttingDown && method != "exit" {
+      return errorResponse(id: replyID, .invalidRequest("the server is shutting down", kind: "shuttingDown"))
+    }
+    switch run(method, params, id: replyID) {
+    case .success(let result): return .object(["jsonrpc": "2.0", "id": replyID, "result": result])
+    case .failure(let e): return errorResponse(id: replyID, e)
+    }
+  }
+
+  @discardableResult
+  private func run(_ method: String, _ params: JSONObject, id: JSONValue?) -> Result<JSONValue, RPCError> {
+    guard let handler = registry[method] else {
+      if id == nil && method.hasPrefix("$/") { return .success(.null) }  // optional notifications are ignored
+      if id == nil { log.warning("unknown notification \(method)") }
+      return .failure(.methodNotFound(method))
+    }
+    if let id { setCurrent(id) }
+    defer {
+      if let id {
+        setCurrent(nil)
+        if isCancelled(id) { forgetCancel(id) }
+      }
+    }
+    do {
+      return .success(try handler(JSONReader(params, path: "params"), RequestContext(id: id, method: method, server: self)))
+    } catch let e as RPCErrorConvertible {
+      let err = e.rpcError
+      if id == nil { log.warning("notification \(method) failed: \(err.message)") }
+      return .failure(err)
+    } catch {
+      log.error("\(method) failed unexpectedly: \(error)")
+      return .failure(.internalError("\(method) failed; see the server log"))
+    }
+  }
+}

@@ -1,0 +1,205 @@
+import CSQLite
+
+/// One SQLite connection with a cache of prepared statements and savepoint-based
+/// transactions. Confined to one thread, except `interrupt()`, which SQLite documents
+/// as safe to call from any thread.
+public final class Connection {
+  let handle: OpaquePointer
+  public let path: String
+  public let isReadOnly: Bool
+  private var cache: [String: Statement] = [:]
+  public private(set) var cacheHits = 0
+  public private(set) var cacheMisses = 0
+  /// Cap on cached statements; the cache is cleared when it is reached (rare: SQL here is generated from a schema).
+  public var cacheLimit = 512
+
+  public struct Options {
+    public var readOnly = false
+    public var create = true
+    public var busyTimeoutMilliseconds: Int32 = 5000
+    public init(readOnly: Bool = false, create: Bool = true) {
+      self.readOnly = readOnly
+      self.create = create
+    }
+  }
+
+  /// Opens `path` (":memory:" for an in-memory database).
+  public init(path: String, options: Options = Options()) throws {
+    var db: OpaquePointer?
+    var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+    if options.readOnly {
+      flags |= SQLITE_OPEN_READONLY
+    } else {
+      flags |= SQLITE_OPEN_READWRITE
+      if options.create { flags |= SQLITE_OPEN_CREATE }
+    }
+    let rc = sqlite3_open_v2(path, &db, flags, nil)
+    guard rc == SQLITE_OK, let db else {
+      // > "Whether or not an error occurs when it is opened, resources associated with
+      // > the database connection handle should be released by passing it to sqlite3_close()"
+      let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+      sqlite3_close(db)
+      throw SQLiteError(code: rc, message: message)
+    }
+    handle = db
+    self.path = path
+    self.isReadOnly = options.readOnly
+    sqlite3_extended_result_codes(db, 1)
+    sqlite3_busy_timeout(db, options.busyTimeoutMilliseconds)
+    cs_disable_dqs(db)
+    cs_enable_defensive(db)
+  }
+
+  deinit {
+    cache.removeAll()
+    sqlite3_close_v2(handle)
+  }
+
+  /// Finalizes cached statements and closes. Further use is a programming error.
+  public func close() {
+    cache.removeAll()
+    sqlite3_close_v2(handle)
+  }
+
+  func error(_ rc: Int32, sql: String?) -> SQLiteError {
+    let code = sqlite3_extended_errcode(handle)
+    return SQLiteError(code: code == 0 ? rc : code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+  }
+
+  // MARK: - Statements
+
+  /// A cached prepared statement for `sql`; prepared once per connection.
+  public func cached(_ sql: String) throws -> Statement {
+    if let s = cache[sql] {
+      cacheHits += 1
+      return s
+    }
+    cacheMisses += 1
+    if cache.count >= cacheLimit { cache.removeAll() }
+    let s = try Statement(connection: self, sql: sql, persistent: true)
+    cache[sql] = s
+    return s
+  }
+
+  /// A one-off statement, not cached (DDL, rare queries).
+  public func prepare(_ sql: String) throws -> Statement {
+    try Statement(connection: self, sql: sql, persistent: false)
+  }
+
+  /// Drops every cached statement: required around schema changes.
+  public func clearCache() { cache.removeAll() }
+
+  /// Runs one or more SQL statements without parameters (DDL, pragmas).
+  public func execute(_ sql: String) throws {
+    var errmsg: UnsafeMutablePointer<CChar>?
+    let rc = sqlite3_exec(handle, sql, nil, nil, &errmsg)
+    if rc != SQLITE_OK {
+      let message = errmsg.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+      sqlite3_free(errmsg)
+      throw SQLiteError(code: sqlite3_extended_errcode(handle), message: message, sql: sql)
+    }
+  }
+
+  /// Runs a cached statement with parameters.
+  public func run(_ sql: String, _ values: [SQLValue] = []) throws {
+    try cached(sql).execute(values)
+  }
+
+  /// The first column of the first row, or nil.
+  public func scalar(_ sql: String, _ values: [SQLValue] = []) throws -> SQLValue? {
+    try cached(sql).first(values) { $0.value(0) }
+  }
+
+  public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+  public var changes: Int { Int(sqlite3_changes(handle)) }
+  public var totalChanges: Int { Int(sqlite3_total_changes(handle)) }
+  public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+  /// Aborts the statement running on this connection from another thread.
+  public func interrupt() { sqlite3_interrupt(handle) }
+
+  // MARK: - Transactions
+
+  /// How many transaction levels are open: 0 in autocommit mode.
+  public private(set) var transactionDepth = 0
+
+  /// Opens a level: an immediate transaction at the outermost level (a writer never has
+  /// to upgrade a read lock, which could deadlock with another process), a savepoint inside.
+  public func begin() throws {
+    if transactionDepth == 0 {
+      try cached(isReadOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE").execute()
+    } else {
+      try cached("SAVEPOINT ms_sp\(transactionDepth)").execute()
+    }
+    transactionDepth += 1
+  }
+
+  /// Closes the innermost level, keeping its changes. On failure the level stays open.
+  public func commit() throws {
+    precondition(transactionDepth > 0, "commit without begin")
+    try cached(transactionDepth == 1 ? "COMMIT" : "RELEASE ms_sp\(transactionDepth - 1)").execute()
+    transactionDepth -= 1
+  }
+
+  /// Closes the innermost level, undoing its changes.
+  public func rollback() {
+    precondition(transactionDepth > 0, "rollback without begin")
+    // A statement mid-step would block the rollback.
+    resetAllStatements()
+    transactionDepth -= 1
+    if transactionDepth == 0 {
+      if !isAutocommit { try? execute("ROLLBACK") }
+    } else {
+      try? execute("ROLLBACK TO ms_sp\(transactionDepth); RELEASE ms_sp\(transactionDepth)")
+    }
+  }
+
+  /// Runs `body` atomically in a new level; rolled back when `body` or the commit throws.
+  public func inTransaction<T>(_ body: () throws -> T) throws -> T {
+    try begin()
+    let result: T
+    do {
+      result = try body()
+      try commit()
+    } catch {
+      rollback()
+      throw error
+    }
+    return result
+  }
+
+  /// Resets every statement still stepping on this connection.
+  public func resetAllStatements() {
+    var s = sqlite3_next_stmt(handle, nil)
+    while let stmt = s {
+      if sqlite3_stmt_busy(stmt) != 0 { sqlite3_reset(stmt) }
+      s = sqlite3_next_stmt(handle, stmt)
+    }
+  }
+
+  // MARK: - Backup
+
+  /// Copies the whole database to `path` with the online backup API (consistent even
+  /// while this connection holds a transaction open). Returns the page count copied.
+  @discardableResult
+  public func backup(to path: String) throws -> Int {
+    var dest: OpaquePointer?
+    let rc = sqlite3_open_v2(path, &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
+    defer { sqlite3_close_v2(dest) }
+    guard rc == SQLITE_OK, let dest else {
+      throw SQLiteError(code: rc, message: dest.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)")
+    }
+    guard let b = sqlite3_backup_init(dest, "main", handle, "main") else {
+      throw SQLiteError(code: sqlite3_extended_errcode(dest), message: String(cString: sqlite3_errmsg(dest)))
+    }
+    let step = sqlite3_backup_step(b, -1)
+    let pages = Int(sqlite3_backup_pagecount(b))
+    let finish = sqlite3_backup_finish(b)
+    if step != SQLITE_DONE || finish != SQLITE_OK {
+      throw SQLiteError(code: finish != SQLITE_OK ? finish : step, message: String(cString: sqlite3_errmsg(dest)))
+    }
+    return pages
+  }
+
+  public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+}

@@ -1,0 +1,30 @@
+import CSQLite
+
+/// A failed SQLite call. Carries the extended result code and the SQL text, never the
+/// bound values, so user data does not leak into logs.
+public struct SQLiteError: Error, CustomStringConvertible {
+  public var code: Int32
+  public var message: String
+  public var sql: String?
+
+  public init(code: Int32, message: String, sql: String? = nil) {
+    self.code = code
+    self.message = message
+    self.sql = sql
+  }
+
+  /// The primary result code (extended codes keep it in the low byte).
+  public var primaryCode: Int32 { code & 0xFF }
+  public var isBusy: Bool { primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED }
+  public var isInterrupted: Bool { primaryCode == SQLITE_INTERRUPT }
+  public var isConstraint: Bool { primaryCode == SQLITE_CONSTRAINT }
+  public var isReadOnly: Bool { primaryCode == SQLITE_READONLY }
+  public var isNotADatabase: Bool { primaryCode == SQLITE_NOTADB }
+
+  /// SQLite's English name of the code (sqlite3_errstr).
+  public var codeName: String { String(cString: sqlite3_errstr(code)) }
+
+  public var description: String {
+    "SQLite error \(code) (\(codeName)): \(message)" + (sql.map { " in \($0)" } ?? "")
+  }
+}

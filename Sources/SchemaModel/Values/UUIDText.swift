@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Canonical UUID text (uppercase, as Foundation's `uuidString`) and random v4 UUIDs.
+public enum UUIDText {
+  /// The canonical uppercase form of a UUID string in any case, or nil if it is not one.
+  public static func canonical(_ s: String) -> String? {
+    let b = Array(s.utf8)
+    guard b.count == 36 else { return nil }
+    var out = [UInt8]()
+    out.reserveCapacity(36)
+    for (i, c) in b.enumerated() {
+      if i == 8 || i == 13 || i == 18 || i == 23 {
+        guard c == 45 else { return nil }
+        out.append(c)
+      } else if (c >= 48 && c <= 57) || (c >= 65 && c <= 70) {
+        out.append(c)
+      } else if c >= 97 && c <= 102 {
+        out.append(c - 32)
+      } else {
+        return nil
+      }
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// A new random (version 4) UUID from the system CSPRNG (getrandom on Linux).
+  public static func random() -> String {
+    var rng = SystemRandomNumberGenerator()
+    var bytes = [UInt8](repeating: 0, count: 16)
+    for half in 0..<2 {
+      let word = rng.next()
+      for k in 0..<8 { bytes[half * 8 + k] = UInt8(truncatingIfNeeded: word >> (8 * UInt64(k))) }
+    }
+    bytes[6] = bytes[6] & 0x0F | 0x40
+    bytes[8] = bytes[8] & 0x3F | 0x80
+    let hex = Array("0123456789ABCDEF".utf8)
+    var out = [UInt8]()
+    out.reserveCapacity(36)
+    for (i, byte) in bytes.enumerated() {
+      if i == 4 || i == 6 || i == 8 || i == 10 { out.append(45) }
+      out.append(hex[Int(byte >> 4)])
+      out.append(hex[Int(byte & 15)])
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+}
+
+/// The wall clock in seconds since 1970 (CLOCK_REALTIME), rounded to the millisecond.
+public func currentTimeSeconds() -> Double {
+  var ts = timespec()
+  clock_gettime(CLOCK_REALTIME, &ts)
+  return ((Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec / 1_000_000))).rounded() / 1000
+}

@@ -1,0 +1,183 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// The SQL and column bookkeeping for one entity, computed once per schema so that hot
+/// paths only bind and step cached statements.
+final class EntityPlan {
+  let model: EntityModel
+  let graph: ModelGraph
+  /// Quoted table name of the hierarchy.
+  let table: String
+  /// Stored attributes of this entity (inherited first), in insert order.
+  let storedAttributes: [Attribute]
+  /// To-one relationships of this entity, in insert order after the attributes.
+  let toOne: [Relationship]
+  let toMany: [Relationship]
+  let storage: [String: RelationshipStorage]
+  /// `INSERT INTO t ("_ent", attrs..., toOnes...) VALUES (?, ...)`.
+  let insertSQL: String
+  /// Entities whose relationships point here without an inverse (cleared on delete).
+  let incomingWithoutInverse: [(EntityModel, Relationship)]
+  /// True when a write must re-check required to-ones or to-many counts.
+  let needsRelationshipValidation: Bool
+
+  init(model: EntityModel, graph: ModelGraph) {
+    self.model = model
+    self.graph = graph
+    table = Identifier.quote(StorageLayout.table(model))
+    storedAttributes = model.attributes.filter { !$0.transient }
+    toOne = model.relationships.filter { !$0.toMany }
+    toMany = model.relationships.filter(\.toMany)
+    var storage: [String: RelationshipStorage] = [:]
+    for r in model.relationships { storage[r.name] = StorageLayout.storage(of: r, in: model, graph: graph) }
+    self.storage = storage
+    let cols = ["\"_ent\""] + storedAttributes.map { Identifier.quote($0.name) } + toOne.map { Identifier.quote($0.name) }
+    insertSQL =
+      "INSERT INTO \(table) (\(cols.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: cols.count).joined(separator: ", ")))"
+    incomingWithoutInverse = graph.incomingWithoutInverse(to: model)
+    needsRelationshipValidation = model.relationships.contains {
+      (!$0.toMany && !$0.optional) || ($0.toMany && (($0.minCount ?? 0) > 0 || ($0.maxCount ?? 0) > 0))
+    }
+  }
+
+  /// SQL filter restricting a hierarchy table to this entity (and its sub-entities when
+  /// `deep`); empty for a root fetched deep.
+  func entityFilter(alias: String, deep: Bool = true) -> String {
+    if model.isRoot && deep { return "" }
+    let names = deep ? model.concreteNames : [model.name]
+    if names.count == 1 { return "\(alias).\"_ent\" = '\(names[0])'" }
+    return "\(alias).\"_ent\" IN (\(names.map { "'\($0)'" }.joined(separator: ", ")))"
+  }
+
+  /// The SQL expression giving the wire id of a destination row `alias` of `dest`.
+  static func idExpression(alias: String, dest: EntityModel) -> String {
+    dest.root.hasSubentities ? "\(alias).\"_ent\" || '/' || \(alias).\"_pk\"" : "\(alias).\"_pk\""
+  }
+}
+
+/// How to turn one row of a hierarchy's select into an object of a concrete entity.
+final class ReadPlan {
+  enum Slot {
+    case attribute(Attribute, column: Int)
+    case transient(Attribute)
+    /// To-one: key column, and the column with the destination's entity name if polymorphic.
+    case toOne(Relationship, column: Int, entityColumn: Int?, destination: String)
+    /// To-many: a column with comma-separated keys (or `Entity/pk` when polymorphic).
+    case toMany(Relationship, column: Int, destination: String)
+  }
+
+  /// `SELECT t._pk, t._ent, ... FROM table t` (no WHERE).
+  let selectSQL: String
+  let slotsByEntity: [String: [Slot]]
+
+  /// Builds the select for every entity of `root`'s hierarchy.
+  init(root: EntityModel, graph: ModelGraph, plans: [String: EntityPlan]) {
+    var exprs = ["t.\"_pk\"", "t.\"_ent\""]
+    var columnIndex: [String: Int] = [:]
+    var relIndex: [String: (Int, Int?)] = [:]
+    let polymorphicHierarchy = root.hasSubentities
+    func add(_ e: String) -> Int {
+      exprs.append(e)
+      return exprs.count - 1
+    }
+    for c in StorageLayout.columns(ofHierarchy: root, graph: graph) where !c.name.hasPrefix("_") {
+      columnIndex[c.name] = add("t.\(Identifier.quote(c.name))")
+    }
+    var slots: [String: [Slot]] = [:]
+    for m in root.hierarchy {
+      guard let plan = plans[m.name] else { continue }
+      var list: [Slot] = []
+      for a in m.attributes {
+        if a.transient { list.append(.transient(a)) } else { list.append(.attribute(a, column: columnIndex[a.name]!)) }
+      }
+      for r in m.relationships {
+        let dest = graph[r.destination]!
+        let key = "\(r.name)->\(r.destination)"
+        switch plan.storage[r.name]! {
+        case .foreignKey(let col):
+          if relIndex[key] == nil {
+            var entCol: Int? = nil
+            if dest.root.hasSubentities {
+              entCol = add(
+                "(SELECT d.\"_ent\" FROM \(Identifier.quote(dest.root.name)) d WHERE d.\"_pk\" = t.\(Identifier.quote(col)))")
+            }
+            relIndex[key] = (columnIndex[col]!, entCol)
+          }
+          let (c, ec) = relIndex[key]!
+          list.append(.toOne(r, column: c, entityColumn: ec, destination: r.destination))
+        case .inverseForeignKey(let table, let col, let pos):
+          if relIndex[key] == nil {
+            let order = pos.map { "d.\(Identifier.quote($0)), d.\"_pk\"" } ?? "d.\"_pk\""
+            let inner =
+              "SELECT \(EntityPlan.idExpression(alias: "d", dest: dest)) AS x FROM \(Identifier.quote(table)) d WHERE d.\(Identifier.quote(col)) = t.\"_pk\" ORDER BY \(order)"
+            relIndex[key] = (add(guarded("(SELECT group_concat(x) FROM (\(inner)))", m, polymorphicHierarchy)), nil)
+          }
+          list.append(.toMany(r, column: relIndex[key]!.0, destination: r.destination))
+        case .joinTable(let table, let src, let dst, let pos):
+          if relIndex[key] == nil {
+            let order = r.ordered ? "j.\(Identifier.quote(pos)), j.\(Identifier.quote(dst))" : "j.\(Identifier.quote(dst))"
+            let inner: String
+            if dest.root.hasSubentities {
+              inner =
+                "SELECT d.\"_ent\" || '/' || d.\"_pk\" AS x FROM \(Identifier.quote(table)) j JOIN \(Identifier.quote(dest.root.name)) d ON d.\"_pk\" = j.\(Identifier.quote(dst)) WHERE j.\(Identifier.quote(src)) = t.\"_pk\" ORDER BY \(order)"
+            } else {
+              inner =
+                "SELECT j.\(Identifier.quote(dst)) AS x FROM \(Identifier.quote(table)) j WHERE j.\(Identifier.quote(src)) = t.\"_pk\" ORDER BY \(order)"
+            }
+            relIndex[key] = (add(guarded("(SELECT group_concat(x) FROM (\(inner)))", m, polymorphicHierarchy)), nil)
+          }
+          list.append(.toMany(r, column: relIndex[key]!.0, destination: r.destination))
+        }
+      }
+      slots[m.name] = list
+    }
+    slotsByEntity = slots
+    selectSQL = "SELECT \(exprs.joined(separator: ", ")) FROM \(Identifier.quote(root.name)) t"
+
+    /// In a shared table, only compute a sub-entity's to-many list for its own rows.
+    func guarded(_ expr: String, _ owner: EntityModel, _ polymorphic: Bool) -> String {
+      guard polymorphic else { return expr }
+      return "CASE WHEN t.\"_ent\" IN (\(owner.concreteNames.map { "'\($0)'" }.joined(separator: ", "))) THEN \(expr) END"
+    }
+  }
+
+  /// The wire object for the current row of a statement running `selectSQL`.
+  func object(_ row: Row, select: Set<String>? = nil) -> JSONObject {
+    let pk = row.int(0)
+    let entity = row.text(1)
+    var o = JSONObject()
+    o.members.reserveCapacity(2 + (slotsByEntity[entity]?.count ?? 0))
+    o.append("_id", .string("\(entity)/\(pk)"))
+    o.append("_entity", .string(entity))
+    guard let slots = slotsByEntity[entity] else { return o }
+    for slot in slots {
+      switch slot {
+      case .attribute(let a, let c):
+        if let select, !select.contains(a.name) { continue }
+        o.append(a.name, a.type.decode(row.value(c)))
+      case .transient(let a):
+        if let select, !select.contains(a.name) { continue }
+        if case .literal(let v)? = a.defaultValue { o.append(a.name, v) } else { o.append(a.name, .null) }
+      case .toOne(let r, let c, let ec, let dest):
+        if let select, !select.contains(r.name) { continue }
+        if row.isNull(c) {
+          o.append(r.name, .null)
+        } else {
+          let name = ec.flatMap { row.isNull($0) ? nil : row.text($0) } ?? dest
+          o.append(r.name, .string("\(name)/\(row.int(c))"))
+        }
+      case .toMany(let r, let c, let dest):
+        if let select, !select.contains(r.name) { continue }
+        o.append(r.name, .array(row.isNull(c) ? [] : Self.splitIDs(row.text(c), dest)))
+      }
+    }
+    return o
+  }
+
+  static func splitIDs(_ text: String, _ dest: String) -> [JSONValue] {
+    text.split(separator: ",").map { part in
+      part.contains("/") ? .string(String(part)) : .string("\(dest)/\(part)")
+    }
+  }
+}

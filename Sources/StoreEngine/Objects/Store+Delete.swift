@@ -1,0 +1,101 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// Deleting objects with their relationships' delete rules.
+extension Store {
+  /// Deletes one object and everything its cascade rules reach; returns every id removed,
+  /// the requested one first. `deny` rules with related objects outside the deletion
+  /// fail with `deleteDenied` naming the blockers, and nothing is deleted.
+  public func delete(id: String) throws -> [String] {
+    try write {
+      let ctx = WriteContext()
+      let removed = try deleteObjects([try existingID(id, path: "params.id")], ctx)
+      try finish(ctx)
+      return removed.map(\.description)
+    }
+  }
+
+  func deleteObjects(_ roots: [ObjectID], _ ctx: WriteContext) throws -> [ObjectID] {
+    let graph = try requireGraph()
+    // 1. The closure under cascade rules, breadth first.
+    var order: [ObjectID] = []
+    var doomed: Set<ObjectID> = []
+    var queue = roots[...]
+    var denials: [(ObjectID, Relationship, [ObjectID])] = []
+    while let id = queue.popFirst() {
+      guard doomed.insert(id).inserted else { continue }
+      order.append(id)
+      let plan = try self.plan(id.entity)
+      for r in plan.model.relationships where r.deleteRule == .cascade || r.deleteRule == .deny {
+        let others = try related(id, r, plan)
+        if r.deleteRule == .cascade { queue.append(contentsOf: others) } else if !others.isEmpty { denials.append((id, r, others)) }
+      }
+    }
+    // 2. Deny rules hold unless every blocker goes too.
+    for (id, r, others) in denials {
+      let blocking = others.filter { !doomed.contains($0) }
+      if !blocking.isEmpty {
+        throw StoreError(
+          .deleteDenied,
+          "cannot delete \(id): relationship '\(id.entity).\(r.name)' has delete rule deny and still holds \(blocking.map(\.description).joined(separator: ", "))",
+          [
+            "id": .string(id.description), "relationship": .string(r.name),
+            "blocking": .array(blocking.map { .string($0.description) }),
+          ])
+      }
+    }
+    // 3. Clear references to the doomed objects, then delete their rows.
+    for id in order {
+      let plan = try self.plan(id.entity)
+      for r in plan.model.relationships {
+        try detach(id, r, plan, graph: graph, doomed: doomed, ctx)
+      }
+      for (source, r) in plan.incomingWithoutInverse {
+        let sourcePlan = plans[source.name]!
+        switch sourcePlan.storage[r.name]! {
+        case .foreignKey(let col):
+          try connection.cached("UPDATE \(sourcePlan.table) SET \(Identifier.quote(col)) = NULL, \"_opt\" = \"_opt\" + 1 WHERE \(Identifier.quote(col)) = ?")
+            .execute([.integer(id.pk)])
+        case .joinTable(let table, _, let dst, _):
+          try connection.cached("DELETE FROM \(Identifier.quote(table)) WHERE \(Identifier.quote(dst)) = ?").execute([.integer(id.pk)])
+        case .inverseForeignKey: break
+        }
+      }
+    }
+    for id in order {
+      try connection.cached("DELETE FROM \(try plan(id.entity).table) WHERE \"_pk\" = ?").execute([.integer(id.pk)])
+    }
+    return order
+  }
+
+  /// Applies `r`'s effect on the other side when `id` is deleted.
+  private func detach(_ id: ObjectID, _ r: Relationship, _ plan: EntityPlan, graph: ModelGraph, doomed: Set<ObjectID>, _ ctx: WriteContext) throws {
+    let others = try related(id, r, plan).filter { !doomed.contains($0) }
+    let keepReferences = r.deleteRule == .noAction
+    switch plan.storage[r.name]! {
+    case .foreignKey:
+      // Our row holds the key. A one-to-one partner holds ours too.
+      if let inv = graph.inverse(of: r), !inv.toMany, !keepReferences {
+        let dest = try self.plan(r.destination)
+        for o in others {
+          try connection.cached("UPDATE \(dest.table) SET \(Identifier.quote(inv.name)) = NULL, \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?")
+            .execute([.integer(o.pk)])
+        }
+      }
+      for o in others { ctx.touch(o) }
+    case .inverseForeignKey(let table, let col, let pos):
+      guard !keepReferences else { return }
+      let setPos = pos.map { ", \(Identifier.quote($0)) = NULL" } ?? ""
+      for o in others {
+        try connection.cached("UPDATE \(Identifier.quote(table)) SET \(Identifier.quote(col)) = NULL\(setPos), \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?")
+          .execute([.integer(o.pk)])
+        ctx.touch(o)
+      }
+    case .joinTable(let table, let src, _, _):
+      // Join rows belong to both sides; they always go with the object.
+      try connection.cached("DELETE FROM \(Identifier.quote(table)) WHERE \(Identifier.quote(src)) = ?").execute([.integer(id.pk)])
+      for o in others { ctx.touch(o) }
+    }
+  }
+}

@@ -1,0 +1,208 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// Reading and writing relationship values, keeping inverses in step.
+extension Store {
+  /// The key of the object named by `value` for relationship `r`, after checking that it
+  /// exists and is of the destination entity (or one of its sub-entities).
+  func resolveTarget(_ value: JSONValue, _ r: Relationship, _ ctx: WriteContext, path: String, owner: String) throws -> (ObjectID, EntityPlan) {
+    guard case .string(let text) = value else {
+      throw StoreError(
+        .validation, "\(path): expected an object id string for relationship '\(owner).\(r.name)', got \(value.typeName)",
+        ["entity": .string(owner), "relationship": .string(r.name), "path": .string(path)])
+    }
+    let id: ObjectID
+    if text.hasPrefix("$") {
+      guard ctx.allowsRefs else {
+        throw StoreError(.validation, "\(path): '\(text)' is a $ref, which only context.save accepts", ["path": .string(path)])
+      }
+      guard let resolved = ctx.refs[text] else { throw PendingReference(ref: text) }
+      id = resolved
+    } else {
+      guard let parsed = ObjectID(text) else {
+        throw StoreError(
+          .validation, "\(path): '\(text)' is not an object id (expected 'Entity/123')",
+          ["entity": .string(owner), "relationship": .string(r.name), "path": .string(path)])
+      }
+      id = parsed
+    }
+    let destPlan = try plan(r.destination)
+    guard let target = plans[id.entity], destPlan.model.includes(target.model) else {
+      throw StoreError(
+        .validation, "\(path): '\(text)' is not a \(r.destination), as '\(owner).\(r.name)' requires",
+        ["entity": .string(owner), "relationship": .string(r.name), "id": .string(text)])
+    }
+    guard try exists(id, plan: target) else {
+      throw StoreError(.notFound, "\(path): object \(text) does not exist", ["id": .string(text), "path": .string(path)])
+    }
+    return (id, target)
+  }
+
+  /// True when a row with this key and exactly this entity exists.
+  func exists(_ id: ObjectID, plan: EntityPlan) throws -> Bool {
+    try connection.cached("SELECT 1 FROM \(plan.table) WHERE \"_pk\" = ? AND \"_ent\" = ?").first([.integer(id.pk), .text(id.entity)]) { _ in true } ?? false
+  }
+
+  /// The concrete id of the object with key `pk` in `plan`'s hierarchy, if present.
+  func concreteID(pk: Int64, plan: EntityPlan) throws -> ObjectID? {
+    try connection.cached("SELECT \"_ent\" FROM \(plan.table) WHERE \"_pk\" = ?").first([.integer(pk)]) {
+      ObjectID(entity: $0.text(0), pk: pk)
+    }
+  }
+
+  /// Ids currently related to `source` through `r`, in relationship order.
+  func related(_ source: ObjectID, _ r: Relationship, _ plan: EntityPlan) throws -> [ObjectID] {
+    let dest = try self.plan(r.destination)
+    var out: [ObjectID] = []
+    switch plan.storage[r.name]! {
+    case .foreignKey(let col):
+      let pk = try connection.cached("SELECT \(Identifier.quote(col)) FROM \(plan.table) WHERE \"_pk\" = ?").first([.integer(source.pk)]) {
+        $0.isNull(0) ? nil : $0.int(0)
+      }
+      if let pk = pk ?? nil {
+        out.append(try concreteID(pk: pk, plan: dest) ?? ObjectID(entity: r.destination, pk: pk))
+      }
+    case .inverseForeignKey(let table, let col, let pos):
+      let order = pos.map { "\(Identifier.quote($0)), \"_pk\"" } ?? "\"_pk\""
+      try connection.cached(
+        "SELECT \"_ent\", \"_pk\" FROM \(Identifier.quote(table)) WHERE \(Identifier.quote(col)) = ? ORDER BY \(order)"
+      ).forEachRow([.integer(source.pk)]) { out.append(ObjectID(entity: $0.text(0), pk: $0.int(1))) }
+    case .joinTable(let table, let src, let dst, let pos):
+      try connection.cached(
+        "SELECT d.\"_ent\", j.\(Identifier.quote(dst)) FROM \(Identifier.quote(table)) j LEFT JOIN \(dest.table) d ON d.\"_pk\" = j.\(Identifier.quote(dst)) WHERE j.\(Identifier.quote(src)) = ? ORDER BY \(r.ordered ? "j.\(Identifier.quote(pos)), " : "")j.\(Identifier.quote(dst))"
+      ).forEachRow([.integer(source.pk)]) {
+        out.append(ObjectID(entity: $0.isNull(0) ? r.destination : $0.text(0), pk: $0.int(1)))
+      }
+    }
+    return out
+  }
+
+  /// After the row of `source` has its to-one `r` set to `target` (nil: cleared), brings the
+  /// inverse side in step. `previous` is the value before the write.
+  func linkToOne(_ source: ObjectID, _ r: Relationship, from previous: Int64?, to target: ObjectID?, _ plan: EntityPlan, _ ctx: WriteContext) throws {
+    guard previous != target?.pk else { return }
+    let graph = try requireGraph()
+    let dest = try self.plan(r.destination)
+    if let prev = previous, let prevID = try concreteID(pk: prev, plan: dest) { ctx.touch(prevID) }
+    guard let inv = graph.inverse(of: r) else { return }
+    let invCol = Identifier.quote(inv.name)
+    if !inv.toMany {
+      // One-to-one: the old partner lets go of us, the new partner's old partner lets go of it.
+      if let prev = previous {
+        try connection.cached("UPDATE \(dest.table) SET \(invCol) = NULL, \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ? AND \(invCol) = ?")
+          .execute([.integer(prev), .integer(source.pk)])
+      }
+      if let t = target {
+        let stolen = try connection.cached("SELECT \(invCol) FROM \(dest.table) WHERE \"_pk\" = ?").first([.integer(t.pk)]) {
+          $0.isNull(0) ? nil : $0.int(0)
+        } ?? nil
+        if let other = stolen, other != source.pk {
+          try connection.cached("UPDATE \(plan.table) SET \(Identifier.quote(r.name)) = NULL, \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?")
+            .execute([.integer(other)])
+          if let otherID = try concreteID(pk: other, plan: plan) { ctx.touch(otherID) }
+        }
+        try connection.cached("UPDATE \(dest.table) SET \(invCol) = ?, \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?")
+          .execute([.integer(source.pk), .integer(t.pk)])
+        ctx.touch(t)
+      }
+    } else if let t = target {
+      ctx.touch(t)
+      if inv.ordered {
+        // Appended at the end of the new owner's ordered list.
+        let posCol = Identifier.quote(StorageLayout.positionColumn(forInverse: r.name))
+        try connection.cached(
+          "UPDATE \(plan.table) SET \(posCol) = (SELECT coalesce(max(\(posCol)), -1) + 1 FROM \(plan.table) WHERE \(Identifier.quote(r.name)) = ? AND \"_pk\" <> ?) WHERE \"_pk\" = ?"
+        ).execute([.integer(t.pk), .integer(source.pk), .integer(source.pk)])
+      }
+    }
+  }
+
+  /// Replaces the members of to-many `r` of `source` with `targets` (in order).
+  func setToMany(_ source: ObjectID, _ r: Relationship, _ targets: [ObjectID], _ plan: EntityPlan, _ ctx: WriteContext, path: String) throws {
+    var seen: Set<ObjectID> = []
+    for t in targets where !seen.insert(t).inserted {
+      throw StoreError(
+        .validation, "\(path): \(t) appears twice in '\(source.entity).\(r.name)'",
+        ["id": .string(source.description), "relationship": .string(r.name)])
+    }
+    let current = try related(source, r, plan)
+    let removed = current.filter { !seen.contains($0) }
+    let currentSet = Set(current)
+    let dest = try self.plan(r.destination)
+    switch plan.storage[r.name]! {
+    case .foreignKey:
+      preconditionFailure("to-many relationship stored as a foreign key")
+    case .inverseForeignKey(_, let col, let pos):
+      let c = Identifier.quote(col)
+      for d in removed {
+        try connection.cached("UPDATE \(dest.table) SET \(c) = NULL, \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?").execute([.integer(d.pk)])
+        ctx.touch(d)
+      }
+      for (i, d) in targets.enumerated() {
+        if !currentSet.contains(d) {
+          let previousOwner = try connection.cached("SELECT \(c) FROM \(dest.table) WHERE \"_pk\" = ?").first([.integer(d.pk)]) {
+            $0.isNull(0) ? nil : $0.int(0)
+          } ?? nil
+          if let p = previousOwner, let pid = try concreteID(pk: p, plan: plan) { ctx.touch(pid) }
+          try connection.cached("UPDATE \(dest.table) SET \(c) = ?, \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?")
+            .execute([.integer(source.pk), .integer(d.pk)])
+          ctx.touch(d)
+        }
+        if let pos {
+          try connection.cached("UPDATE \(dest.table) SET \(Identifier.quote(pos)) = ? WHERE \"_pk\" = ?").execute([.integer(Int64(i)), .integer(d.pk)])
+        }
+      }
+    case .joinTable(let table, let src, let dst, let pos):
+      let t = Identifier.quote(table), s = Identifier.quote(src), ds = Identifier.quote(dst)
+      let otherPos = Identifier.quote(pos == "spos" ? "dpos" : "spos")
+      let tracksInverse = try requireGraph().inverse(of: r) != nil
+      for d in removed {
+        try connection.cached("DELETE FROM \(t) WHERE \(s) = ? AND \(ds) = ?").execute([.integer(source.pk), .integer(d.pk)])
+        if tracksInverse { ctx.touch(d) }
+      }
+      for (i, d) in targets.enumerated() {
+        if currentSet.contains(d) {
+          try connection.cached("UPDATE \(t) SET \(Identifier.quote(pos)) = ? WHERE \(s) = ? AND \(ds) = ?")
+            .execute([.integer(Int64(i)), .integer(source.pk), .integer(d.pk)])
+        } else {
+          try connection.cached(
+            "INSERT INTO \(t) (\(s), \(ds), \(Identifier.quote(pos)), \(otherPos)) VALUES (?, ?, ?, (SELECT coalesce(max(\(otherPos)), -1) + 1 FROM \(t) WHERE \(ds) = ?))"
+          ).execute([.integer(source.pk), .integer(d.pk), .integer(Int64(i)), .integer(d.pk)])
+          if tracksInverse { ctx.touch(d) }
+        }
+      }
+    }
+    ctx.touch(source)
+  }
+
+  /// Checks required to-ones and to-many min/max counts of every touched object that
+  /// still exists. Core Data validates the same things at save time.
+  func validateTouched(_ ctx: WriteContext) throws {
+    for id in ctx.touched {
+      guard let plan = plans[id.entity], plan.needsRelationshipValidation, try exists(id, plan: plan) else { continue }
+      for r in plan.model.relationships {
+        if !r.toMany {
+          guard !r.optional else { continue }
+          if try related(id, r, plan).isEmpty {
+            throw StoreError(
+              .validation, "\(id): required relationship '\(id.entity).\(r.name)' has no value",
+              ["id": .string(id.description), "entity": .string(id.entity), "relationship": .string(r.name)])
+          }
+        } else if (r.minCount ?? 0) > 0 || (r.maxCount ?? 0) > 0 {
+          let n = try related(id, r, plan).count
+          if let mn = r.minCount, mn > 0, n < mn {
+            throw StoreError(
+              .validation, "\(id): '\(id.entity).\(r.name)' has \(n) object\(n == 1 ? "" : "s"), fewer than its minimum \(mn)",
+              ["id": .string(id.description), "entity": .string(id.entity), "relationship": .string(r.name), "min": .int(Int64(mn)), "count": .int(Int64(n))])
+          }
+          if let mx = r.maxCount, mx > 0, n > mx {
+            throw StoreError(
+              .validation, "\(id): '\(id.entity).\(r.name)' has \(n) objects, more than its maximum \(mx)",
+              ["id": .string(id.description), "entity": .string(id.entity), "relationship": .string(r.name), "max": .int(Int64(mx)), "count": .int(Int64(n))])
+          }
+        }
+      }
+    }
+  }
+}

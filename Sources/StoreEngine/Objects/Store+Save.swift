@@ -1,0 +1,103 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// One change of a `context.save`.
+public enum Change {
+  case insert(entity: String, ref: String?, values: JSONObject)
+  case update(id: String, values: JSONObject)
+  case delete(id: String)
+}
+
+/// What a save did: refs mapped to the new ids, and every id touched by kind.
+public struct SaveResult {
+  public var refs: [(ref: String, id: String)] = []
+  public var inserted: [String] = []
+  public var updated: [String] = []
+  public var deleted: [String] = []
+}
+
+/// `context.save` and client-driven transactions.
+extension Store {
+  /// Applies all changes atomically, in order. Values may name the `$ref` of an insert
+  /// anywhere in the same save (forward references are resolved at the end). A failing
+  /// change rolls back everything; the error names its index.
+  public func save(_ changes: [Change]) throws -> SaveResult {
+    try write {
+      let ctx = WriteContext(allowsRefs: true)
+      var result = SaveResult()
+      for (i, change) in changes.enumerated() {
+        let path = "params.changes[\(i)]"
+        do {
+          switch change {
+          case .insert(let entity, let ref, let values):
+            if let ref {
+              guard ref.hasPrefix("$"), ref.count > 1 else {
+                throw StoreError(.validation, "\(path).ref: a ref must start with '$' (got '\(ref)')", ["index": .int(Int64(i))])
+              }
+              guard ctx.refs[ref] == nil else {
+                throw StoreError(.validation, "\(path).ref: '\(ref)' is used by two inserts", ["index": .int(Int64(i)), "ref": .string(ref)])
+              }
+            }
+            let id = try insertObject(entity, values, ctx, path: "\(path).values")
+            if let ref {
+              ctx.refs[ref] = id
+              result.refs.append((ref, id.description))
+            }
+            result.inserted.append(id.description)
+          case .update(let idText, let values):
+            let id = try resolveSaveID(idText, ctx, path: "\(path).id")
+            try updateObject(id, values, ctx, path: "\(path).values")
+            result.updated.append(id.description)
+          case .delete(let idText):
+            let id = try resolveSaveID(idText, ctx, path: "\(path).id")
+            result.deleted.append(contentsOf: try deleteObjects([id], ctx).map(\.description))
+          }
+        } catch var e as StoreError {
+          if e.details["index"] == nil { e.details["index"] = .int(Int64(i)) }
+          throw e
+        }
+      }
+      try finish(ctx)
+      let deleted = Set(result.deleted)
+      result.updated = result.updated.filter { !deleted.contains($0) }
+      return result
+    }
+  }
+
+  private func resolveSaveID(_ text: String, _ ctx: WriteContext, path: String) throws -> ObjectID {
+    if text.hasPrefix("$") {
+      guard let id = ctx.refs[text] else {
+        throw StoreError(.validation, "\(path): '\(text)' is not the ref of an earlier insert in this save", ["ref": .string(text)])
+      }
+      return id
+    }
+    return try existingID(text, path: path)
+  }
+
+  // MARK: - Client transactions
+
+  /// Levels opened by `begin` and not yet closed.
+  public var openTransactions: Int { userTransactions }
+
+  public func begin() throws -> Int {
+    try checkWritable()
+    try translatingErrors { try connection.begin() }
+    userTransactions += 1
+    return userTransactions
+  }
+
+  public func commit() throws -> Int {
+    guard userTransactions > 0 else { throw StoreError(.transaction, "no transaction is open (call transaction.begin first)") }
+    try translatingErrors { try connection.commit() }
+    userTransactions -= 1
+    return userTransactions
+  }
+
+  public func rollback() throws -> Int {
+    guard userTransactions > 0 else { throw StoreError(.transaction, "no transaction is open (call transaction.begin first)") }
+    connection.rollback()
+    userTransactions -= 1
+    return userTransactions
+  }
+}

@@ -1,0 +1,341 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// Inserting and updating objects.
+extension Store {
+  /// Inserts one object and returns it as stored (defaults applied, inverses in place).
+  public func insert(entity: String, values: JSONObject) throws -> JSONObject {
+    try write {
+      let ctx = WriteContext()
+      let id = try insertObject(entity, values, ctx, path: "params.values")
+      try finish(ctx)
+      return try object(id)
+    }
+  }
+
+  /// Updates the given keys of one object and returns it.
+  public func update(id: String, values: JSONObject) throws -> JSONObject {
+    try write {
+      let ctx = WriteContext()
+      let oid = try existingID(id, path: "params.id")
+      try updateObject(oid, values, ctx, path: "params.values")
+      try finish(ctx)
+      return try object(oid)
+    }
+  }
+
+  /// Inserts, or updates the object that matches on a uniqueness constraint (SwiftData's
+  /// upsert). `on` names the keys to match; by default the first uniqueness constraint
+  /// whose keys all appear in `values`.
+  public func upsert(entity: String, values: JSONObject, on: [String]?) throws -> (object: JSONObject, inserted: Bool) {
+    try write {
+      let plan = try self.plan(entity)
+      let keys = try upsertKeys(plan, values, on)
+      let ctx = WriteContext()
+      var filter: [String] = []
+      var args: [SQLValue] = []
+      for k in keys {
+        filter.append("t.\(Identifier.quote(k)) = ?")
+        args.append(try storedValue(plan, key: k, values[k]!, ctx, path: "params.values.\(k)"))
+      }
+      let ent = plan.entityFilter(alias: "t")
+      if !ent.isEmpty { filter.append(ent) }
+      let existing = try connection.cached("SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t WHERE \(filter.joined(separator: " AND ")) LIMIT 1")
+        .first(args) { ObjectID(entity: $0.text(0), pk: $0.int(1)) }
+      let id: ObjectID
+      if let existing {
+        try updateObject(existing, values, ctx, path: "params.values")
+        id = existing
+      } else {
+        id = try insertObject(entity, values, ctx, path: "params.values")
+      }
+      try finish(ctx)
+      return (try object(id), existing == nil)
+    }
+  }
+
+  private func upsertKeys(_ plan: EntityPlan, _ values: JSONObject, _ on: [String]?) throws -> [String] {
+    if let on {
+      for k in on where values[k] == nil || values[k]!.isNull {
+        throw StoreError(.validation, "params.on: key '\(k)' has no value in params.values", ["entity": .string(plan.model.name), "attribute": .string(k)])
+      }
+      guard plan.model.uniqueness.contains(where: { Set($0) == Set(on) }) else {
+        throw StoreError(
+          .validation, "params.on: [\(on.joined(separator: ", "))] is not a uniqueness constraint of '\(plan.model.name)'",
+          ["entity": .string(plan.model.name)])
+      }
+      return on
+    }
+    guard let keys = plan.model.uniqueness.first(where: { $0.allSatisfy { values[$0] != nil && !values[$0]!.isNull } }) else {
+      throw StoreError(
+        .validation, "upsert needs the values of a uniqueness constraint of '\(plan.model.name)' (it has \(plan.model.uniqueness.isEmpty ? "none" : plan.model.uniqueness.map { "[\($0.joined(separator: ", "))]" }.joined(separator: ", ")))",
+        ["entity": .string(plan.model.name)])
+    }
+    return keys
+  }
+
+  /// Commits the deferred `$ref` assignments, then checks relationship constraints.
+  func finish(_ ctx: WriteContext) throws {
+    let pending = ctx.deferred
+    ctx.deferred = []
+    for d in pending {
+      do {
+        try updateObject(d.id, d.values, ctx, path: d.path)
+      } catch let p as PendingReference {
+        throw StoreError(.validation, "\(d.path): '\(p.ref)' is not the ref of any insert in this save", ["ref": .string(p.ref)])
+      }
+    }
+    try validateTouched(ctx)
+  }
+
+  /// An existing object named by a wire id; `notFound` otherwise.
+  func existingID(_ text: String, path: String) throws -> ObjectID {
+    _ = try requireGraph()
+    guard let id = ObjectID(text) else {
+      throw StoreError(.validation, "\(path): '\(text)' is not an object id (expected 'Entity/123')", ["id": .string(text)])
+    }
+    guard let plan = plans[id.entity] else { throw StoreError(.notFound, "\(path): unknown entity '\(id.entity)' in id '\(text)'", ["id": .string(text), "entity": .string(id.entity)]) }
+    guard let concrete = try concreteID(pk: id.pk, plan: plan), plan.model.includes(plans[concrete.entity]!.model) else {
+      throw StoreError(.notFound, "object \(text) does not exist", ["id": .string(text)])
+    }
+    return concrete
+  }
+
+  /// The stored form of `value` for attribute or to-one key `key` (for matching).
+  func storedValue(_ plan: EntityPlan, key: String, _ value: JSONValue, _ ctx: WriteContext, path: String) throws -> SQLValue {
+    if let a = plan.model.attribute(key) { return try encode(a, value, plan, path: path) }
+    if let r = plan.model.relationship(key), !r.toMany {
+      if value.isNull { return .null }
+      return .integer(try resolveTarget(value, r, ctx, path: path, owner: plan.model.name).0.pk)
+    }
+    throw StoreError(.validation, "\(path): '\(key)' is not an attribute or to-one relationship of '\(plan.model.name)'", ["entity": .string(plan.model.name), "attribute": .string(key)])
+  }
+
+  func encode(_ a: Attribute, _ value: JSONValue, _ plan: EntityPlan, path: String) throws -> SQLValue {
+    do {
+      return try a.type.encode(value)
+    } catch let e as ValueError {
+      throw StoreError(
+        .validation, "\(path): \(plan.model.name).\(a.name) \(e.message)",
+        ["entity": .string(plan.model.name), "attribute": .string(a.name), "expected": .string(e.expected), "path": .string(path)])
+    }
+  }
+
+  func unknownKey(_ key: String, _ plan: EntityPlan, path: String) -> StoreError {
+    StoreError(
+      .validation, "\(path).\(key): '\(key)' is not an attribute or relationship of '\(plan.model.name)'",
+      ["entity": .string(plan.model.name), "attribute": .string(key), "path": .string("\(path).\(key)")])
+  }
+
+  /// Members every object carries on the wire; accepted in `values` only as echoes.
+  func checkWireKey(_ m: JSONObject.Member, _ plan: EntityPlan, path: String, id: ObjectID?) throws -> Bool {
+    guard m.key.hasPrefix("_") else { return false }
+    switch (m.key, m.value) {
+    case ("_entity", .string(let e)) where e == (id?.entity ?? plan.model.name): return true
+    case ("_id", .string(let s)) where id != nil && s == id!.description: return true
+    default:
+      throw StoreError(
+        .validation, "\(path).\(m.key): '\(m.key)' cannot be set (it is assigned by the store)",
+        ["entity": .string(plan.model.name), "attribute": .string(m.key)])
+    }
+  }
+
+  // MARK: - Insert
+
+  func insertObject(_ entity: String, _ values: JSONObject, _ ctx: WriteContext, path: String) throws -> ObjectID {
+    let plan = try self.plan(entity)
+    let model = plan.model
+    if model.entity.abstract {
+      throw StoreError(.validation, "entity '\(entity)' is abstract; insert one of its sub-entities (\(model.concreteNames.joined(separator: ", ")))", ["entity": .string(entity)])
+    }
+    var bound: [SQLValue] = [.text(entity)]
+    bound.reserveCapacity(1 + plan.storedAttributes.count + plan.toOne.count)
+    for m in values.members {
+      if try checkWireKey(m, plan, path: path, id: nil) { continue }
+      if model.attribute(m.key) == nil && model.relationship(m.key) == nil { throw unknownKey(m.key, plan, path: path) }
+    }
+    for a in plan.storedAttributes {
+      if let v = values[a.name], !v.isNull {
+        bound.append(try encode(a, v, plan, path: "\(path).\(a.name)"))
+      } else if let d = a.defaultValue {
+        switch d {
+        case .literal(let v): bound.append(try encode(a, v, plan, path: "\(path).\(a.name)"))
+        case .generate(.uuid): bound.append(.text(UUIDText.random()))
+        case .generate(.now): bound.append(.real(currentTimeSeconds()))
+        }
+      } else if a.optional {
+        bound.append(.null)
+      } else {
+        throw StoreError(
+          .validation, "\(path).\(a.name): missing required value for '\(entity).\(a.name)' (\(a.type.rawValue), no default)",
+          ["entity": .string(entity), "attribute": .string(a.name), "path": .string("\(path).\(a.name)")])
+      }
+    }
+    var deferredValues = JSONObject()
+    var toOneTargets: [(Relationship, ObjectID?)] = []
+    for r in plan.toOne {
+      guard let v = values[r.name], !v.isNull else {
+        bound.append(.null)
+        continue
+      }
+      do {
+        let (target, _) = try resolveTarget(v, r, ctx, path: "\(path).\(r.name)", owner: entity)
+        bound.append(.integer(target.pk))
+        toOneTargets.append((r, target))
+      } catch is PendingReference {
+        bound.append(.null)
+        deferredValues.append(r.name, v)
+      }
+    }
+    do {
+      try connection.cached(plan.insertSQL).execute(bound)
+    } catch let e as SQLiteError where e.isConstraint {
+      throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path) ?? StoreError(sqlite: e)
+    }
+    let id = ObjectID(entity: entity, pk: connection.lastInsertRowID)
+    ctx.touch(id)
+    for (r, target) in toOneTargets { try linkToOne(id, r, from: nil, to: target, plan, ctx) }
+    for r in plan.toMany {
+      guard let v = values[r.name], !v.isNull else { continue }
+      do {
+        try assignToMany(id, r, v, plan, ctx, path: "\(path).\(r.name)")
+      } catch is PendingReference {
+        deferredValues.append(r.name, v)
+      }
+    }
+    if !deferredValues.isEmpty { ctx.deferred.append((id, deferredValues, path)) }
+    return id
+  }
+
+  private func rowValues(_ plan: EntityPlan, _ bound: [SQLValue]) -> [String: SQLValue] {
+    var out: [String: SQLValue] = [:]
+    for (i, a) in plan.storedAttributes.enumerated() { out[a.name] = bound[1 + i] }
+    for (i, r) in plan.toOne.enumerated() { out[r.name] = bound[1 + plan.storedAttributes.count + i] }
+    return out
+  }
+
+  func assignToMany(_ id: ObjectID, _ r: Relationship, _ v: JSONValue, _ plan: EntityPlan, _ ctx: WriteContext, path: String) throws {
+    guard case .array(let items) = v else {
+      throw StoreError(
+        .validation, "\(path): expected an array of object ids for to-many '\(id.entity).\(r.name)', got \(v.typeName)",
+        ["entity": .string(id.entity), "relationship": .string(r.name)])
+    }
+    var targets: [ObjectID] = []
+    for (i, item) in items.enumerated() {
+      targets.append(try resolveTarget(item, r, ctx, path: "\(path)[\(i)]", owner: id.entity).0)
+    }
+    try setToMany(id, r, targets, plan, ctx, path: path)
+  }
+
+  /// Finds which uniqueness constraint `values` break and the object already holding them.
+  func uniqueViolation(_ plan: EntityPlan, values: [String: SQLValue], excluding: Int64?, path: String) throws -> StoreError? {
+    for keys in plan.model.uniqueness {
+      let vals = keys.map { values[$0] ?? .null }
+      if vals.contains(.null) { continue }
+      var sql = "SELECT \"_ent\", \"_pk\" FROM \(plan.table) WHERE " + keys.map { "\(Identifier.quote($0)) = ?" }.joined(separator: " AND ")
+      var args = vals
+      if let excluding {
+        sql += " AND \"_pk\" <> ?"
+        args.append(.integer(excluding))
+      }
+      if let existing = try connection.prepare(sql + " LIMIT 1").first(args, { ObjectID(entity: $0.text(0), pk: $0.int(1)) }) {
+        let shown = keys.count == 1 ? "'\(keys[0])'" : "[\(keys.joined(separator: ", "))]"
+        return StoreError(
+          .constraint, "\(path): unique constraint \(shown) of '\(plan.model.name)' violated: the value is already used by \(existing)",
+          [
+            "entity": .string(plan.model.name), "attributes": .array(keys.map { .string($0) }), "constraint": "unique",
+            "existing": .string(existing.description),
+          ])
+      }
+    }
+    return nil
+  }
+
+  // MARK: - Update
+
+  func updateObject(_ id: ObjectID, _ values: JSONObject, _ ctx: WriteContext, path: String) throws {
+    let plan = try self.plan(id.entity)
+    let model = plan.model
+    var sets: [String] = []
+    var args: [SQLValue] = []
+    var changed: [String: SQLValue] = [:]
+    var toOneChanges: [(Relationship, ObjectID?)] = []
+    var toManyChanges: [(Relationship, JSONValue)] = []
+    var deferredValues = JSONObject()
+    for m in values.members {
+      if try checkWireKey(m, plan, path: path, id: id) { continue }
+      if let a = model.attribute(m.key) {
+        if a.transient { continue }
+        if m.value.isNull && !a.optional {
+          throw StoreError(
+            .validation, "\(path).\(a.name): '\(id.entity).\(a.name)' is required and cannot be set to null",
+            ["entity": .string(id.entity), "attribute": .string(a.name), "id": .string(id.description)])
+        }
+        let v = try encode(a, m.value, plan, path: "\(path).\(a.name)")
+        sets.append("\(Identifier.quote(a.name)) = ?")
+        args.append(v)
+        changed[a.name] = v
+      } else if let r = model.relationship(m.key) {
+        if r.toMany {
+          toManyChanges.append((r, m.value))
+          continue
+        }
+        if m.value.isNull {
+          toOneChanges.append((r, nil))
+        } else {
+          do {
+            toOneChanges.append((r, try resolveTarget(m.value, r, ctx, path: "\(path).\(r.name)", owner: id.entity).0))
+          } catch is PendingReference {
+            deferredValues.append(r.name, m.value)
+          }
+        }
+      } else {
+        throw unknownKey(m.key, plan, path: path)
+      }
+    }
+    var previous: [String: Int64?] = [:]
+    for (r, target) in toOneChanges {
+      previous[r.name] = try connection.cached("SELECT \(Identifier.quote(r.name)) FROM \(plan.table) WHERE \"_pk\" = ?")
+        .first([.integer(id.pk)]) { $0.isNull(0) ? nil : $0.int(0) } ?? nil
+      sets.append("\(Identifier.quote(r.name)) = ?")
+      let v: SQLValue = target.map { .integer($0.pk) } ?? .null
+      args.append(v)
+      changed[r.name] = v
+    }
+    if !sets.isEmpty {
+      args.append(.integer(id.pk))
+      do {
+        try connection.cached("UPDATE \(plan.table) SET \(sets.joined(separator: ", ")), \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?").execute(args)
+      } catch let e as SQLiteError where e.isConstraint {
+        var merged = try currentValues(plan, id)
+        for (k, v) in changed { merged[k] = v }
+        throw try uniqueViolation(plan, values: merged, excluding: id.pk, path: path) ?? StoreError(sqlite: e)
+      }
+    }
+    ctx.touch(id)
+    for (r, target) in toOneChanges { try linkToOne(id, r, from: previous[r.name] ?? nil, to: target, plan, ctx) }
+    for (r, v) in toManyChanges {
+      if v.isNull {
+        try setToMany(id, r, [], plan, ctx, path: "\(path).\(r.name)")
+        continue
+      }
+      do {
+        try assignToMany(id, r, v, plan, ctx, path: "\(path).\(r.name)")
+      } catch is PendingReference {
+        deferredValues.append(r.name, v)
+      }
+    }
+    if !deferredValues.isEmpty { ctx.deferred.append((id, deferredValues, path)) }
+  }
+
+  private func currentValues(_ plan: EntityPlan, _ id: ObjectID) throws -> [String: SQLValue] {
+    let keys = plan.storedAttributes.map(\.name) + plan.toOne.map(\.name)
+    var out: [String: SQLValue] = [:]
+    try connection.prepare("SELECT \(keys.map(Identifier.quote).joined(separator: ", ")) FROM \(plan.table) WHERE \"_pk\" = ?")
+      .forEachRow([.integer(id.pk)]) { row in
+        for (i, k) in keys.enumerated() { out[k] = row.value(i) }
+      }
+    return out
+  }
+}

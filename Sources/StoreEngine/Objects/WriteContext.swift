@@ -1,0 +1,24 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// Bookkeeping for one atomic write (a request or a whole `context.save`): `$ref`s
+/// assigned so far, relationship values waiting for a later `$ref`, and the objects
+/// whose required to-ones and to-many counts must hold before the write commits.
+final class WriteContext {
+  var refs: [String: ObjectID] = [:]
+  /// Relationship assignments naming a `$ref` that did not exist yet when they were read.
+  var deferred: [(id: ObjectID, values: JSONObject, path: String)] = []
+  var touched: [ObjectID] = []
+  private var touchedSet: Set<ObjectID> = []
+  let allowsRefs: Bool
+
+  init(allowsRefs: Bool = false) { self.allowsRefs = allowsRefs }
+
+  func touch(_ id: ObjectID) {
+    if touchedSet.insert(id).inserted { touched.append(id) }
+  }
+}
+
+/// Thrown while reading a relationship value that names a `$ref` not assigned yet.
+struct PendingReference: Error { let ref: String }

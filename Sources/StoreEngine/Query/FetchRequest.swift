@@ -1,0 +1,21 @@
+import JSONCore
+
+/// What `query.fetch` / `query.count` / `query.ids` ask for, already parsed.
+public struct FetchRequest {
+  public var entity: String
+  public var predicate: Predicate?
+  public var sort: [SortKey] = []
+  public var limit: Int?
+  public var offset: Int?
+  /// Only these keys of each object (`_id` and `_entity` always come).
+  public var select: [String]?
+  /// Relationship key paths to expand into objects.
+  public var include: [String] = []
+  /// False: only objects of exactly `entity`, not of its sub-entities.
+  public var includeSubentities = true
+
+  public init(entity: String, predicate: Predicate? = nil) {
+    self.entity = entity
+    self.predicate = predicate
+  }
+}

@@ -1,0 +1,104 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// Fetching, counting and batch changes by predicate.
+extension Store {
+  /// The objects matching `request`, in its sort order.
+  public func fetch(_ request: FetchRequest) throws -> [JSONObject] {
+    try translatingErrors {
+      let plan = try self.plan(request.entity)
+      let read = readPlan(for: plan)
+      if let select = request.select {
+        for (i, k) in select.enumerated() where plan.model.attribute(k) == nil && plan.model.relationship(k) == nil {
+          throw StoreError(.validation, "params.select[\(i)]: '\(k)' is not an attribute or relationship of '\(request.entity)'", ["entity": .string(request.entity), "attribute": .string(k)])
+        }
+      }
+      var builder = SQLBuilder(store: self, base: plan)
+      let (joins, filter) = try whereClause(request, plan, &builder)
+      let order = try builder.orderBy(request.sort)
+      var sql = read.selectSQL + joins + filter + " ORDER BY " + order
+      sql += limitClause(request)
+      let select = request.select.map(Set.init)
+      var out: [JSONObject] = []
+      try connection.cached(sql).forEachRow(builder.args) { out.append(read.object($0, select: select)) }
+      try expand(&out, include: request.include, path: "params.include")
+      return out
+    }
+  }
+
+  /// How many objects match.
+  public func count(_ request: FetchRequest) throws -> Int {
+    try translatingErrors {
+      let plan = try self.plan(request.entity)
+      var builder = SQLBuilder(store: self, base: plan)
+      let (joins, filter) = try whereClause(request, plan, &builder)
+      let sql = "SELECT count(*) FROM \(plan.table) t" + joins + filter
+      return Int(try connection.cached(sql).first(builder.args) { $0.int(0) } ?? 0)
+    }
+  }
+
+  /// The ids of the matching objects, in sort order.
+  public func ids(_ request: FetchRequest) throws -> [String] {
+    try matchingIDs(request).map(\.description)
+  }
+
+  func matchingIDs(_ request: FetchRequest) throws -> [ObjectID] {
+    try translatingErrors {
+      let plan = try self.plan(request.entity)
+      var builder = SQLBuilder(store: self, base: plan)
+      let (joins, filter) = try whereClause(request, plan, &builder)
+      let order = try builder.orderBy(request.sort)
+      let sql = "SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t" + joins + filter + " ORDER BY " + order + limitClause(request)
+      var out: [ObjectID] = []
+      try connection.cached(sql).forEachRow(builder.args) { out.append(ObjectID(entity: $0.text(0), pk: $0.int(1))) }
+      return out
+    }
+  }
+
+  /// Applies `values` to every matching object, with the same validation and inverse
+  /// upkeep as `objects.update`; all or nothing. Returns the ids updated.
+  public func updateWhere(_ request: FetchRequest, values: JSONObject) throws -> [String] {
+    try write {
+      let ids = try matchingIDs(request)
+      let ctx = WriteContext()
+      for id in ids { try updateObject(id, values, ctx, path: "params.values") }
+      try finish(ctx)
+      return ids.map(\.description)
+    }
+  }
+
+  /// Deletes every matching object with delete rules applied; all or nothing. Returns
+  /// every id removed (matches first, then what cascaded).
+  public func deleteWhere(_ request: FetchRequest) throws -> [String] {
+    try write {
+      let ctx = WriteContext()
+      let removed = try deleteObjects(try matchingIDs(request), ctx)
+      try finish(ctx)
+      return removed.map(\.description)
+    }
+  }
+
+  private func whereClause(_ request: FetchRequest, _ plan: EntityPlan, _ builder: inout SQLBuilder) throws -> (String, String) {
+    var conditions: [String] = []
+    let entityFilter = plan.entityFilter(alias: "t", deep: request.includeSubentities)
+    if !entityFilter.isEmpty { conditions.append(entityFilter) }
+    if let p = request.predicate {
+      do {
+        conditions.append(try builder.compile(p))
+      } catch let e as PredicateError {
+        throw StoreError(.predicate, "params.where: \(e.message) (at character \(e.offset))", ["offset": .int(Int64(e.offset)), "entity": .string(request.entity)])
+      }
+    }
+    let joins = builder.joins.isEmpty ? "" : " " + builder.joins.joined(separator: " ")
+    return (joins, conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+  }
+
+  private func limitClause(_ r: FetchRequest) -> String {
+    // Limits are validated non-negative by the caller; -1 means no limit in SQLite.
+    var s = ""
+    if let l = r.limit { s += " LIMIT \(l)" } else if r.offset != nil { s += " LIMIT -1" }
+    if let o = r.offset { s += " OFFSET \(o)" }
+    return s
+  }
+}

@@ -1,0 +1,143 @@
+import SQLiteCore
+import SchemaModel
+
+/// How a relationship is kept in SQLite.
+public enum RelationshipStorage: Equatable {
+  /// To-one: a column of the source hierarchy's table holding the destination's key.
+  case foreignKey(column: String)
+  /// To-many whose inverse is to-one: the inverse's column in the destination table,
+  /// with a position column there when the to-many side is ordered.
+  case inverseForeignKey(table: String, column: String, positionColumn: String?)
+  /// To-many otherwise (many-to-many, or no inverse): a join table. `sourceColumn` holds
+  /// this side's key; `positionColumn` this side's order.
+  case joinTable(table: String, sourceColumn: String, destinationColumn: String, positionColumn: String)
+}
+
+/// The mapping from a schema to tables and columns, Core Data style: one table per
+/// inheritance hierarchy (`_pk`, `_ent`, `_opt`, then every stored attribute and to-one
+/// key of every entity in it), join tables for to-many relationships without a to-one
+/// inverse. All names are quoted where they are used; see `Identifier.quote`.
+public enum StorageLayout {
+  public static let metaTable = "_ms_meta"
+  public static let versionsTable = "_ms_schema_versions"
+
+  public static func table(_ e: EntityModel) -> String { e.root.name }
+
+  public static func positionColumn(forInverse inverse: String) -> String { "_pos_\(inverse)" }
+
+  public static func storage(of r: Relationship, in source: EntityModel, graph: ModelGraph) -> RelationshipStorage {
+    if !r.toMany { return .foreignKey(column: r.name) }
+    let dest = graph[r.destination]!
+    if let inv = graph.inverse(of: r), !inv.toMany {
+      return .inverseForeignKey(
+        table: table(dest), column: inv.name, positionColumn: r.ordered ? positionColumn(forInverse: inv.name) : nil)
+    }
+    // Many-to-many pairs share one table, named after the side that sorts first.
+    let owner = owningEntity(of: r, in: source, graph: graph)
+    let mine = "\(owner.name).\(r.name)"
+    if let invName = r.inverse {
+      let other = "\(r.destination).\(invName)"
+      if other < mine {
+        return .joinTable(table: "_J_\(r.destination)_\(invName)", sourceColumn: "dst", destinationColumn: "src", positionColumn: "dpos")
+      }
+    }
+    return .joinTable(table: "_J_\(owner.name)_\(r.name)", sourceColumn: "src", destinationColumn: "dst", positionColumn: "spos")
+  }
+
+  /// The entity that declares `r` (itself or an ancestor).
+  static func owningEntity(of r: Relationship, in e: EntityModel, graph: ModelGraph) -> EntityModel {
+    if e.entity.relationships.contains(where: { $0.name == r.name }) { return e }
+    return e.ancestors.first { $0.entity.relationships.contains(where: { $0.name == r.name }) } ?? e
+  }
+
+  // MARK: - DDL
+
+  /// The columns of a hierarchy's table beyond `_pk`/`_ent`/`_opt`, in a fixed order.
+  public static func columns(ofHierarchy root: EntityModel, graph: ModelGraph) -> [(name: String, affinity: String)] {
+    var out: [(String, String)] = []
+    var seen: Set<String> = []
+    for m in root.hierarchy {
+      for a in m.entity.attributes where !a.transient && seen.insert(a.name).inserted {
+        out.append((a.name, a.type.columnAffinity))
+      }
+      for r in m.entity.relationships where !r.toMany && seen.insert(r.name).inserted {
+        out.append((r.name, "INTEGER"))
+      }
+    }
+    // Position columns for ordered to-many relationships whose inverse lives here.
+    for other in graph.ordered {
+      for r in other.entity.relationships where r.toMany && r.ordered {
+        if let inv = graph.inverse(of: r), !inv.toMany, let dest = graph[r.destination], dest.root === root {
+          let col = positionColumn(forInverse: inv.name)
+          if seen.insert(col).inserted { out.append((col, "INTEGER")) }
+        }
+      }
+    }
+    return out
+  }
+
+  public static func createTableSQL(_ root: EntityModel, graph: ModelGraph) -> String {
+    var defs = ["\"_pk\" INTEGER PRIMARY KEY AUTOINCREMENT", "\"_ent\" TEXT NOT NULL", "\"_opt\" INTEGER NOT NULL DEFAULT 1"]
+    for c in columns(ofHierarchy: root, graph: graph) { defs.append("\(Identifier.quote(c.name)) \(c.affinity)") }
+    return "CREATE TABLE \(Identifier.quote(root.name)) (\(defs.joined(separator: ", ")))"
+  }
+
+  /// Every join table the schema needs, by name, with its DDL.
+  public static func joinTables(_ graph: ModelGraph) -> [(name: String, sql: [String])] {
+    var out: [(String, [String])] = []
+    var seen: Set<String> = []
+    for m in graph.ordered {
+      for r in m.entity.relationships {
+        if case .joinTable(let t, _, _, _) = storage(of: r, in: m, graph: graph), seen.insert(t).inserted {
+          let q = Identifier.quote(t)
+          out.append(
+            (
+              t,
+              [
+                "CREATE TABLE \(q) (\"src\" INTEGER NOT NULL, \"dst\" INTEGER NOT NULL, \"spos\" INTEGER NOT NULL DEFAULT 0, \"dpos\" INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (\"src\", \"dst\")) WITHOUT ROWID",
+                "CREATE INDEX \(Identifier.quote(t + "_dst")) ON \(q) (\"dst\", \"src\")",
+              ]
+            ))
+        }
+      }
+    }
+    return out
+  }
+
+  /// Index statements for a hierarchy: `_ent`, every to-one key, declared indexes, and
+  /// unique indexes (partial on `_ent` when the constraint belongs to a sub-entity).
+  public static func indexSQL(_ root: EntityModel, graph: ModelGraph) -> [String] {
+    let t = root.name
+    let qt = Identifier.quote(t)
+    var out: [String] = []
+    if root.hasSubentities { out.append("CREATE INDEX \(Identifier.quote("_ix_\(t)__ent")) ON \(qt) (\"_ent\")") }
+    var done: Set<String> = []
+    var serial = 0
+    func name(_ prefix: String, _ entity: String) -> String {
+      serial += 1
+      return "\(prefix)_\(entity)_\(serial)"
+    }
+    for m in root.hierarchy {
+      let filter = m.isRoot ? "" : " WHERE \"_ent\" IN (\(m.concreteNames.map { "'\($0)'" }.joined(separator: ", ")))"
+      for r in m.entity.relationships where !r.toMany {
+        if done.insert("fk:\(r.name)").inserted {
+          out.append("CREATE INDEX \(Identifier.quote(name("_fk", t))) ON \(qt) (\(Identifier.quote(r.name)))")
+        }
+      }
+      let single = m.entity.attributes.filter { $0.indexed && !$0.unique }.map { [$0.name] }
+      for keys in single + m.entity.indexes {
+        if done.insert("i:\(m.name):\(keys)").inserted {
+          out.append("CREATE INDEX \(Identifier.quote(name("_ix", m.name))) ON \(qt) (\(keys.map(Identifier.quote).joined(separator: ", ")))\(filter)")
+        }
+      }
+      let uniques = m.entity.attributes.filter(\.unique).map { [$0.name] } + m.entity.uniqueness
+      for keys in uniques {
+        if done.insert("u:\(m.name):\(keys)").inserted {
+          out.append(
+            "CREATE UNIQUE INDEX \(Identifier.quote(name("_ux", m.name))) ON \(qt) (\(keys.map(Identifier.quote).joined(separator: ", ")))\(filter)")
+        }
+      }
+    }
+    return out
+  }
+}

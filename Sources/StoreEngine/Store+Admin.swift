@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// Store-level facts and maintenance: info, integrity check, online backup.
+extension Store {
+  /// Objects per concrete entity.
+  public func entityCounts() throws -> [(entity: String, count: Int)] {
+    guard let graph else { return [] }
+    var counts: [String: Int] = [:]
+    for root in graph.ordered where root.isRoot {
+      try connection.cached("SELECT \"_ent\", count(*) FROM \(Identifier.quote(root.name)) GROUP BY \"_ent\"").forEachRow {
+        counts[$0.text(0)] = Int($0.int(1))
+      }
+    }
+    return graph.ordered.filter { !$0.entity.abstract }.map { ($0.name, counts[$0.name] ?? 0) }
+  }
+
+  public func info() throws -> JSONObject {
+    try translatingErrors {
+      var o: JSONObject = [
+        "path": path.map { .string($0) } ?? .null, "memory": .bool(path == nil), "readOnly": .bool(isReadOnly),
+        "format": "modelstore", "formatVersion": .int(Int64(Store.formatVersion)),
+      ]
+      if let schema {
+        o.append("schemaVersion", .string(schema.version))
+        o.append("schemaHash", .string(schema.versionHash))
+      } else {
+        o.append("schemaVersion", .null)
+        o.append("schemaHash", .null)
+      }
+      var counts = JSONObject()
+      for (e, n) in try entityCounts() { counts.append(e, .int(Int64(n))) }
+      o.append("counts", .object(counts))
+      let pages = try connection.scalar("PRAGMA page_count")
+      let pageSize = try connection.scalar("PRAGMA page_size")
+      if case .integer(let p)? = pages, case .integer(let s)? = pageSize { o.append("sizeBytes", .int(p * s)) }
+      if case .text(let mode)? = try connection.scalar("PRAGMA journal_mode") { o.append("journalMode", .string(mode)) }
+      o.append("openTransactions", .int(Int64(userTransactions)))
+      o.append("sqliteVersion", .string(Connection.libraryVersion))
+      return o
+    }
+  }
+
+  /// SQLite's integrity check plus ModelStore's own consistency checks: every table and
+  /// column the schema needs exists, and no relationship points at a missing object.
+  public func check() throws -> JSONObject {
+    try translatingErrors {
+      var integrity: [JSONValue] = []
+      try connection.prepare("PRAGMA integrity_check").forEachRow { integrity.append(.string($0.text(0))) }
+      var problems: [JSONValue] = []
+      if let graph {
+        for root in graph.ordered where root.isRoot {
+          var existing: Set<String> = []
+          try connection.prepare("SELECT name FROM pragma_table_info(?)").forEachRow([.text(root.name)]) { existing.insert($0.text(0)) }
+          if existing.isEmpty {
+            problems.append(.object(["entity": .string(root.name), "message": .string("table '\(root.name)' is missing")]))
+            continue
+          }
+          for c in StorageLayout.columns(ofHierarchy: root, graph: graph) where !existing.contains(c.name) {
+            problems.append(.object(["entity": .string(root.name), "attribute": .string(c.name), "message": .string("column '\(c.name)' is missing")]))
+          }
+        }
+        for m in graph.ordered {
+          let plan = plans[m.name]!
+          for r in m.entity.relationships where !r.toMany {
+            let dest = plans[r.destination]!
+            let col = Identifier.quote(r.name)
+            let n = try connection.prepare(
+              "SELECT count(*) FROM \(plan.table) t WHERE t.\(col) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(dest.table) d WHERE d.\"_pk\" = t.\(col))"
+            ).first([], { $0.int(0) }) ?? 0
+            if n > 0 {
+              problems.append(
+                .object([
+                  "entity": .string(m.name), "relationship": .string(r.name), "count": .int(n),
+                  "message": .string("\(n) object\(n == 1 ? "" : "s") of '\(m.name)' point through '\(r.name)' at missing \(r.destination) objects"),
+                ]))
+            }
+          }
+        }
+      }
+      let ok = integrity == [.string("ok")] && problems.isEmpty
+      return ["ok": .bool(ok), "integrity": .array(integrity), "problems": .array(problems)]
+    }
+  }
+
+  /// A consistent copy of the store at `destination` (SQLite online backup). Refuses to
+  /// overwrite an existing file.
+  public func backup(to destination: String) throws -> (path: String, bytes: Int64) {
+    var st = stat()
+    if stat(destination, &st) == 0 {
+      throw StoreError(.invalidArgument, "params.to: '\(destination)' already exists; choose a new path", ["path": .string(destination)])
+    }
+    do {
+      try connection.backup(to: destination)
+    } catch let e as SQLiteError {
+      throw StoreError(.storage, "backup to '\(destination)' failed: \(e.message)", ["path": .string(destination)])
+    }
+    _ = stat(destination, &st)
+    return (destination, Int64(st.st_size))
+  }
+}

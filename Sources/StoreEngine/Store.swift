@@ -1,0 +1,180 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// A ModelStore store: one SQLite database holding a schema and its objects.
+/// Confined to one thread; `interrupt()` alone may be called from another.
+public final class Store {
+  /// `PRAGMA application_id` of every ModelStore file ("MSTO"), so that other SQLite
+  /// files are recognised and refused instead of being written to.
+  public static let applicationID: Int32 = 0x4D53_544F
+  public static let formatVersion = 1
+
+  public let connection: Connection
+  public let path: String?
+  public let isReadOnly: Bool
+  public private(set) var graph: ModelGraph?
+  var plans: [String: EntityPlan] = [:]
+  var readPlans: [String: ReadPlan] = [:]
+  var userTransactions = 0
+
+  public struct OpenOptions {
+    public var readOnly: Bool
+    public var create: Bool
+    public init(readOnly: Bool = false, create: Bool = true) {
+      self.readOnly = readOnly
+      self.create = create
+    }
+  }
+
+  /// Opens a file store (`path`) or an in-memory one (`path == nil`). A file that exists
+  /// but is not a ModelStore store is refused with `notAStore`.
+  public init(path: String?, options: OpenOptions = OpenOptions()) throws {
+    self.path = path
+    self.isReadOnly = options.readOnly
+    do {
+      connection = try Connection(
+        path: path ?? ":memory:", options: Connection.Options(readOnly: options.readOnly, create: options.create))
+    } catch let e as SQLiteError {
+      throw StoreError(.notFound, "cannot open store '\(path ?? ":memory:")': \(e.message)", ["path": .string(path ?? ":memory:")])
+    }
+    do {
+      try prepare(create: options.create)
+    } catch let e as SQLiteError where e.isNotADatabase {
+      connection.close()
+      throw StoreError(.notAStore, "'\(path ?? "")' is not a ModelStore store (not an SQLite database)", ["path": .string(path ?? "")])
+    } catch {
+      connection.close()
+      throw error
+    }
+  }
+
+  private func prepare(create: Bool) throws {
+    let appID = try connection.scalar("PRAGMA application_id")
+    let tables = try connection.scalar("SELECT count(*) FROM sqlite_schema")
+    let isEmpty = tables == .integer(0)
+    if isEmpty {
+      guard create, !isReadOnly else {
+        throw StoreError(.notAStore, "'\(path ?? "")' is empty and creation was not allowed", ["path": .string(path ?? "")])
+      }
+      try initializeFile()
+    } else if appID != .integer(Int64(Store.applicationID)) {
+      throw StoreError(
+        .notAStore, "'\(path ?? "")' is an SQLite database but not a ModelStore store (application_id is not 'MSTO')",
+        ["path": .string(path ?? "")])
+    }
+    if path != nil && !isReadOnly {
+      try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+    }
+    try connection.execute("PRAGMA foreign_keys = OFF")
+    try connection.createFunction("ms_fold", argumentCount: 2) { args in
+      guard case .text(let s) = args[0] else { return args[0] }
+      guard case .integer(let flags) = args[1] else { return args[0] }
+      return .text(TextFolding.fold(s, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0))
+    }
+    try loadSchema()
+  }
+
+  private func initializeFile() throws {
+    try connection.execute(
+      """
+      PRAGMA application_id = \(Store.applicationID);
+      CREATE TABLE \(StorageLayout.metaTable) ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL);
+      CREATE TABLE \(StorageLayout.versionsTable) ("seq" INTEGER PRIMARY KEY AUTOINCREMENT, "version" TEXT NOT NULL,
+        "hash" TEXT NOT NULL, "schema" TEXT NOT NULL, "appliedAt" REAL NOT NULL);
+      INSERT INTO \(StorageLayout.metaTable) VALUES ('format', 'modelstore'), ('formatVersion', '\(Store.formatVersion)');
+      """)
+    try setMeta("createdAt", ISODate.format(currentTimeSeconds()))
+  }
+
+  func meta(_ key: String) throws -> String? {
+    if case .text(let s)? = try connection.scalar("SELECT \"value\" FROM \(StorageLayout.metaTable) WHERE \"key\" = ?", [.text(key)]) {
+      return s
+    }
+    return nil
+  }
+
+  func setMeta(_ key: String, _ value: String) throws {
+    try connection.run("INSERT OR REPLACE INTO \(StorageLayout.metaTable) (\"key\", \"value\") VALUES (?, ?)", [.text(key), .text(value)])
+  }
+
+  private func loadSchema() throws {
+    guard let text = try meta("schema") else { return }
+    let (schema, issues) = SchemaValidator.check(try JSONParser.parse(text))
+    guard !issues.contains(where: { $0.severity == .error }) else {
+      throw StoreError(.schemaMismatch, "the schema stored in this file does not validate: \(issues[0].message)")
+    }
+    install(schema)
+  }
+
+  /// Rebuilds the per-entity plans for `schema`; the tables must already match it.
+  func install(_ schema: Schema) {
+    let g = ModelGraph(schema)
+    graph = g
+    plans = [:]
+    readPlans = [:]
+    for m in g.ordered { plans[m.name] = EntityPlan(model: m, graph: g) }
+    for m in g.ordered where m.isRoot { readPlans[m.name] = ReadPlan(root: m, graph: g, plans: plans) }
+    connection.clearCache()
+  }
+
+  /// Finishes all work, checkpoints the WAL into the main file, and closes.
+  public func close() {
+    // Work left in an open client transaction was never committed: it is undone.
+    while connection.transactionDepth > 0 { connection.rollback() }
+    userTransactions = 0
+    if path != nil && !isReadOnly { try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    connection.close()
+  }
+
+  /// Aborts the running statement (from any thread); the request fails with `cancelled`.
+  public func interrupt() { connection.interrupt() }
+
+  // MARK: - Lookups shared by the object code
+
+  func requireGraph() throws -> ModelGraph {
+    guard let graph else { throw StoreError(.noSchema, "the store has no schema yet: call model.define first") }
+    return graph
+  }
+
+  func plan(_ entity: String) throws -> EntityPlan {
+    _ = try requireGraph()
+    guard let p = plans[entity] else { throw StoreError.unknownEntity(entity) }
+    return p
+  }
+
+  func readPlan(for plan: EntityPlan) -> ReadPlan { readPlans[plan.model.root.name]! }
+
+  func checkWritable() throws {
+    if isReadOnly { throw StoreError(.readOnly, "the store was opened read-only") }
+  }
+
+  /// Runs a mutating operation atomically, translating SQLite failures.
+  func write<T>(_ body: () throws -> T) throws -> T {
+    try checkWritable()
+    return try translatingErrors { try connection.inTransaction(body) }
+  }
+
+  func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let e as SQLiteError {
+      throw StoreError(sqlite: e)
+    }
+  }
+}
+
+extension StoreError {
+  /// The engine's view of an SQLite failure; SQL text stays in the log, not the message.
+  init(sqlite e: SQLiteError) {
+    if e.isInterrupted {
+      self.init(.cancelled, "the request was cancelled")
+    } else if e.isBusy {
+      self.init(.busy, "the store is locked by another connection (\(e.codeName)); try again", ["sqliteCode": .int(Int64(e.code))])
+    } else if e.isReadOnly {
+      self.init(.readOnly, "the store cannot be written: \(e.message)", ["sqliteCode": .int(Int64(e.code))])
+    } else {
+      self.init(.storage, "storage error: \(e.message)", ["sqliteCode": .int(Int64(e.code)), "sqliteName": .string(e.codeName)])
+    }
+  }
+}

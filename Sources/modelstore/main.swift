@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Handlers
+import RPCCore
+import StoreEngine
+
+// The `modelstore` command: argument parsing and wiring only.
+
+let usage = """
+  modelstore \(Session.version): SwiftData / Core Data model semantics over JSON-RPC 2.0 on stdio.
+
+  USAGE
+    modelstore serve [--store PATH | --memory] [options]   serve one client on stdin/stdout
+    modelstore --version | --help
+
+  SERVE OPTIONS
+    --store PATH              open (or create) the store file at PATH
+    --memory                  use an in-memory store (the default when no --store is given)
+    --read-only               open the store read-only; every write fails with kind readOnly
+    --no-create               refuse to create PATH when it does not exist
+    --max-message-bytes N     largest accepted message (default 67108864 = 64 MiB)
+    --max-depth N             deepest accepted nesting of arrays/objects (default 64)
+    --log-level LEVEL         error | warning | info | debug (default warning); logs go to stderr
+
+  Messages are one JSON text per line; a first line starting with 'Content-Length:'
+  switches the session to LSP-style header framing. See protocol.md.
+
+  """
+
+func fail(_ message: String) -> Never {
+  var text = Array("modelstore: \(message)\nTry 'modelstore --help'.\n".utf8)
+  _ = text.withUnsafeMutableBytes { FileDescriptor.writeAll(2, UnsafeRawBufferPointer($0)) }
+  exit(2)
+}
+
+func printOut(_ s: String) {
+  let bytes = Array(s.utf8)
+  _ = bytes.withUnsafeBytes { FileDescriptor.writeAll(1, $0) }
+}
+
+struct ServeOptions {
+  var storePath: String?
+  var memory = false
+  var readOnly = false
+  var create = true
+  var server = Server.Options()
+  var logLevel = Logger.Level.warning
+}
+
+func parseServe(_ args: ArraySlice<String>) -> ServeOptions {
+  var o = ServeOptions()
+  var it = args.makeIterator()
+  func value(_ flag: String) -> String {
+    guard let v = it.next() else { fail("\(flag) needs a value") }
+    return v
+  }
+  func number(_ flag: String, min: Int) -> Int {
+    let text = value(flag)
+    guard let n = Int(text), n >= min else { fail("\(flag) needs a whole number of at least \(min), got '\(text)'") }
+    return n
+  }
+  while let a = it.next() {
+    switch a {
+    case "--store": o.storePath = value(a)
+    case "--memory": o.memory = true
+    case "--read-only": o.readOnly = true
+    case "--no-create": o.create = false
+    case "--max-message-bytes": o.server.maxMessageBytes = number(a, min: 64)
+    case "--max-depth": o.server.maxDepth = number(a, min: 2)
+    case "--log-level":
+      let v = value(a)
+      guard let l = Logger.Level(name: v) else { fail("unknown log level '\(v)' (error, warning, info, debug)") }
+      o.logLevel = l
+    case "--help", "-h":
+      printOut(usage)
+      exit(0)
+    default: fail("unknown option '\(a)' for serve")
+    }
+  }
+  if o.storePath != nil && o.memory { fail("give --store PATH or --memory, not both") }
+  return o
+}
+
+func serve(_ o: ServeOptions) -> Never {
+  signal(SIGPIPE, SIG_IGN)
+  let log = Logger(level: o.logLevel)
+  let server = Server(options: o.server, log: log)
+  let store: Store
+  do {
+    store = try Store(path: o.storePath, options: Store.OpenOptions(readOnly: o.readOnly, create: o.create))
+  } catch {
+    fail("cannot open the store: \(error)")
+  }
+  let session = Session(server: server, store: store)
+  server.interruptHook = { [unowned store] in store.interrupt() }
+  server.onFinish = { session.closeStore() }
+  server.register(session.methods())
+  log.info("serving \(o.storePath ?? ":memory:")")
+  exit(server.run())
+}
+
+var arguments = CommandLine.arguments.dropFirst()
+switch arguments.first {
+case "serve":
+  serve(parseServe(arguments.dropFirst()))
+case "--version", "-V":
+  printOut("modelstore \(Session.version)\n")
+case "--help", "-h", "help":
+  printOut(usage)
+case nil:
+  printOut(usage)
+  exit(2)
+default:
+  fail("unknown command '\(arguments.first!)'")
+}
