@@ -22,12 +22,14 @@ let package = Package(
     .target(name: "RPCCore", dependencies: ["JSONCore"]),
     .target(name: "Handlers", dependencies: ["StoreEngine", "RPCCore", "SchemaModel", "JSONCore"]),
     .executableTarget(name: "modelstore", dependencies: ["Handlers", "RPCCore", "StoreEngine"]),
+    .target(name: "TestSupport", dependencies: ["JSONCore"], path: "Tests/TestSupport"),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
     .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
     .testTarget(name: "SchemaModelTests", dependencies: ["SchemaModel", "JSONCore"]),
     .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine", "SchemaModel", "JSONCore"]),
     .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "JSONCore"]),
     .testTarget(name: "HandlersTests", dependencies: ["Handlers", "RPCCore", "JSONCore"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["modelstore", "JSONCore"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["modelstore", "JSONCore", "TestSupport"]),
+    .testTarget(name: "GoldenTests", dependencies: ["modelstore", "JSONCore", "TestSupport"], exclude: []),
   ]
 )

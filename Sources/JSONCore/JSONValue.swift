@@ -93,3 +93,9 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
   public init(floatLiteral value: Double) { self = .double(value) }
   public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 }
+
+extension JSONValue: ExpressibleByDictionaryLiteral {
+  public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    self = .object(JSONObject(elements.map { JSONObject.Member($0.0, $0.1) }))
+  }
+}

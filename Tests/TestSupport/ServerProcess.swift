@@ -1,0 +1,187 @@
+import Foundation
+import JSONCore
+
+/// A `modelstore` child process for end-to-end tests: send raw lines or requests, read
+/// replies with a timeout, and keep stderr for failure messages.
+public final class ServerProcess {
+  public let process = Process()
+  private let stdinPipe = Pipe()
+  private let stdoutPipe = Pipe()
+  private let stderrPipe = Pipe()
+  private var buffer: [UInt8] = []
+  private let lock = NSLock()
+  private var stderrData = Data()
+  private var nextID = 1
+
+  /// The built binary, next to the test bundle (`.build/<config>/modelstore`), or
+  /// `MODELSTORE_BIN` when set.
+  public static var binaryURL: URL {
+    if let env = ProcessInfo.processInfo.environment["MODELSTORE_BIN"], !env.isEmpty { return URL(fileURLWithPath: env) }
+    var dir = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").deletingLastPathComponent()
+    for _ in 0..<4 {
+      let candidate = dir.appendingPathComponent("modelstore")
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+      dir = dir.deletingLastPathComponent()
+    }
+    for bundle in Bundle.allBundles {
+      let candidate = bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("modelstore")
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    }
+    return URL(fileURLWithPath: ".build/debug/modelstore")
+  }
+
+  /// The repository root, found from this source file's location.
+  public static var repositoryRoot: URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  }
+
+  public init(arguments: [String] = ["serve", "--memory"], currentDirectory: URL? = nil) throws {
+    process.executableURL = Self.binaryURL
+    process.arguments = arguments
+    if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+    process.standardInput = stdinPipe
+    process.standardOutput = stdoutPipe
+    process.standardError = stderrPipe
+    stderrPipe.fileHandleForReading.readabilityHandler = { [weak self] h in
+      let d = h.availableData
+      guard let self else { return }
+      self.lock.lock()
+      self.stderrData.append(d)
+      self.lock.unlock()
+    }
+    try process.run()
+  }
+
+  deinit {
+    stderrPipe.fileHandleForReading.readabilityHandler = nil
+    if process.isRunning { process.terminate() }
+  }
+
+  public var stderr: String {
+    lock.lock()
+    defer { lock.unlock() }
+    return String(decoding: stderrData, as: UTF8.self)
+  }
+
+  /// Writes `text` plus a newline, exactly as given.
+  public func sendLine(_ text: String) {
+    sendRaw(Data((text + "\n").utf8))
+  }
+
+  public func sendRaw(_ data: Data) {
+    stdinPipe.fileHandleForWriting.write(data)
+  }
+
+  /// Closes stdin (EOF for the server).
+  public func closeInput() {
+    try? stdinPipe.fileHandleForWriting.close()
+  }
+
+  /// The next line on stdout, or nil after `timeout` seconds or at EOF.
+  public func readLine(timeout: TimeInterval = 10) -> String? {
+    let deadline = Date().addingTimeInterval(timeout)
+    let fd = stdoutPipe.fileHandleForReading.fileDescriptor
+    while true {
+      if let nl = buffer.firstIndex(of: 0x0A) {
+        let line = Array(buffer[..<nl])
+        buffer.removeSubrange(...nl)
+        return String(decoding: line, as: UTF8.self)
+      }
+      let remaining = deadline.timeIntervalSinceNow
+      if remaining <= 0 { return nil }
+      var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      let ready = poll(&pfd, 1, Int32(min(remaining, 1) * 1000))
+      if ready <= 0 { continue }
+      var chunk = [UInt8](repeating: 0, count: 65536)
+      let n = read(fd, &chunk, chunk.count)
+      if n <= 0 { return nil }
+      buffer.append(contentsOf: chunk[0..<n])
+    }
+  }
+
+  /// Reads exactly `count` bytes (for Content-Length framed replies).
+  public func readBytes(_ count: Int, timeout: TimeInterval = 10) -> [UInt8]? {
+    let deadline = Date().addingTimeInterval(timeout)
+    let fd = stdoutPipe.fileHandleForReading.fileDescriptor
+    while buffer.count < count {
+      let remaining = deadline.timeIntervalSinceNow
+      if remaining <= 0 { return nil }
+      var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      if poll(&pfd, 1, Int32(min(remaining, 1) * 1000)) <= 0 { continue }
+      var chunk = [UInt8](repeating: 0, count: 65536)
+      let n = read(fd, &chunk, chunk.count)
+      if n <= 0 { return nil }
+      buffer.append(contentsOf: chunk[0..<n])
+    }
+    let out = Array(buffer[..<count])
+    buffer.removeSubrange(..<count)
+    return out
+  }
+
+  /// The next reply parsed as JSON.
+  public func readMessage(timeout: TimeInterval = 10) throws -> JSONValue? {
+    guard let line = readLine(timeout: timeout) else { return nil }
+    return try JSONParser.parse(line)
+  }
+
+  /// Sends a request with a fresh numeric id and returns the whole reply object.
+  @discardableResult
+  public func request(_ method: String, _ params: JSONObject = [:], timeout: TimeInterval = 10) throws -> JSONObject {
+    let id = nextID
+    nextID += 1
+    let message: JSONValue = .object(["jsonrpc": "2.0", "id": .int(Int64(id)), "method": .string(method), "params": .object(params)])
+    sendLine(JSONWriter.encodeString(message))
+    guard case .object(let reply)? = try readMessage(timeout: timeout) else {
+      throw ServerProcessError.noReply(method: method, stderr: stderr)
+    }
+    return reply
+  }
+
+  /// The `result` of a request that must succeed.
+  public func call(_ method: String, _ params: JSONObject = [:], timeout: TimeInterval = 10) throws -> JSONValue {
+    let reply = try request(method, params, timeout: timeout)
+    guard let result = reply["result"] else { throw ServerProcessError.failed(method: method, error: reply["error"] ?? .null) }
+    return result
+  }
+
+  /// The `error` of a request that must fail.
+  public func callFailing(_ method: String, _ params: JSONObject = [:], timeout: TimeInterval = 10) throws -> JSONObject {
+    let reply = try request(method, params, timeout: timeout)
+    guard case .object(let e)? = reply["error"] else { throw ServerProcessError.unexpectedSuccess(method: method, result: reply["result"] ?? .null) }
+    return e
+  }
+
+  /// Waits for the process to exit and returns its status, or nil on timeout.
+  public func waitForExit(timeout: TimeInterval = 10) -> Int32? {
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning {
+      if Date() > deadline { return nil }
+      usleep(10_000)
+    }
+    return process.terminationStatus
+  }
+}
+
+public enum ServerProcessError: Error, CustomStringConvertible {
+  case noReply(method: String, stderr: String)
+  case failed(method: String, error: JSONValue)
+  case unexpectedSuccess(method: String, result: JSONValue)
+
+  public var description: String {
+    switch self {
+    case .noReply(let m, let e): return "no reply to \(m); stderr: \(e)"
+    case .failed(let m, let e): return "\(m) failed: \(e)"
+    case .unexpectedSuccess(let m, let r): return "\(m) succeeded unexpectedly: \(r)"
+    }
+  }
+}
+
+/// The Task/Category schema of the seed scenarios.
+public let taskCategorySchema: JSONValue = try! JSONParser.parse(
+  """
+  {"version":"1.0.0","entities":[
+   {"name":"Category","attributes":[{"name":"id","type":"uuid","unique":true,"default":{"generate":"uuid"}},{"name":"name","type":"string"},{"name":"color","type":"string","default":"blue"}],
+    "relationships":[{"name":"tasks","destination":"Task","inverse":"category","toMany":true,"deleteRule":"cascade"}]},
+   {"name":"Task","attributes":[{"name":"id","type":"uuid","unique":true,"default":{"generate":"uuid"}},{"name":"title","type":"string"},{"name":"isCompleted","type":"bool","default":false},{"name":"createdAt","type":"date","default":{"generate":"now"}},{"name":"priority","type":"int","default":0}],
+    "relationships":[{"name":"category","destination":"Category","inverse":"tasks","deleteRule":"nullify"}]}]}
+  """)
