@@ -24,7 +24,7 @@ enum QueryHandlers {
       (
         "query.ids",
         { p, _ in
-          try p.rejectUnknown(RequestParsing.fetchKeys.subtracting(["select", "include"]))
+          try p.rejectUnknown(RequestParsing.fetchKeys.filter { $0 != "select" && $0 != "include" })
           return .object(["ids": .array(try s.requireStore().ids(try RequestParsing.fetchRequest(p)).map { .string($0) })])
         }
       ),

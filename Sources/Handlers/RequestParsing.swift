@@ -24,7 +24,7 @@ enum RequestParsing {
     }
   }
 
-  static let fetchKeys: Set<String> = ["entity", "where", "args", "variables", "sort", "limit", "offset", "select", "include", "includeSubentities"]
+  static let fetchKeys = ["entity", "where", "args", "variables", "sort", "limit", "offset", "select", "include", "includeSubentities"]
 
   static func fetchRequest(_ p: JSONReader) throws -> FetchRequest {
     var r = FetchRequest(entity: try p.requireString("entity"), predicate: try predicate(p))

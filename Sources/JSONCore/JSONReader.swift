@@ -111,7 +111,8 @@ public struct JSONReader {
   }
 
   /// Fails on the first member whose key is not in `known`, so typos never pass silently.
-  public func rejectUnknown(_ known: Set<String>) throws {
+  /// `known` is an array: it is short, and a literal array costs no hashing per request.
+  public func rejectUnknown(_ known: [String]) throws {
     for m in object.members where !known.contains(m.key) {
       throw JSONReadError(
         path: child(m.key), expected: "one of \(known.sorted().joined(separator: ", "))", actual: nil,

@@ -76,15 +76,23 @@ final class FrameReader: @unchecked Sendable {
 
   private static let cancelMarker = Array("$/cancelRequest".utf8)
 
+  /// A cheap pre-filter run on every message: is the text `$/cancelRequest` in it?
   static func mentionsCancel(_ m: [UInt8]) -> Bool {
     guard m.count >= cancelMarker.count, m.count < 4096 else { return false }
-    let first = cancelMarker[0]
-    var i = 0
-    while i + cancelMarker.count <= m.count {
-      if m[i] == first && Array(m[i..<(i + cancelMarker.count)]) == cancelMarker { return true }
-      i += 1
+    return m.withUnsafeBufferPointer { buf in
+      var i = 0
+      let last = buf.count - cancelMarker.count
+      while i <= last {
+        // `$` then `/` is rare in ordinary requests; compare the rest only then.
+        if buf[i] == 0x24 && buf[i + 1] == 0x2F {
+          var k = 2
+          while k < cancelMarker.count && buf[i + k] == cancelMarker[k] { k += 1 }
+          if k == cancelMarker.count { return true }
+        }
+        i += 1
+      }
+      return false
     }
-    return false
   }
 
   /// Bytes seen before the framing is decided.

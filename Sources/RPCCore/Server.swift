@@ -229,8 +229,11 @@ public final class Server: @unchecked Sendable {
     guard case .string(let method) = methodValue else {
       return errorResponse(id: replyID, .invalidRequest("\"method\" must be a string, got \(methodValue.typeName)"))
     }
-    for m in o.members where !["jsonrpc", "id", "method", "params"].contains(m.key) {
-      return errorResponse(id: replyID, .invalidRequest("unknown member \"\(m.key)\" in a request"))
+    for m in o.members {
+      switch m.key {
+      case "jsonrpc", "id", "method", "params": continue
+      default: return errorResponse(id: replyID, .invalidRequest("unknown member \"\(m.key)\" in a request"))
+      }
     }
     let isNotification = idMember == nil
     let params: JSONObject

@@ -8,6 +8,7 @@ public final class Connection {
   public let path: String
   public let isReadOnly: Bool
   private var cache: [String: Statement] = [:]
+  private var levels: [(open: Statement, close: Statement)] = []
   public private(set) var cacheHits = 0
   public private(set) var cacheMisses = 0
   /// Cap on cached statements; the cache is cleared when it is reached (rare: SQL here is generated from a schema).
@@ -52,12 +53,14 @@ public final class Connection {
 
   deinit {
     cache.removeAll()
+    levels.removeAll()
     sqlite3_close_v2(handle)
   }
 
   /// Finalizes cached statements and closes. Further use is a programming error.
   public func close() {
     cache.removeAll()
+    levels.removeAll()
     sqlite3_close_v2(handle)
   }
 
@@ -126,19 +129,27 @@ public final class Connection {
   /// Opens a level: an immediate transaction at the outermost level (a writer never has
   /// to upgrade a read lock, which could deadlock with another process), a savepoint inside.
   public func begin() throws {
-    if transactionDepth == 0 {
-      try cached(isReadOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE").execute()
-    } else {
-      try cached("SAVEPOINT ms_sp\(transactionDepth)").execute()
-    }
+    try levelStatements(transactionDepth).open.execute()
     transactionDepth += 1
   }
 
   /// Closes the innermost level, keeping its changes. On failure the level stays open.
   public func commit() throws {
     precondition(transactionDepth > 0, "commit without begin")
-    try cached(transactionDepth == 1 ? "COMMIT" : "RELEASE ms_sp\(transactionDepth - 1)").execute()
+    try levelStatements(transactionDepth - 1).close.execute()
     transactionDepth -= 1
+  }
+
+  /// The open/close statements of each nesting level, prepared once: every write request
+  /// opens and closes a level, so this is on the hot path.
+  private func levelStatements(_ depth: Int) throws -> (open: Statement, close: Statement) {
+    while levels.count <= depth {
+      let d = levels.count
+      let open = d == 0 ? (isReadOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE") : "SAVEPOINT ms_sp\(d)"
+      let close = d == 0 ? "COMMIT" : "RELEASE ms_sp\(d)"
+      levels.append((try Statement(connection: self, sql: open, persistent: true), try Statement(connection: self, sql: close, persistent: true)))
+    }
+    return levels[depth]
   }
 
   /// Closes the innermost level, undoing its changes.

@@ -21,5 +21,5 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     self.pk = pk
   }
 
-  public var description: String { "\(entity)/\(pk)" }
+  public var description: String { entity + "/" + String(pk) }
 }

@@ -77,9 +77,10 @@ public enum ISODate {
     return (whole * 1000 + fracMillis).rounded() / 1000
   }
 
-  /// Formats seconds since 1970 as `YYYY-MM-DDTHH:MM:SS.sssZ`.
+  /// Formats seconds since 1970 as `YYYY-MM-DDTHH:MM:SS.sssZ` (a hot path of every
+  /// read: written byte by byte, no string interpolation).
   public static func format(_ seconds: Double) -> String {
-    guard seconds.isFinite else { return "invalid date" }
+    guard seconds.isFinite, abs(seconds) < 1e14 else { return "invalid date" }
     let totalMillis = Int64((seconds * 1000).rounded())
     var days = totalMillis / 86_400_000
     var rem = totalMillis % 86_400_000
@@ -89,30 +90,41 @@ public enum ISODate {
     }
     let (y, m, d) = civilFromDays(Int(days))
     let h = Int(rem / 3_600_000), mi = Int(rem / 60_000 % 60), s = Int(rem / 1000 % 60), ms = Int(rem % 1000)
-    var out = ""
-    out.reserveCapacity(24)
-    if y < 0 { out += "-" }
-    pad(&out, abs(y), 4)
-    out += "-"
-    pad(&out, m, 2)
-    out += "-"
-    pad(&out, d, 2)
-    out += "T"
-    pad(&out, h, 2)
-    out += ":"
-    pad(&out, mi, 2)
-    out += ":"
-    pad(&out, s, 2)
-    out += "."
-    pad(&out, ms, 3)
-    out += "Z"
-    return out
-  }
-
-  private static func pad(_ out: inout String, _ v: Int, _ width: Int) {
-    let s = String(v)
-    if s.utf8.count < width { out += String(repeating: "0", count: width - s.utf8.count) }
-    out += s
+    let yearDigits = max(4, String(abs(y)).utf8.count)
+    let count = (y < 0 ? 1 : 0) + yearDigits + 20
+    return String(unsafeUninitializedCapacity: count) { buf in
+      var i = 0
+      func put(_ v: Int, _ width: Int) {
+        var v = v
+        var k = width - 1
+        while k >= 0 {
+          buf[i + k] = UInt8(48 + v % 10)
+          v /= 10
+          k -= 1
+        }
+        i += width
+      }
+      func sep(_ c: UInt8) {
+        buf[i] = c
+        i += 1
+      }
+      if y < 0 { sep(45) }
+      put(abs(y), yearDigits)
+      sep(45)
+      put(m, 2)
+      sep(45)
+      put(d, 2)
+      sep(84)
+      put(h, 2)
+      sep(58)
+      put(mi, 2)
+      sep(58)
+      put(s, 2)
+      sep(46)
+      put(ms, 3)
+      sep(90)
+      return i
+    }
   }
 
   static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }

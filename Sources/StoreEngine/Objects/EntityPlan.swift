@@ -22,6 +22,16 @@ final class EntityPlan {
   /// True when a write must re-check required to-ones or to-many counts.
   let needsRelationshipValidation: Bool
 
+  private var cachedInsert: Statement?
+
+  /// The prepared insert, kept here so the hot path skips the cache lookup by SQL text.
+  func insertStatement(_ connection: Connection) throws -> Statement {
+    if let s = cachedInsert { return s }
+    let s = try connection.cached(insertSQL)
+    cachedInsert = s
+    return s
+  }
+
   init(model: EntityModel, graph: ModelGraph) {
     self.model = model
     self.graph = graph

@@ -6,7 +6,8 @@ import SchemaModel
 extension Store {
   /// The key of the object named by `value` for relationship `r`, after checking that it
   /// exists and is of the destination entity (or one of its sub-entities).
-  func resolveTarget(_ value: JSONValue, _ r: Relationship, _ ctx: WriteContext, path: String, owner: String) throws -> (ObjectID, EntityPlan) {
+  func resolveTarget(_ value: JSONValue, _ r: Relationship, _ ctx: WriteContext, path makePath: @autoclosure () -> String, owner: String) throws -> (ObjectID, EntityPlan) {
+    var path: String { makePath() }
     guard case .string(let text) = value else {
       throw StoreError(
         .validation, "\(path): expected an object id string for relationship '\(owner).\(r.name)', got \(value.typeName)",
@@ -179,8 +180,9 @@ extension Store {
   /// Checks required to-ones and to-many min/max counts of every touched object that
   /// still exists. Core Data validates the same things at save time.
   func validateTouched(_ ctx: WriteContext) throws {
+    var seen: Set<ObjectID> = []
     for id in ctx.touched {
-      guard let plan = plans[id.entity], plan.needsRelationshipValidation, try exists(id, plan: plan) else { continue }
+      guard let plan = plans[id.entity], plan.needsRelationshipValidation, seen.insert(id).inserted, try exists(id, plan: plan) else { continue }
       for r in plan.model.relationships {
         if !r.toMany {
           guard !r.optional else { continue }

@@ -9,15 +9,15 @@ final class WriteContext {
   var refs: [String: ObjectID] = [:]
   /// Relationship assignments naming a `$ref` that did not exist yet when they were read.
   var deferred: [(id: ObjectID, values: JSONObject, path: String)] = []
+  /// In order of first touch; may hold repeats (de-duplicated when validated).
   var touched: [ObjectID] = []
-  private var touchedSet: Set<ObjectID> = []
+  /// The values bound by the latest insert, in `EntityPlan.insertSQL` order.
+  var lastInsertBound: [SQLValue]?
   let allowsRefs: Bool
 
   init(allowsRefs: Bool = false) { self.allowsRefs = allowsRefs }
 
-  func touch(_ id: ObjectID) {
-    if touchedSet.insert(id).inserted { touched.append(id) }
-  }
+  func touch(_ id: ObjectID) { touched.append(id) }
 }
 
 /// Thrown while reading a relationship value that names a `$ref` not assigned yet.
