@@ -1,10 +1,24 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import JSONCore
 import RPCCore
 import StoreEngine
 
 /// The state one client session shares across handlers: the open store and the server.
-public final class Session {
-  public var store: Store?
+public final class Session: @unchecked Sendable {
+  /// The open store. Replaced only under `storeLock`, which the reader thread also takes
+  /// to interrupt it.
+  public var store: Store? {
+    get { storeRef }
+    set {
+      pthread_mutex_lock(&storeLock)
+      storeRef = newValue
+      pthread_mutex_unlock(&storeLock)
+    }
+  }
+  private var storeRef: Store?
+  private var storeLock = pthread_mutex_t()
   public let server: Server
   public var clientInfo: JSONValue = .null
   public var clientCapabilities: JSONObject = [:]
@@ -13,7 +27,17 @@ public final class Session {
 
   public init(server: Server, store: Store?) {
     self.server = server
-    self.store = store
+    pthread_mutex_init(&storeLock, nil)
+    storeRef = store
+    server.interruptHook = { [weak self] in self?.interruptStore() }
+    server.requestWillStart = { [weak self] in self?.storeRef?.resetInterrupt() }
+  }
+
+  /// Cancels the store's running work; called from the reader thread.
+  private func interruptStore() {
+    pthread_mutex_lock(&storeLock)
+    storeRef?.interrupt()
+    pthread_mutex_unlock(&storeLock)
   }
 
   /// The open store, or an error telling the client to open one.

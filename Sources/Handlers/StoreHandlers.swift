@@ -19,7 +19,6 @@ enum StoreHandlers {
           let store = try Store(path: path, options: options)
           s.closeStore()
           s.store = store
-          s.server.interruptHook = { [unowned store] in store.interrupt() }
           return .object(try store.info())
         }
       ),

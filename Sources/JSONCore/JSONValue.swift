@@ -83,13 +83,14 @@ public struct JSONObject: Equatable, Sendable, ExpressibleByDictionaryLiteral {
   public func contains(_ key: String) -> Bool { members.contains { $0.key == key } }
 }
 
+// No ExpressibleByNilLiteral: with it, `nil` where a `JSONValue?` is expected silently
+// becomes `.null` (a reply of `null` where none was meant). Write `.null` explicitly.
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
-  ExpressibleByNilLiteral, ExpressibleByFloatLiteral, ExpressibleByArrayLiteral
+  ExpressibleByFloatLiteral, ExpressibleByArrayLiteral
 {
   public init(stringLiteral value: String) { self = .string(value) }
   public init(integerLiteral value: Int64) { self = .int(value) }
   public init(booleanLiteral value: Bool) { self = .bool(value) }
-  public init(nilLiteral: ()) { self = .null }
   public init(floatLiteral value: Double) { self = .double(value) }
   public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 }

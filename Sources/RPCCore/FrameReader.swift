@@ -17,12 +17,13 @@ final class FrameReader: @unchecked Sendable {
   private let maxMessageBytes: Int
   private let queue: MessageQueue
   /// Called on the reader thread for every message whose text mentions `$/cancelRequest`.
-  private let onCancelCandidate: ([UInt8]) -> Void
+  private let onCancelCandidate: ([UInt8], Int) -> Void
+  private var nextSeq = 0
   private(set) var framing: Framing = .lines
   private var framingDecided = false
   private var onFraming: (Framing) -> Void
 
-  init(fd: Int32, maxMessageBytes: Int, queue: MessageQueue, onFraming: @escaping (Framing) -> Void, onCancelCandidate: @escaping ([UInt8]) -> Void) {
+  init(fd: Int32, maxMessageBytes: Int, queue: MessageQueue, onFraming: @escaping (Framing) -> Void, onCancelCandidate: @escaping ([UInt8], Int) -> Void) {
     self.fd = fd
     self.maxMessageBytes = maxMessageBytes
     self.queue = queue
@@ -70,8 +71,10 @@ final class FrameReader: @unchecked Sendable {
   }
 
   private func emit(_ message: [UInt8], _ batch: inout [InboundItem]) {
-    if Self.mentionsCancel(message) { onCancelCandidate(message) }
-    batch.append(.message(message))
+    let seq = nextSeq
+    nextSeq += 1
+    if Self.mentionsCancel(message) { onCancelCandidate(message, seq) }
+    batch.append(.message(message, seq: seq))
   }
 
   private static let cancelMarker = Array("$/cancelRequest".utf8)
@@ -182,8 +185,10 @@ final class FrameReader: @unchecked Sendable {
     case .lines:
       if discarding || !pending.isEmpty { finishLine(&batch) }
     case .headers:
-      if !headerBuffer.isEmpty && headerBuffer.contains(where: { $0 != 0x0A && $0 != 0x0D && $0 != 0x20 }) {
-        batch.append(.badHeader("input ended inside a message (\(headerBuffer.count) bytes unread)"))
+      if bodyRemaining > 0 {
+        batch.append(.badHeader("input ended \(bodyRemaining) bytes short of the announced Content-Length \(bodyLength)"))
+      } else if !headerBuffer.isEmpty && headerBuffer.contains(where: { $0 != 0x0A && $0 != 0x0D && $0 != 0x20 }) {
+        batch.append(.badHeader("input ended inside a header block (\(headerBuffer.count) bytes unread)"))
       }
     }
   }
@@ -247,7 +252,7 @@ final class FrameReader: @unchecked Sendable {
       return
     }
     if n == 0 {
-      batch.append(.message([]))
+      emit([], &batch)
       return
     }
     bodyLength = n

@@ -4,7 +4,8 @@ import Glibc
 
 /// What the reader thread hands to the dispatcher.
 enum InboundItem {
-  case message([UInt8])
+  /// A message and its position in the input stream (counting from 0).
+  case message([UInt8], seq: Int)
   /// A message longer than the limit was skipped; answered with an error.
   case tooLarge(Int)
   /// A header block that could not be understood (Content-Length framing).

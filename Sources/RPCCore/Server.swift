@@ -28,6 +28,9 @@ public final class Server: @unchecked Sendable {
   /// Called from the reader thread when the running request is cancelled (e.g. to
   /// interrupt SQLite). Must be thread-safe.
   public var interruptHook: (@Sendable () -> Void)?
+  /// Called on this thread right before each request's handler runs (e.g. to clear a
+  /// cancellation flag left by an earlier request).
+  public var requestWillStart: (() -> Void)?
   /// Called once when the input ends or `exit` arrives, before `run` returns.
   public var onFinish: (() -> Void)?
   /// Set by `shutdown`: later requests are refused.
@@ -36,7 +39,11 @@ public final class Server: @unchecked Sendable {
   // Cancellation state, shared with the reader thread.
   private var cancelLock = pthread_mutex_t()
   private var currentID: JSONValue?
-  private var cancelled: [JSONValue] = []
+  /// Position in the input of the message being handled.
+  private var currentSeq = -1
+  /// Cancellations read but not yet reached by the dispatcher: the id and the position of
+  /// the `$/cancelRequest`. One applies to a request with that id read before it.
+  private var cancelled: [(id: JSONValue, seq: Int)] = []
 
   public init(input: Int32 = 0, output: Int32 = 1, options: Options = Options(), log: Logger) {
     self.input = input
@@ -53,12 +60,13 @@ public final class Server: @unchecked Sendable {
     let reader = FrameReader(
       fd: input, maxMessageBytes: options.maxMessageBytes, queue: queue,
       onFraming: { [weak self] f in self?.setFraming(f) },
-      onCancelCandidate: { [weak self] bytes in self?.noteCancel(bytes) })
+      onCancelCandidate: { [weak self] bytes, seq in self?.noteCancel(bytes, seq: seq) })
     reader.start()
     outer: while running {
       for item in queue.takeAll() {
         switch item {
-        case .message(let bytes):
+        case .message(let bytes, let seq):
+          setSeq(seq)
           if let reply = handle(bytes) { send(reply) }
         case .tooLarge(let n):
           send(
@@ -131,14 +139,14 @@ public final class Server: @unchecked Sendable {
 
   // MARK: - Cancellation
 
-  private func noteCancel(_ bytes: [UInt8]) {
+  /// Runs on the reader thread for messages that mention `$/cancelRequest`.
+  private func noteCancel(_ bytes: [UInt8], seq: Int) {
     guard case .object(let o)? = try? JSONParser.parse(bytes), o["method"] == .string("$/cancelRequest"),
       case .object(let p)? = o["params"], let id = p["id"]
     else { return }
     pthread_mutex_lock(&cancelLock)
-    cancelled.append(id)
-    if cancelled.count > 1024 { cancelled.removeFirst(cancelled.count - 1024) }
-    let isCurrent = currentID == id
+    cancelled.append((id, seq))
+    let isCurrent = currentID == id && currentSeq < seq
     pthread_mutex_unlock(&cancelLock)
     if isCurrent {
       log.debug("interrupting request \(id)")
@@ -146,11 +154,12 @@ public final class Server: @unchecked Sendable {
     }
   }
 
+  /// True when a cancellation for `id` arrived after the message being handled.
   func isCancelled(_ id: JSONValue?) -> Bool {
     guard let id else { return false }
     pthread_mutex_lock(&cancelLock)
     defer { pthread_mutex_unlock(&cancelLock) }
-    return cancelled.contains(id)
+    return cancelled.contains { $0.id == id && $0.seq > currentSeq }
   }
 
   private func setCurrent(_ id: JSONValue?) {
@@ -159,9 +168,11 @@ public final class Server: @unchecked Sendable {
     pthread_mutex_unlock(&cancelLock)
   }
 
-  private func forgetCancel(_ id: JSONValue) {
+  private func setSeq(_ seq: Int) {
     pthread_mutex_lock(&cancelLock)
-    cancelled.removeAll { $0 == id }
+    currentSeq = seq
+    // Cancellations at or before this point can no longer apply to anything.
+    if !cancelled.isEmpty { cancelled.removeAll { $0.seq <= seq } }
     pthread_mutex_unlock(&cancelLock)
   }
 
@@ -241,19 +252,20 @@ public final class Server: @unchecked Sendable {
     case nil: params = [:]
     case .object(let p)?: params = p
     case .array?:
-      return isNotification ? nil : errorResponse(id: replyID, .invalidParams("params must be an object (ModelStore methods take named parameters)", ["path": "params", "expected": "object"]))
+      if isNotification { return nil }
+      return errorResponse(id: replyID, .invalidParams("params must be an object (ModelStore methods take named parameters)", ["path": "params", "expected": "object"]))
     case let other?:
       return errorResponse(id: replyID, .invalidRequest("params must be an object, got \(other.typeName)"))
     }
-    if method == "$/cancelRequest" { return nil }  // handled on the reader thread
+    if method == "$/cancelRequest" {
+      // Handled on the reader thread; a client that sent it as a request gets `null`.
+      return isNotification ? nil : .object(["jsonrpc": "2.0", "id": replyID, "result": .null])
+    }
     if isNotification {
       run(method, params, id: nil)
       return nil
     }
-    if isCancelled(replyID) {
-      forgetCancel(replyID)
-      return errorResponse(id: replyID, .cancelled())
-    }
+    if isCancelled(replyID) { return errorResponse(id: replyID, .cancelled()) }
     if isShuttingDown && method != "exit" {
       return errorResponse(id: replyID, .invalidRequest("the server is shutting down", kind: "shuttingDown"))
     }
@@ -270,13 +282,9 @@ public final class Server: @unchecked Sendable {
       if id == nil { log.warning("unknown notification \(method)") }
       return .failure(.methodNotFound(method))
     }
+    requestWillStart?()
     if let id { setCurrent(id) }
-    defer {
-      if let id {
-        setCurrent(nil)
-        if isCancelled(id) { forgetCancel(id) }
-      }
-    }
+    defer { if id != nil { setCurrent(nil) } }
     do {
       return .success(try handler(JSONReader(params, path: "params"), RequestContext(id: id, method: method, server: self)))
     } catch let e as RPCErrorConvertible {

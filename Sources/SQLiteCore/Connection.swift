@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CSQLite
 
 /// One SQLite connection with a cache of prepared statements and savepoint-based
@@ -43,6 +46,7 @@ public final class Connection {
       throw SQLiteError(code: rc, message: message)
     }
     handle = db
+    pthread_mutex_init(&interruptLock, nil)
     self.path = path
     self.isReadOnly = options.readOnly
     sqlite3_extended_result_codes(db, 1)
@@ -118,8 +122,30 @@ public final class Connection {
   public var totalChanges: Int { Int(sqlite3_total_changes(handle)) }
   public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
-  /// Aborts the statement running on this connection from another thread.
-  public func interrupt() { sqlite3_interrupt(handle) }
+  /// Aborts the statement running on this connection from another thread, and raises a
+  /// flag that loops running many statements check between them (`isInterruptRequested`).
+  public func interrupt() {
+    pthread_mutex_lock(&interruptLock)
+    interruptRequested = true
+    pthread_mutex_unlock(&interruptLock)
+    sqlite3_interrupt(handle)
+  }
+
+  /// Clears the flag; called before each new unit of work.
+  public func clearInterrupt() {
+    pthread_mutex_lock(&interruptLock)
+    interruptRequested = false
+    pthread_mutex_unlock(&interruptLock)
+  }
+
+  public var isInterruptRequested: Bool {
+    pthread_mutex_lock(&interruptLock)
+    defer { pthread_mutex_unlock(&interruptLock) }
+    return interruptRequested
+  }
+
+  private var interruptLock = pthread_mutex_t()
+  private var interruptRequested = false
 
   // MARK: - Transactions
 

@@ -5,13 +5,28 @@ import JSONCore
 /// can report every problem at once; the decoded schema skips what it could not read.
 public struct SchemaDecoder {
   public private(set) var issues: [SchemaIssue] = []
+  /// Where each decoded entry stood in the submitted JSON (entries that could not be
+  /// read are skipped, so positions can differ); the validator's paths use it.
+  public private(set) var sourceMap = SourceMap()
+
+  public struct SourceMap: Equatable, Sendable {
+    public var entities: [Int] = []
+    public var attributes: [[Int]] = []
+    public var relationships: [[Int]] = []
+    public init() {}
+  }
 
   public init() {}
 
   public static func decode(_ json: JSONValue, path: String = "schema") -> (Schema, [SchemaIssue]) {
+    let (s, issues, _) = decodeWithSourceMap(json, path: path)
+    return (s, issues)
+  }
+
+  public static func decodeWithSourceMap(_ json: JSONValue, path: String = "schema") -> (Schema, [SchemaIssue], SourceMap) {
     var d = SchemaDecoder()
     let s = d.schema(json, path: path)
-    return (s, d.issues)
+    return (s, d.issues, d.sourceMap)
   }
 
   private mutating func issue(_ code: String, _ message: String, _ path: String, entity: String? = nil, property: String? = nil) {
@@ -83,12 +98,19 @@ public struct SchemaDecoder {
       return schema
     }
     for (i, e) in list.enumerated() {
-      if let entity = entity(e, path: "\(path).entities[\(i)]") { schema.entities.append(entity) }
+      var attrs: [Int] = []
+      var rels: [Int] = []
+      if let entity = entity(e, path: "\(path).entities[\(i)]", attributeSources: &attrs, relationshipSources: &rels) {
+        schema.entities.append(entity)
+        sourceMap.entities.append(i)
+        sourceMap.attributes.append(attrs)
+        sourceMap.relationships.append(rels)
+      }
     }
     return schema
   }
 
-  private mutating func entity(_ json: JSONValue, path: String) -> Entity? {
+  private mutating func entity(_ json: JSONValue, path: String, attributeSources: inout [Int], relationshipSources: inout [Int]) -> Entity? {
     guard let o = object(json, path) else { return nil }
     guard let name = string(o, "name", path, required: true) else { return nil }
     checkKeys(
@@ -99,10 +121,16 @@ public struct SchemaDecoder {
     e.abstract = bool(o, "abstract", path, entity: name) ?? false
     e.originalName = string(o, "originalName", path, required: false, entity: name)
     for (i, a) in list(o, "attributes", path, entity: name).enumerated() {
-      if let attr = attribute(a, path: "\(path).attributes[\(i)]", entity: name) { e.attributes.append(attr) }
+      if let attr = attribute(a, path: "\(path).attributes[\(i)]", entity: name) {
+        e.attributes.append(attr)
+        attributeSources.append(i)
+      }
     }
     for (i, r) in list(o, "relationships", path, entity: name).enumerated() {
-      if let rel = relationship(r, path: "\(path).relationships[\(i)]", entity: name) { e.relationships.append(rel) }
+      if let rel = relationship(r, path: "\(path).relationships[\(i)]", entity: name) {
+        e.relationships.append(rel)
+        relationshipSources.append(i)
+      }
     }
     e.indexes = keyLists(o, "indexes", path, entity: name)
     e.uniqueness = keyLists(o, "uniqueness", path, entity: name)

@@ -3,27 +3,31 @@ import JSONCore
 /// Checks the meaning of a decoded schema: names, inheritance, relationship targets and
 /// inverses, defaults against types, key lists. Reports every problem with its path.
 public enum SchemaValidator {
-  public static func validate(_ schema: Schema, path: String = "schema") -> [SchemaIssue] {
-    var v = Run(schema: schema, path: path)
+  /// `sources` maps positions back to the submitted JSON when the decoder skipped entries.
+  public static func validate(_ schema: Schema, path: String = "schema", sources: SchemaDecoder.SourceMap? = nil) -> [SchemaIssue] {
+    var v = Run(schema: schema, path: path, sources: sources)
     v.run()
     return v.issues
   }
 
   /// Decodes and validates in one step: the issues of both passes, in document order of passes.
   public static func check(_ json: JSONValue, path: String = "schema") -> (Schema, [SchemaIssue]) {
-    let (schema, shapeIssues) = SchemaDecoder.decode(json, path: path)
-    return (schema, shapeIssues + validate(schema, path: path))
+    let (schema, shapeIssues, sources) = SchemaDecoder.decodeWithSourceMap(json, path: path)
+    return (schema, shapeIssues + validate(schema, path: path, sources: sources))
   }
 
   private struct Run {
     let schema: Schema
     let path: String
+    let sources: SchemaDecoder.SourceMap?
     var issues: [SchemaIssue] = []
     var byName: [String: Int] = [:]
+    var foldedNames: [String: String] = [:]
 
-    init(schema: Schema, path: String) {
+    init(schema: Schema, path: String, sources: SchemaDecoder.SourceMap?) {
       self.schema = schema
       self.path = path
+      self.sources = sources
     }
 
     mutating func error(_ code: String, _ message: String, _ path: String, _ entity: String? = nil, _ property: String? = nil) {
@@ -34,18 +38,25 @@ public enum SchemaValidator {
       issues.append(SchemaIssue(.warning, code, message, path: path, entity: entity, property: property))
     }
 
-    func entityPath(_ i: Int) -> String { "\(path).entities[\(i)]" }
+    func entityPath(_ i: Int) -> String { "\(path).entities[\(sources?.entities[i] ?? i)]" }
+    func attributePath(_ i: Int, _ j: Int) -> String { "\(entityPath(i)).attributes[\(sources?.attributes[i][j] ?? j)]" }
+    func relationshipPath(_ i: Int, _ j: Int) -> String { "\(entityPath(i)).relationships[\(sources?.relationships[i][j] ?? j)]" }
 
     mutating func run() {
       for (i, e) in schema.entities.enumerated() {
         if let problem = Names.entityNameProblem(e.name) { error("invalidName", problem, "\(entityPath(i)).name", e.name) }
         if byName[e.name] != nil {
           error("duplicateName", "entity '\(e.name)' is defined twice", "\(entityPath(i)).name", e.name)
+        } else if let other = foldedNames[e.name.lowercased()] {
+          // SQLite table names ignore case, so these two would share a table.
+          error("duplicateName", "entity '\(e.name)' differs from '\(other)' only in letter case", "\(entityPath(i)).name", e.name)
         } else {
           byName[e.name] = i
         }
+        foldedNames[e.name.lowercased()] = foldedNames[e.name.lowercased()] ?? e.name
       }
       for (i, e) in schema.entities.enumerated() { checkInheritance(e, i) }
+      checkSharedColumns()
       for (i, e) in schema.entities.enumerated() {
         checkProperties(e, i)
         checkKeyLists(e, i)
@@ -88,6 +99,40 @@ public enum SchemaValidator {
       }
     }
 
+    /// The entities of one inheritance hierarchy share a table (one column per property
+    /// name). SQLite ignores case in column names, and a column has one storage type, so
+    /// names in a hierarchy must not differ only in case, and a name used by two sibling
+    /// entities must be stored the same way in both.
+    mutating func checkSharedColumns() {
+      var seen: [String: [String: (name: String, storage: String, entity: String)]] = [:]
+      for (i, e) in schema.entities.enumerated() {
+        let chain = [e] + ancestors(of: e)
+        let root = chain.last!.name
+        var columns = seen[root] ?? [:]
+        let props: [(String, String, String)] =
+          e.attributes.enumerated().filter { !$0.element.transient }.map { (j, a) in (a.name, a.type.columnAffinity, attributePath(i, j)) }
+          + e.relationships.enumerated().filter { !$0.element.toMany }.map { (j, r) in (r.name, "relationship", relationshipPath(i, j)) }
+        for (name, storage, p) in props {
+          let key = name.lowercased()
+          if let other = columns[key], other.entity != e.name {
+            if other.name != name {
+              error("duplicateName", "'\(name)' differs from '\(other.entity).\(other.name)' only in letter case; entities of one hierarchy share a table", "\(p).name", e.name, name)
+            } else if other.storage != storage {
+              error(
+                "conflictingColumn",
+                "'\(name)' is stored as \(storage) here but as \(other.storage) in '\(other.entity)', which shares the table of '\(root)'",
+                "\(p).name", e.name, name)
+            }
+          } else if let other = columns[key], other.name != name {
+            error("duplicateName", "'\(name)' differs from '\(other.name)' only in letter case", "\(p).name", e.name, name)
+          } else {
+            columns[key] = (name, storage, e.name)
+          }
+        }
+        seen[root] = columns
+      }
+    }
+
     /// Every property name visible in `e` (inherited first) mapped to its owner.
     func inheritedNames(_ e: Entity) -> [String: String] {
       var names: [String: String] = [:]
@@ -111,12 +156,12 @@ public enum SchemaValidator {
         own.insert(name)
       }
       for (j, a) in e.attributes.enumerated() {
-        let p = "\(entityPath(i)).attributes[\(j)]"
+        let p = attributePath(i, j)
         checkName(&self, a.name, p)
         checkAttribute(a, e, p)
       }
       for (j, r) in e.relationships.enumerated() {
-        let p = "\(entityPath(i)).relationships[\(j)]"
+        let p = relationshipPath(i, j)
         checkName(&self, r.name, p)
         checkRelationship(r, e, p)
       }

@@ -38,11 +38,14 @@ public enum StorageLayout {
     if let invName = r.inverse {
       let other = "\(r.destination).\(invName)"
       if other < mine {
-        return .joinTable(table: "_J_\(r.destination)_\(invName)", sourceColumn: "dst", destinationColumn: "src", positionColumn: "dpos")
+        return .joinTable(table: joinTableName(r.destination, invName), sourceColumn: "dst", destinationColumn: "src", positionColumn: "dpos")
       }
     }
-    return .joinTable(table: "_J_\(owner.name)_\(r.name)", sourceColumn: "src", destinationColumn: "dst", positionColumn: "spos")
+    return .joinTable(table: joinTableName(owner.name, r.name), sourceColumn: "src", destinationColumn: "dst", positionColumn: "spos")
   }
+
+  /// `_J_Entity.relationship`: the dot cannot occur in a name, so two pairs never collide.
+  static func joinTableName(_ entity: String, _ relationship: String) -> String { "_J_\(entity).\(relationship)" }
 
   /// The entity that declares `r` (itself or an ancestor).
   static func owningEntity(of r: Relationship, in e: EntityModel, graph: ModelGraph) -> EntityModel {

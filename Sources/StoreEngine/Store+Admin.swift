@@ -90,6 +90,9 @@ extension Store {
   /// A consistent copy of the store at `destination` (SQLite online backup). Refuses to
   /// overwrite an existing file.
   public func backup(to destination: String) throws -> (path: String, bytes: Int64) {
+    if userTransactions > 0 {
+      throw StoreError(.transaction, "store.backup cannot run inside a client transaction (it would copy uncommitted work); commit or roll back first")
+    }
     var st = stat()
     if stat(destination, &st) == 0 {
       throw StoreError(.invalidArgument, "params.to: '\(destination)' already exists; choose a new path", ["path": .string(destination)])
@@ -97,6 +100,7 @@ extension Store {
     do {
       try connection.backup(to: destination)
     } catch let e as SQLiteError {
+      unlink(destination)
       throw StoreError(.storage, "backup to '\(destination)' failed: \(e.message)", ["path": .string(destination)])
     }
     _ = stat(destination, &st)

@@ -22,6 +22,10 @@ extension Store {
   /// `migrationRequired`, naming each reason, and changes nothing.
   public func define(_ json: JSONValue) throws -> DefineResult {
     try checkWritable()
+    if userTransactions > 0 {
+      // A rollback would undo the tables but not the installed schema.
+      throw StoreError(.transaction, "model.define cannot run inside a client transaction; commit or roll back first")
+    }
     let (schema, issues) = SchemaValidator.check(json)
     let errors = issues.filter { $0.severity == .error }
     if !errors.isEmpty {

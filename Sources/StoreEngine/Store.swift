@@ -127,8 +127,16 @@ public final class Store {
     connection.close()
   }
 
-  /// Aborts the running statement (from any thread); the request fails with `cancelled`.
+  /// Aborts the running work (from any thread); the request fails with `cancelled`.
   public func interrupt() { connection.interrupt() }
+
+  /// Forgets a cancellation aimed at earlier work; call before each request.
+  public func resetInterrupt() { connection.clearInterrupt() }
+
+  /// Throws `cancelled` once `interrupt()` was called; loops over many objects call it.
+  func checkCancelled() throws {
+    if connection.isInterruptRequested { throw StoreError(.cancelled, "the request was cancelled") }
+  }
 
   // MARK: - Lookups shared by the object code
 

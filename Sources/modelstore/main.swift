@@ -93,7 +93,6 @@ func serve(_ o: ServeOptions) -> Never {
     fail("cannot open the store: \(error)")
   }
   let session = Session(server: server, store: store)
-  server.interruptHook = { [unowned store] in store.interrupt() }
   server.onFinish = { session.closeStore() }
   server.register(session.methods())
   log.info("serving \(o.storePath ?? ":memory:")")

@@ -22,6 +22,11 @@ final class EntityPlan {
   /// True when a write must re-check required to-ones or to-many counts.
   let needsRelationshipValidation: Bool
 
+  /// Where each stored attribute or to-one goes in the insert's bound values.
+  let insertSlot: [String: Int]
+  /// The insert's bound values before any given value: the entity name, encoded literal
+  /// defaults, NULL elsewhere.
+  let insertTemplate: [SQLValue]
   private var cachedInsert: Statement?
 
   /// The prepared insert, kept here so the hot path skips the cache lookup by SQL text.
@@ -45,6 +50,18 @@ final class EntityPlan {
     let cols = ["\"_ent\""] + storedAttributes.map { Identifier.quote($0.name) } + toOne.map { Identifier.quote($0.name) }
     insertSQL =
       "INSERT INTO \(table) (\(cols.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: cols.count).joined(separator: ", ")))"
+    var slots: [String: Int] = [:]
+    var template: [SQLValue] = [.text(model.name)]
+    for a in storedAttributes {
+      slots[a.name] = template.count
+      if case .literal(let v)? = a.defaultValue, let encoded = try? a.type.encode(v) { template.append(encoded) } else { template.append(.null) }
+    }
+    for r in toOne {
+      slots[r.name] = template.count
+      template.append(.null)
+    }
+    insertSlot = slots
+    insertTemplate = template
     incomingWithoutInverse = graph.incomingWithoutInverse(to: model)
     needsRelationshipValidation = model.relationships.contains {
       (!$0.toMany && !$0.optional) || ($0.toMany && (($0.minCount ?? 0) > 0 || ($0.maxCount ?? 0) > 0))

@@ -25,6 +25,7 @@ extension Store {
     var denials: [(ObjectID, Relationship, [ObjectID])] = []
     while let id = queue.popFirst() {
       guard doomed.insert(id).inserted else { continue }
+      if doomed.count & 255 == 0 { try checkCancelled() }
       order.append(id)
       let plan = try self.plan(id.entity)
       for r in plan.model.relationships where r.deleteRule == .cascade || r.deleteRule == .deny {
@@ -46,7 +47,8 @@ extension Store {
       }
     }
     // 3. Clear references to the doomed objects, then delete their rows.
-    for id in order {
+    for (n, id) in order.enumerated() {
+      if n & 255 == 0 { try checkCancelled() }
       let plan = try self.plan(id.entity)
       for r in plan.model.relationships {
         try detach(id, r, plan, graph: graph, doomed: doomed, ctx)
@@ -55,6 +57,12 @@ extension Store {
         let sourcePlan = plans[source.name]!
         switch sourcePlan.storage[r.name]! {
         case .foreignKey(let col):
+          // The sources lose their value; a required one then fails validation.
+          if !r.optional {
+            try connection.cached("SELECT \"_ent\", \"_pk\" FROM \(sourcePlan.table) WHERE \(Identifier.quote(col)) = ?").forEachRow([.integer(id.pk)]) {
+              ctx.touch(ObjectID(entity: $0.text(0), pk: $0.int(1)))
+            }
+          }
           try connection.cached("UPDATE \(sourcePlan.table) SET \(Identifier.quote(col)) = NULL, \"_opt\" = \"_opt\" + 1 WHERE \(Identifier.quote(col)) = ?")
             .execute([.integer(id.pk)])
         case .joinTable(let table, _, let dst, _):

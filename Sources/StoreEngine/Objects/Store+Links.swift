@@ -29,15 +29,21 @@ extension Store {
       id = parsed
     }
     let destPlan = try plan(r.destination)
-    guard let target = plans[id.entity], destPlan.model.includes(target.model) else {
+    guard let named = plans[id.entity], destPlan.model.root === named.model.root else {
       throw StoreError(
         .validation, "\(path): '\(text)' is not a \(r.destination), as '\(owner).\(r.name)' requires",
         ["entity": .string(owner), "relationship": .string(r.name), "id": .string(text)])
     }
-    guard try exists(id, plan: target) else {
+    // The id may name the object's own entity or an ancestor of it ("Pet/3" for a Dog).
+    guard let concrete = try concreteID(pk: id.pk, plan: named), let target = plans[concrete.entity], named.model.includes(target.model) else {
       throw StoreError(.notFound, "\(path): object \(text) does not exist", ["id": .string(text), "path": .string(path)])
     }
-    return (id, target)
+    guard destPlan.model.includes(target.model) else {
+      throw StoreError(
+        .validation, "\(path): \(concrete) is not a \(r.destination), as '\(owner).\(r.name)' requires",
+        ["entity": .string(owner), "relationship": .string(r.name), "id": .string(text)])
+    }
+    return (concrete, target)
   }
 
   /// True when a row with this key and exactly this entity exists.

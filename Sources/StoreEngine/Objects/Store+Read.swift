@@ -18,6 +18,7 @@ extension Store {
   public func get(id: String, include: [String] = []) throws -> JSONObject {
     try translatingErrors {
       let oid = try existingID(id, path: "params.id")
+      try validateInclude(include, from: try plan(oid.entity), path: "params.include")
       var list = [try object(oid)]
       try expand(&list, include: include, path: "params.include")
       return list[0]
@@ -39,9 +40,23 @@ extension Store {
   func expand(_ objects: inout [JSONObject], include: [String], path: String) throws {
     guard !include.isEmpty else { return }
     for (i, keyPath) in include.enumerated() {
-      let parts = keyPath.split(separator: ".").map(String.init)
-      guard !parts.isEmpty else { throw StoreError(.validation, "\(path)[\(i)]: empty key path") }
+      let parts = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
       try expand(&objects, parts[...], path: "\(path)[\(i)]")
+    }
+  }
+
+  /// Checks that every `include` key path names relationships, whatever the result holds.
+  func validateInclude(_ include: [String], from entity: EntityPlan, path: String) throws {
+    for (i, keyPath) in include.enumerated() {
+      var model = entity.model
+      for part in keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+        guard let r = model.relationship(part), let dest = plans[r.destination] else {
+          throw StoreError(
+            .validation, "\(path)[\(i)]: '\(part)' is not a relationship of '\(model.name)' (in include '\(keyPath)')",
+            ["entity": .string(model.name), "relationship": .string(part)])
+        }
+        model = dest.model
+      }
     }
   }
 

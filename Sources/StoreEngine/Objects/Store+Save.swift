@@ -27,6 +27,7 @@ extension Store {
       let ctx = WriteContext(allowsRefs: true)
       var result = SaveResult()
       for (i, change) in changes.enumerated() {
+        if i & 255 == 0 { try checkCancelled() }
         let path = "params.changes[\(i)]"
         do {
           switch change {

@@ -12,14 +12,12 @@ extension Store {
       try finish(ctx)
       // Without relationship values the stored row is exactly what was bound: answer from
       // it instead of reading the row back (the hot path of bulk inserts).
-      if let bound = ctx.lastInsertBound, !plan(ofID: id).model.relationships.contains(where: { values[$0.name] != nil }) {
+      if let bound = ctx.lastInsertBound {
         return try objectFromBound(id, bound)
       }
       return try object(id)
     }
   }
-
-  private func plan(ofID id: ObjectID) -> EntityPlan { plans[id.entity]! }
 
   /// The wire object of a row just inserted with `bound` and no relationship values.
   private func objectFromBound(_ id: ObjectID, _ bound: [SQLValue]) throws -> JSONObject {
@@ -103,15 +101,22 @@ extension Store {
   }
 
   /// Commits the deferred `$ref` assignments, then checks relationship constraints.
+  /// A ref that no insert of the save defined is an error, never silently dropped; work
+  /// for objects deleted later in the same save is skipped.
   func finish(_ ctx: WriteContext) throws {
     let pending = ctx.deferred
     ctx.deferred = []
     for d in pending {
-      do {
-        try updateObject(d.id, d.values, ctx, path: d.path)
-      } catch let p as PendingReference {
-        throw StoreError(.validation, "\(d.path): '\(p.ref)' is not the ref of any insert in this save", ["ref": .string(p.ref)])
-      }
+      guard let plan = plans[d.id.entity], try exists(d.id, plan: plan) else { continue }
+      try updateObject(d.id, d.values, ctx, path: d.path)
+    }
+    if let unresolved = ctx.deferred.first {
+      let ref = unresolved.values.members.lazy.compactMap { m -> String? in
+        if case .string(let s) = m.value, s.hasPrefix("$") { return s }
+        if case .array(let items) = m.value { return items.lazy.compactMap(\.stringValue).first { $0.hasPrefix("$") && ctx.refs[$0] == nil } }
+        return nil
+      }.first ?? "$?"
+      throw StoreError(.validation, "\(unresolved.path): '\(ref)' is not the ref of any insert in this save", ["ref": .string(ref)])
     }
     try validateTouched(ctx)
   }
@@ -178,42 +183,52 @@ extension Store {
     if model.entity.abstract {
       throw StoreError(.validation, "entity '\(entity)' is abstract; insert one of its sub-entities (\(model.concreteNames.joined(separator: ", ")))", ["entity": .string(entity)])
     }
-    var bound: [SQLValue] = [.text(entity)]
-    bound.reserveCapacity(1 + plan.storedAttributes.count + plan.toOne.count)
+    // Slot 0 is `_ent`; attributes then to-ones follow in `insertSQL` order. Given values
+    // are placed by a slot lookup; the rest get their (pre-encoded) defaults.
+    var bound = plan.insertTemplate
+    var given = [Bool](repeating: false, count: bound.count)
+    var relationshipValues = false
     for m in values.members {
-      if try checkWireKey(m, plan, path: path, id: nil) { continue }
-      if model.attribute(m.key) == nil && model.relationship(m.key) == nil { throw unknownKey(m.key, plan, path: path) }
-    }
-    for a in plan.storedAttributes {
-      if let v = values[a.name], !v.isNull {
-        bound.append(try encode(a, v, plan, path: "\(path).\(a.name)"))
-      } else if let d = a.defaultValue {
-        switch d {
-        case .literal(let v): bound.append(try encode(a, v, plan, path: "\(path).\(a.name)"))
-        case .generate(.uuid): bound.append(.text(UUIDText.random()))
-        case .generate(.now): bound.append(.real(currentTimeSeconds()))
+      guard let slot = plan.insertSlot[m.key] else {
+        if try checkWireKey(m, plan, path: path, id: nil) { continue }
+        if model.relationship(m.key) != nil {
+          relationshipValues = true
+          continue
         }
-      } else if a.optional {
-        bound.append(.null)
-      } else {
-        throw StoreError(
-          .validation, "\(path).\(a.name): missing required value for '\(entity).\(a.name)' (\(a.type.rawValue), no default)",
-          ["entity": .string(entity), "attribute": .string(a.name), "path": .string("\(path).\(a.name)")])
+        if model.attribute(m.key) != nil { continue }  // transient: not stored
+        throw unknownKey(m.key, plan, path: path)
+      }
+      if slot > plan.storedAttributes.count {
+        relationshipValues = true
+        continue
+      }
+      if case .null = m.value { continue }
+      bound[slot] = try encode(plan.storedAttributes[slot - 1], m.value, plan, path: path + "." + m.key)
+      given[slot] = true
+    }
+    for (i, a) in plan.storedAttributes.enumerated() where !given[i + 1] {
+      switch a.defaultValue {
+      case .literal?: break  // already in the template
+      case .generate(.uuid)?: bound[i + 1] = .text(UUIDText.random())
+      case .generate(.now)?: bound[i + 1] = .real(currentTimeSeconds())
+      case nil:
+        guard a.optional else {
+          throw StoreError(
+            .validation, "\(path).\(a.name): missing required value for '\(entity).\(a.name)' (\(a.type.rawValue), no default)",
+            ["entity": .string(entity), "attribute": .string(a.name), "path": .string("\(path).\(a.name)")])
+        }
       }
     }
     var deferredValues = JSONObject()
     var toOneTargets: [(Relationship, ObjectID?)] = []
-    for r in plan.toOne {
-      guard let v = values[r.name], !v.isNull else {
-        bound.append(.null)
-        continue
-      }
+    let firstToOne = 1 + plan.storedAttributes.count
+    for (k, r) in plan.toOne.enumerated() where relationshipValues {
+      guard let v = values[r.name], !v.isNull else { continue }
       do {
         let (target, _) = try resolveTarget(v, r, ctx, path: "\(path).\(r.name)", owner: entity)
-        bound.append(.integer(target.pk))
+        bound[firstToOne + k] = .integer(target.pk)
         toOneTargets.append((r, target))
       } catch is PendingReference {
-        bound.append(.null)
         deferredValues.append(r.name, v)
       }
     }
@@ -224,9 +239,9 @@ extension Store {
     }
     let id = ObjectID(entity: entity, pk: connection.lastInsertRowID)
     ctx.touch(id)
-    ctx.lastInsertBound = bound
+    ctx.lastInsertBound = relationshipValues ? nil : bound
     for (r, target) in toOneTargets { try linkToOne(id, r, from: nil, to: target, plan, ctx) }
-    for r in plan.toMany {
+    for r in plan.toMany where relationshipValues {
       guard let v = values[r.name], !v.isNull else { continue }
       do {
         try assignToMany(id, r, v, plan, ctx, path: "\(path).\(r.name)")

@@ -11,7 +11,8 @@ final class WriteContext {
   var deferred: [(id: ObjectID, values: JSONObject, path: String)] = []
   /// In order of first touch; may hold repeats (de-duplicated when validated).
   var touched: [ObjectID] = []
-  /// The values bound by the latest insert, in `EntityPlan.insertSQL` order.
+  /// The values bound by the latest insert, in `EntityPlan.insertSQL` order; nil when it
+  /// also set relationships (then the row must be read back).
   var lastInsertBound: [SQLValue]?
   let allowsRefs: Bool
 

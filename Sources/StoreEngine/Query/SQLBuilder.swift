@@ -9,6 +9,8 @@ struct SQLBuilder {
   let store: Store
   let base: EntityPlan
   private(set) var joins: [String] = []
+  /// The joins as SQL text, with a leading space when there are any.
+  var joinSQL: String { joins.isEmpty ? "" : " " + joins.joined(separator: " ") }
   private var aliases: [String: String] = [:]
   private(set) var args: [SQLValue] = []
 
@@ -137,6 +139,8 @@ struct SQLBuilder {
         }
       }
       let v = try encode(rhs, type: type, relationship: relationship, name: name, c: c)
+      orderingDecimal = c.op != .equal && c.op != .notEqual
+      defer { orderingDecimal = false }
       let (l, r) = try folded(column, v, type: type, c: c, name: name)
       let sqlOp = ["==": "=", "!=": "IS NOT"][c.op.rawValue] ?? c.op.rawValue
       return "\(l) \(sqlOp) \(r)"
@@ -147,16 +151,16 @@ struct SQLBuilder {
       guard case .string(let s) = rhs else {
         throw PredicateError("\(c.op.rawValue) needs a string on the right, got \(rhs.typeName)", offset: c.offset)
       }
+      if c.op == .like {
+        // NSPredicate LIKE: `*` any run, `?` one character; GLOB's `[` is escaped.
+        let (gl, gr) = try folded(column, .text(s.replacingAll("[", "[[]")), type: .string, c: c, name: name)
+        return "(\(gl) GLOB \(gr))"
+      }
       let (l, r) = try folded(column, .text(s), type: .string, c: c, name: name)
       switch c.op {
       case .beginsWith: return "(substr(\(l), 1, length(\(r))) = \(r))"
       case .endsWith: return "(length(\(r)) = 0 OR substr(\(l), -length(\(r))) = \(r))"
       case .contains: return "(instr(\(l), \(r)) > 0)"
-      case .like:
-        // NSPredicate LIKE: `*` any run, `?` one character; GLOB's `[` is escaped.
-        let glob = s.replacingAll("[", "[[]")
-        let (gl, gr) = try folded(column, .text(glob), type: .string, c: c, name: name)
-        return "(\(gl) GLOB \(gr))"
       default:
         throw PredicateError("MATCHES (regular expressions) comes with the full predicate language", offset: c.offset)
       }
@@ -166,16 +170,25 @@ struct SQLBuilder {
       }
       if items.isEmpty { return "0" }
       var placeholders: [String] = []
+      var includesNil = false
       for item in items {
+        if case .null = item {
+          includesNil = true
+          continue
+        }
         let v = try encode(item, type: type, relationship: relationship, name: name, c: c)
         placeholders.append(try folded(column, v, type: type, c: c, name: name).1)
       }
       let l = try folded(column, .null, type: type, c: c, name: name).0
-      return "\(l) IN (\(placeholders.joined(separator: ", ")))"
+      let membership = placeholders.isEmpty ? "0" : "\(l) IN (\(placeholders.joined(separator: ", ")))"
+      return includesNil ? "(\(membership) OR \(column) IS NULL)" : membership
     case .between:
       guard case .array(let bounds) = rhs, bounds.count == 2 else {
         throw PredicateError("BETWEEN needs {low, high}", offset: c.offset)
       }
+      if bounds.contains(.null) { throw PredicateError("BETWEEN bounds cannot be nil", offset: c.offset) }
+      orderingDecimal = true
+      defer { orderingDecimal = false }
       let lo = try encode(bounds[0], type: type, relationship: relationship, name: name, c: c)
       let hi = try encode(bounds[1], type: type, relationship: relationship, name: name, c: c)
       let (l, a) = try folded(column, lo, type: type, c: c, name: name)
@@ -250,12 +263,18 @@ struct SQLBuilder {
       let flags = (c.caseInsensitive ? 1 : 0) | (c.diacriticInsensitive ? 2 : 0)
       if case .null = v { return ("ms_fold(\(column), \(flags))", "") }
       args.append(v)
-      return ("ms_fold(\(column), \(flags))", "ms_fold(?, \(flags))")
+      return ("ms_fold(\(column), \(flags))", "ms_fold(?\(args.count), \(flags))")
     }
     if case .null = v { return (column, "") }
     args.append(v)
-    return (column, "?")
+    // Numbered, so an expression may use the same value twice (BEGINSWITH, ENDSWITH).
+    if type == .decimal && orderingDecimal { return ("CAST(\(column) AS REAL)", "CAST(?\(args.count) AS REAL)") }
+    return (column, "?\(args.count)")
   }
+
+  /// Set while compiling an ordering comparison: decimals are stored as canonical text,
+  /// so they are compared as numbers there (equality stays exact on the text).
+  private var orderingDecimal = false
 
   // MARK: - Sorting
 
@@ -271,7 +290,7 @@ struct SQLBuilder {
       switch target {
       case .attribute(let a, let sql):
         if a.type == .json { throw StoreError(.validation, "params.sort[\(i)].key: json attribute '\(k.keyPath)' cannot be sorted") }
-        expr = sql
+        expr = a.type == .decimal ? "CAST(\(sql) AS REAL)" : sql
         if k.caseInsensitive {
           guard a.type == .string || a.type == .url else {
             throw StoreError(.validation, "params.sort[\(i)].caseInsensitive applies to strings, but '\(k.keyPath)' is \(a.type.rawValue)")

@@ -14,14 +14,18 @@ extension Store {
           throw StoreError(.validation, "params.select[\(i)]: '\(k)' is not an attribute or relationship of '\(request.entity)'", ["entity": .string(request.entity), "attribute": .string(k)])
         }
       }
+      try validateInclude(request.include, from: plan, path: "params.include")
       var builder = SQLBuilder(store: self, base: plan)
-      let (joins, filter) = try whereClause(request, plan, &builder)
+      let filter = try whereClause(request, plan, &builder)
       let order = try builder.orderBy(request.sort)
-      var sql = read.selectSQL + joins + filter + " ORDER BY " + order
+      var sql = read.selectSQL + builder.joinSQL + filter + " ORDER BY " + order
       sql += limitClause(request)
       let select = request.select.map(Set.init)
       var out: [JSONObject] = []
-      try connection.cached(sql).forEachRow(builder.args) { out.append(read.object($0, select: select)) }
+      try connection.cached(sql).forEachRow(builder.args) {
+        out.append(read.object($0, select: select))
+        if out.count & 1023 == 0 { try checkCancelled() }
+      }
       try expand(&out, include: request.include, path: "params.include")
       return out
     }
@@ -32,8 +36,8 @@ extension Store {
     try translatingErrors {
       let plan = try self.plan(request.entity)
       var builder = SQLBuilder(store: self, base: plan)
-      let (joins, filter) = try whereClause(request, plan, &builder)
-      let sql = "SELECT count(*) FROM \(plan.table) t" + joins + filter
+      let filter = try whereClause(request, plan, &builder)
+      let sql = "SELECT count(*) FROM \(plan.table) t" + builder.joinSQL + filter
       return Int(try connection.cached(sql).first(builder.args) { $0.int(0) } ?? 0)
     }
   }
@@ -47,9 +51,9 @@ extension Store {
     try translatingErrors {
       let plan = try self.plan(request.entity)
       var builder = SQLBuilder(store: self, base: plan)
-      let (joins, filter) = try whereClause(request, plan, &builder)
+      let filter = try whereClause(request, plan, &builder)
       let order = try builder.orderBy(request.sort)
-      let sql = "SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t" + joins + filter + " ORDER BY " + order + limitClause(request)
+      let sql = "SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t" + builder.joinSQL + filter + " ORDER BY " + order + limitClause(request)
       var out: [ObjectID] = []
       try connection.cached(sql).forEachRow(builder.args) { out.append(ObjectID(entity: $0.text(0), pk: $0.int(1))) }
       return out
@@ -62,7 +66,10 @@ extension Store {
     try write {
       let ids = try matchingIDs(request)
       let ctx = WriteContext()
-      for id in ids { try updateObject(id, values, ctx, path: "params.values") }
+      for (i, id) in ids.enumerated() {
+        if i & 255 == 0 { try checkCancelled() }
+        try updateObject(id, values, ctx, path: "params.values")
+      }
       try finish(ctx)
       return ids.map(\.description)
     }
@@ -79,7 +86,9 @@ extension Store {
     }
   }
 
-  private func whereClause(_ request: FetchRequest, _ plan: EntityPlan, _ builder: inout SQLBuilder) throws -> (String, String) {
+  /// The WHERE clause; joins it needs are left in `builder` (read them after the sort
+  /// keys are compiled, which may add more).
+  private func whereClause(_ request: FetchRequest, _ plan: EntityPlan, _ builder: inout SQLBuilder) throws -> String {
     var conditions: [String] = []
     let entityFilter = plan.entityFilter(alias: "t", deep: request.includeSubentities)
     if !entityFilter.isEmpty { conditions.append(entityFilter) }
@@ -90,8 +99,7 @@ extension Store {
         throw StoreError(.predicate, "params.where: \(e.message) (at character \(e.offset))", ["offset": .int(Int64(e.offset)), "entity": .string(request.entity)])
       }
     }
-    let joins = builder.joins.isEmpty ? "" : " " + builder.joins.joined(separator: " ")
-    return (joins, conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+    return conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
   }
 
   private func limitClause(_ r: FetchRequest) -> String {
