@@ -1,5 +1,7 @@
 // Ownership rules for the jansson calls in this file (jansson "Reference Count" docs):
-// 1. json_loadb returns a new reference: it is decref'd with `defer` right after the null check.
+// 1. json_loadb returns a new reference. It is owned by the parse's arena (JanssonArena):
+//    instead of a decref, the whole arena is rewound after conversion, so no jansson
+//    pointer may outlive `parseInArena`.
 // 2. json_object_iter_value / json_array_get return borrowed references: only read, never
 //    decref'd, never kept past the root's lifetime.
 // 3. Strings are read with json_string_value + json_string_length so embedded NULs survive.
@@ -23,6 +25,12 @@ public enum JSONParser {
 
   /// Parses one JSON text (any value at top level, duplicate keys rejected).
   public static func parse(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = defaultMaxDepth) throws -> JSONValue {
+    try JanssonArena.withArena { try parseInArena(bytes, maxDepth: maxDepth) }
+  }
+
+  /// The parse proper. The jansson tree lives in the thread's arena, so the root is not
+  /// decref'd: the arena is rewound as a whole when this returns (see JanssonArena).
+  private static func parseInArena(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) throws -> JSONValue {
     var error = json_error_t()
     let flags = JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL
     guard let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
@@ -33,7 +41,6 @@ public enum JSONParser {
       }
       throw makeError(error)
     }
-    defer { cj_decref(root) }
     return try convert(root, depth: 0, maxDepth: maxDepth)
   }
 

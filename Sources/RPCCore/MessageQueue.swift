@@ -16,40 +16,52 @@ enum InboundItem {
 /// A blocking queue between the reader thread and the dispatcher. The reader pushes a
 /// whole chunk's worth of messages under one lock; the dispatcher takes everything
 /// available at once, so pipelined requests cost one lock round trip per chunk.
+///
+/// The queue is bounded by bytes: when the client writes faster than requests are
+/// handled (a script piping a big file), the reader waits instead of buffering the
+/// whole input, so memory stays flat however many requests are pipelined.
 final class MessageQueue: @unchecked Sendable {
   private var items: [InboundItem] = []
+  private var queuedBytes = 0
+  private let maxQueuedBytes: Int
   private var mutex = pthread_mutex_t()
-  private var cond = pthread_cond_t()
+  private var nonEmpty = pthread_cond_t()
+  private var hasRoom = pthread_cond_t()
 
-  init() {
+  init(maxQueuedBytes: Int = 4 << 20) {
+    self.maxQueuedBytes = maxQueuedBytes
     pthread_mutex_init(&mutex, nil)
-    pthread_cond_init(&cond, nil)
+    pthread_cond_init(&nonEmpty, nil)
+    pthread_cond_init(&hasRoom, nil)
   }
 
+  private static func size(_ item: InboundItem) -> Int {
+    if case .message(let bytes, _) = item { return bytes.count + 64 }
+    return 64
+  }
+
+  /// Appends a batch, first waiting while the queue holds more than its bound (a batch
+  /// always fits into an empty queue, so one huge message still gets through).
   func push(_ batch: [InboundItem]) {
     guard !batch.isEmpty else { return }
+    let bytes = batch.reduce(0) { $0 + Self.size($1) }
     pthread_mutex_lock(&mutex)
+    while queuedBytes > 0 && queuedBytes + bytes > maxQueuedBytes { pthread_cond_wait(&hasRoom, &mutex) }
     items.append(contentsOf: batch)
-    pthread_cond_signal(&cond)
+    queuedBytes += bytes
+    pthread_cond_signal(&nonEmpty)
     pthread_mutex_unlock(&mutex)
   }
 
   /// Everything queued, waiting until there is something.
   func takeAll() -> [InboundItem] {
     pthread_mutex_lock(&mutex)
-    while items.isEmpty { pthread_cond_wait(&cond, &mutex) }
+    while items.isEmpty { pthread_cond_wait(&nonEmpty, &mutex) }
     let out = items
     items = []
     items.reserveCapacity(out.count)
-    pthread_mutex_unlock(&mutex)
-    return out
-  }
-
-  /// Everything queued right now, without waiting.
-  func takeAvailable() -> [InboundItem] {
-    pthread_mutex_lock(&mutex)
-    let out = items
-    items = []
+    queuedBytes = 0
+    pthread_cond_signal(&hasRoom)
     pthread_mutex_unlock(&mutex)
     return out
   }

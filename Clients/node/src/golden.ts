@@ -2,8 +2,8 @@
  * Replays the language-neutral golden transcripts (`Tests/Golden/NNN-name/transcript.jsonl`)
  * that the Swift tests replay too, so both sides agree on the wire bytes.
  *
- * Format: `#` comments (an optional `# args: serve --memory ...` before the first
- * message sets the server arguments), blank lines ignored, `> text` sent verbatim
+ * Format: `#` comments (an optional `# args: serve --memory ...` as the first non-blank
+ * line sets the server arguments), blank lines ignored, `> text` sent verbatim
  * (it may be deliberately malformed), `< json` an expected output line. Expected
  * JSON is compared structurally: key order is ignored, `"<any>"` matches any present
  * value, and `"<ignore>"` as a member value matches present or missing.
@@ -72,14 +72,18 @@ export function loadTranscript(file: string): Transcript {
 
 export function parseTranscript(text: string, file = "<transcript>"): Transcript {
   const transcript: Transcript = { file, args: [...DEFAULT_ARGS], steps: [] };
+  let firstContent = true;
   text.split("\n").forEach((raw, index) => {
     const line = index + 1;
     const content = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     if (content.trim() === "") return;
+    const isFirst = firstContent;
+    firstContent = false;
     const marker = content[0];
     if (marker === "#") {
+      // Only the first non-blank line may set the arguments, as in the Swift and Python replayers.
       const args = /^#\s*args:(.*)$/.exec(content);
-      if (args && transcript.steps.length === 0) transcript.args = (args[1] ?? "").trim().split(/\s+/).filter(Boolean);
+      if (args && isFirst) transcript.args = (args[1] ?? "").trim().split(/\s+/).filter(Boolean);
       return;
     }
     if (marker !== ">" && marker !== "<") {

@@ -27,6 +27,9 @@ test("parseTranscript reads args, comments and raw sends", () => {
   assert.deepEqual(t.args, ["serve", "--memory", "--max-message-bytes", "1000"]);
   assert.deepEqual(t.steps.map((s) => [s.kind, s.text, s.line]), [["send", "{oops", 4], ["expect", "{\"id\":null}", 5]]);
   assert.deepEqual(parseTranscript("> {}\n").args, ["serve", "--memory"]);
+  // `# args:` counts only as the first non-blank line; later it is an ordinary comment.
+  assert.deepEqual(parseTranscript("# note\n# args: serve --memory --max-depth 8\n> {}\n").args, ["serve", "--memory"]);
+  assert.deepEqual(parseTranscript("\n# args: serve --memory --max-depth 8\n> {}\n").args, ["serve", "--memory", "--max-depth", "8"]);
   assert.throws(() => parseTranscript("> {}\n< not json\n", "bad.jsonl"), /bad\.jsonl:2/);
 });
 

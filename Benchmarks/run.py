@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""ModelStore benchmarks, each run side by side with the sqlite3 CLI doing the same work.
+
+  (a) N objects.insert requests pipelined over stdio in one transaction, vs the CLI
+      running N INSERT statements in one transaction (same table layout, indexes, pragmas)
+  (b) one context.save of M inserts, vs the CLI running M INSERT statements in one transaction
+  (c) K sequential objects.get round trips from a client (median and p99 round trip)
+  (d) start-up: spawn to the initialize reply (median of R runs), beside spawning the CLI
+
+Usage: python3 Benchmarks/run.py [--binary PATH] [--quick] [--out DIR]
+Prints a Markdown table of times and ratios; writes results.json to --out.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The seed's Task entity, with every value given explicitly so both sides insert the
+# same bytes: a unique uuid (so both maintain the same unique index), a title, a flag,
+# a date and an integer.
+SCHEMA = {
+    "version": "1.0.0",
+    "entities": [
+        {
+            "name": "Task",
+            "attributes": [
+                {"name": "id", "type": "uuid", "unique": True},
+                {"name": "title", "type": "string"},
+                {"name": "isCompleted", "type": "bool"},
+                {"name": "createdAt", "type": "date"},
+                {"name": "priority", "type": "int"},
+            ],
+        }
+    ],
+}
+
+# The table ModelStore creates for that schema (StorageLayout), and its unique index.
+CLI_DDL = (
+    'CREATE TABLE "Task" ("_pk" INTEGER PRIMARY KEY AUTOINCREMENT, "_ent" TEXT NOT NULL, '
+    '"_opt" INTEGER NOT NULL DEFAULT 1, "id" TEXT, "title" TEXT, "isCompleted" INTEGER, '
+    '"createdAt" REAL, "priority" INTEGER);\n'
+    'CREATE UNIQUE INDEX "_ux_Task_1" ON "Task" ("id");\n'
+)
+PRAGMAS = "PRAGMA journal_mode=WAL;\nPRAGMA synchronous=NORMAL;\n"
+EPOCH_2026 = 1767225600  # 2026-01-01T00:00:00Z
+
+
+def rows(n: int):
+    """Deterministic row values: (uuid, title, completed, seconds, iso, priority)."""
+    for i in range(n):
+        u = str(uuid.UUID(int=(i * 0x9E3779B97F4A7C15 + 0x1234567) % (1 << 128), version=4)).upper()
+        secs = EPOCH_2026 + i
+        iso = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(secs))
+        yield u, f"task number {i}", i % 3 == 0, secs, iso, i % 5
+
+
+def rpc(id_, method, params=None) -> str:
+    m = {"jsonrpc": "2.0", "id": id_, "method": method}
+    if params is not None:
+        m["params"] = params
+    return json.dumps(m, separators=(",", ":"))
+
+
+def values(r):
+    u, title, done, _, iso, prio = r
+    return {"id": u, "title": title, "isCompleted": done, "createdAt": iso, "priority": prio}
+
+
+def cli_insert(r) -> str:
+    u, title, done, secs, _, prio = r
+    return (
+        'INSERT INTO "Task" ("_ent", "id", "title", "isCompleted", "createdAt", "priority") '
+        f"VALUES ('Task', '{u}', '{title}', {1 if done else 0}, {float(secs)!r}, {prio});\n"
+    )
+
+
+def run_timed(argv, stdin_path: Path, stdout_path: Path | None = None):
+    """Runs a process with a file on stdin; returns (seconds, peak RSS in KiB)."""
+    with open(stdin_path, "rb") as fin, open(stdout_path or os.devnull, "wb") as fout:
+        start = time.perf_counter()
+        p = subprocess.Popen(argv, stdin=fin, stdout=fout, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(p.pid, 0)
+        elapsed = time.perf_counter() - start
+        p.returncode = os.waitstatus_to_exitcode(status)
+        err = p.stderr.read().decode() if p.stderr else ""
+        if p.returncode != 0:
+            sys.exit(f"{argv[0]} failed ({p.returncode}): {err}")
+    return elapsed, usage.ru_maxrss
+
+
+def check_replies(path: Path, expected: int):
+    n = 0
+    with open(path, "rb") as f:
+        for line in f:
+            n += 1
+            if b'"error"' in line:
+                sys.exit(f"benchmark request failed: {line[:300]!r}")
+    if n != expected:
+        sys.exit(f"expected {expected} replies, got {n}")
+
+
+def count_rows(db: Path) -> int:
+    out = subprocess.run(["sqlite3", str(db), 'SELECT count(*) FROM "Task"'], capture_output=True, text=True, check=True)
+    return int(out.stdout.strip())
+
+
+def median_of(runs, fn):
+    results = [fn() for _ in range(runs)]
+    times = sorted(r[0] for r in results)
+    return statistics.median(times), max(r[1] for r in results)
+
+
+def bench_pipelined(binary: str, work: Path, n: int, runs: int):
+    req = work / f"a{n}.jsonl"
+    sql = work / f"a{n}.sql"
+    with open(req, "w") as f:
+        f.write(rpc(0, "model.define", {"schema": SCHEMA}) + "\n")
+        f.write(rpc("begin", "transaction.begin") + "\n")
+        for i, r in enumerate(rows(n)):
+            f.write(rpc(i + 1, "objects.insert", {"entity": "Task", "values": values(r)}) + "\n")
+        f.write(rpc("commit", "transaction.commit") + "\n")
+    with open(sql, "w") as f:
+        f.write(PRAGMAS + CLI_DDL + "BEGIN;\n")
+        for r in rows(n):
+            f.write(cli_insert(r))
+        f.write("COMMIT;\n")
+
+    def ours():
+        db = work / "ours.store"
+        for p in work.glob("ours.store*"):
+            p.unlink()
+        out = work / "replies.jsonl"
+        t, rss = run_timed([binary, "serve", "--store", str(db)], req, out)
+        check_replies(out, n + 3)
+        assert count_rows(db) == n
+        return t, rss
+
+    def cli():
+        db = work / "cli.db"
+        for p in work.glob("cli.db*"):
+            p.unlink()
+        t, rss = run_timed(["sqlite3", str(db)], sql)
+        assert count_rows(db) == n
+        return t, rss
+
+    return median_of(runs, ours), median_of(runs, cli)
+
+
+def bench_save(binary: str, work: Path, m: int, runs: int):
+    req = work / f"b{m}.jsonl"
+    sql = work / f"b{m}.sql"
+    changes = [{"op": "insert", "entity": "Task", "values": values(r)} for r in rows(m)]
+    with open(req, "w") as f:
+        f.write(rpc(0, "model.define", {"schema": SCHEMA}) + "\n")
+        f.write(rpc(1, "context.save", {"changes": changes}) + "\n")
+    with open(sql, "w") as f:
+        f.write(PRAGMAS + CLI_DDL + "BEGIN;\n")
+        for r in rows(m):
+            f.write(cli_insert(r))
+        f.write("COMMIT;\n")
+
+    def ours():
+        db = work / "ours.store"
+        for p in work.glob("ours.store*"):
+            p.unlink()
+        out = work / "replies.jsonl"
+        t, rss = run_timed([binary, "serve", "--store", str(db), "--max-message-bytes", str(1 << 28)], req, out)
+        check_replies(out, 2)
+        assert count_rows(db) == m
+        return t, rss
+
+    def cli():
+        db = work / "cli.db"
+        for p in work.glob("cli.db*"):
+            p.unlink()
+        t, rss = run_timed(["sqlite3", str(db)], sql)
+        assert count_rows(db) == m
+        return t, rss
+
+    return median_of(runs, ours), median_of(runs, cli)
+
+
+def bench_roundtrips(binary: str, work: Path, k: int):
+    db = work / "rt.store"
+    for p in work.glob("rt.store*"):
+        p.unlink()
+    p = subprocess.Popen([binary, "serve", "--store", str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    reader = p.stdout
+
+    def call(i, method, params):
+        p.stdin.write((rpc(i, method, params) + "\n").encode())
+        line = reader.readline()
+        if b'"error"' in line:
+            sys.exit(f"round-trip benchmark failed: {line[:200]!r}")
+        return line
+
+    call(0, "model.define", {"schema": SCHEMA})
+    call(1, "context.save", {"changes": [{"op": "insert", "entity": "Task", "values": values(r)} for r in rows(1000)]})
+    samples = []
+    for i in range(k):
+        start = time.perf_counter()
+        call(i + 2, "objects.get", {"id": f"Task/{i % 1000 + 1}"})
+        samples.append(time.perf_counter() - start)
+    p.stdin.close()
+    p.wait()
+    samples.sort()
+    return statistics.median(samples), samples[int(len(samples) * 0.99)]
+
+
+def bench_startup(binary: str, runs: int):
+    init = (rpc(1, "initialize", {}) + "\n").encode()
+    ours, cli = [], []
+    for _ in range(runs):
+        start = time.perf_counter()
+        p = subprocess.Popen([binary, "serve", "--memory"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        p.stdin.write(init)
+        p.stdout.readline()
+        ours.append(time.perf_counter() - start)
+        p.stdin.close()
+        p.wait()
+        start = time.perf_counter()
+        subprocess.run(["sqlite3", ":memory:", "SELECT 1;"], stdout=subprocess.DEVNULL, check=True)
+        cli.append(time.perf_counter() - start)
+    return statistics.median(ours), statistics.median(cli)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--binary", default=str(ROOT / ".build" / "release" / "modelstore"))
+    ap.add_argument("--quick", action="store_true", help="smaller sizes (for CI smoke runs)")
+    ap.add_argument("--out", default=str(ROOT / "bench-out"))
+    args = ap.parse_args()
+    if not shutil.which("sqlite3"):
+        sys.exit("the sqlite3 CLI is needed: apt-get install sqlite3")
+    if not os.access(args.binary, os.X_OK):
+        sys.exit(f"no modelstore binary at {args.binary}: run 'swift build -c release' first")
+    n, n_small, m, k, starts, runs = (20_000, 5_000, 10_000, 1_000, 10, 1) if args.quick else (200_000, 50_000, 100_000, 10_000, 50, 3)
+
+    results: dict = {"sizes": {"a": n, "a_small": n_small, "b": m, "c": k, "d": starts}}
+    with tempfile.TemporaryDirectory(prefix="modelstore-bench-") as tmp:
+        work = Path(tmp)
+        (a_t, a_rss), (a_cli, a_cli_rss) = bench_pipelined(args.binary, work, n, runs)
+        (s_t, s_rss), _ = bench_pipelined(args.binary, work, n_small, 1)
+        (b_t, b_rss), (b_cli, _) = bench_save(args.binary, work, m, runs)
+        c_med, c_p99 = bench_roundtrips(args.binary, work, k)
+        d_ours, d_cli = bench_startup(args.binary, starts)
+
+    results.update(
+        a={"seconds": a_t, "cli_seconds": a_cli, "ratio": a_t / a_cli, "peak_rss_kib": a_rss, "peak_rss_kib_small": s_rss,
+           "cli_peak_rss_kib": a_cli_rss, "target_ratio": 1.5},
+        b={"seconds": b_t, "cli_seconds": b_cli, "ratio": b_t / b_cli, "peak_rss_kib": b_rss, "target_ratio": 1.0},
+        c={"median_us": c_med * 1e6, "p99_us": c_p99 * 1e6},
+        d={"median_ms": d_ours * 1e3, "cli_median_ms": d_cli * 1e3, "target_ms": 15},
+    )
+    print(f"| benchmark | modelstore | sqlite3 CLI | ratio | target |")
+    print(f"|---|---|---|---|---|")
+    print(f"| (a) {n:,} pipelined objects.insert, one transaction | {a_t:.3f} s | {a_cli:.3f} s | {a_t / a_cli:.2f}x | <= 1.5x |")
+    print(f"| (a) peak RSS, {n_small:,} vs {n:,} requests | {s_rss / 1024:.1f} MiB vs {a_rss / 1024:.1f} MiB | {a_cli_rss / 1024:.1f} MiB | {a_rss / max(s_rss, 1):.2f}x | flat |")
+    print(f"| (b) one context.save of {m:,} inserts | {b_t:.3f} s | {b_cli:.3f} s | {b_t / b_cli:.2f}x | <= 1.0x |")
+    print(f"| (c) {k:,} sequential objects.get round trips | median {c_med * 1e6:.0f} us, p99 {c_p99 * 1e6:.0f} us | | | report |")
+    print(f"| (d) start-up to initialize reply (median of {starts}) | {d_ours * 1e3:.1f} ms | {d_cli * 1e3:.1f} ms (spawn, SELECT 1) | | <= 15 ms |")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

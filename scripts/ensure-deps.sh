@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Makes sure the system packages the build and the tests need are present.
+# As root it installs what is missing (Debian's apt); otherwise it names the exact
+# command to run and fails. Usage: scripts/ensure-deps.sh [build|test]
+set -euo pipefail
+need=()
+pkg-config --exists jansson 2>/dev/null || need+=(libjansson-dev)
+pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+command -v sqlite3 >/dev/null || need+=(sqlite3)
+command -v python3 >/dev/null || need+=(python3)
+if [ "${1:-build}" = test ]; then
+  command -v node >/dev/null || need+=(nodejs)
+  command -v tsc >/dev/null || need+=(node-typescript)
+fi
+if ! command -v swift >/dev/null; then
+  echo "error: the Swift toolchain (swift 5.9 or newer) is not on PATH; install it first (swift.org)." >&2
+  exit 1
+fi
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "installing: ${need[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+else
+  echo "error: missing system packages. Install them with:" >&2
+  echo "  sudo apt-get install ${need[*]}" >&2
+  exit 1
+fi
