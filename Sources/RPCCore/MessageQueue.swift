@@ -66,6 +66,17 @@ final class MessageQueue: @unchecked Sendable {
     return out
   }
 
+  /// Everything queued right now, without waiting.
+  func takeAvailable() -> [InboundItem] {
+    pthread_mutex_lock(&mutex)
+    let out = items
+    items = []
+    queuedBytes = 0
+    pthread_cond_signal(&hasRoom)
+    pthread_mutex_unlock(&mutex)
+    return out
+  }
+
   var isEmpty: Bool {
     pthread_mutex_lock(&mutex)
     defer { pthread_mutex_unlock(&mutex) }

@@ -30,6 +30,10 @@ public final class Store {
   /// Opens a file store (`path`) or an in-memory one (`path == nil`). A file that exists
   /// but is not a ModelStore store is refused with `notAStore`.
   public init(path: String?, options: OpenOptions = OpenOptions()) throws {
+    if path == nil && (options.readOnly || !options.create) {
+      throw StoreError(
+        .invalidArgument, "an in-memory store starts empty, so it cannot be read-only or opened without creating it")
+    }
     self.path = path
     self.isReadOnly = options.readOnly
     do {
