@@ -17,7 +17,9 @@ enum LifecycleHandlers {
             "protocolVersion": .string(Session.protocolVersion),
             "capabilities": .object([
               "framing": .array(["lines", "headers"]),
-              "attributeTypes": .array(["string", "int", "int16", "int32", "int64", "double", "float", "decimal", "bool", "date", "uuid", "data", "url", "json"]),
+              "attributeTypes": .array([
+                "string", "int", "int16", "int32", "int64", "double", "float", "decimal", "bool", "date", "uuid", "data", "url", "json",
+              ]),
               "deleteRules": .array(["nullify", "cascade", "deny", "noAction"]),
               "cancellation": true, "batches": true,
             ]),

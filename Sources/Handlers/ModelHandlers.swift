@@ -28,9 +28,12 @@ enum ModelHandlers {
             return .object(["schema": .null, "version": .null, "hash": .null, "entities": .array([])])
           }
           var o = describe(schema)
-          o.append("history", .array(try store.schemaHistory().map {
-            .object(["version": .string($0.version), "hash": .string($0.hash), "appliedAt": .string(ISODate.format($0.appliedAt))])
-          }))
+          o.append(
+            "history",
+            .array(
+              try store.schemaHistory().map {
+                .object(["version": .string($0.version), "hash": .string($0.hash), "appliedAt": .string(ISODate.format($0.appliedAt))])
+              }))
           return .object(o)
         }
       ),

@@ -56,7 +56,9 @@ enum ObjectHandlers {
         "objects.updateWhere",
         { p, _ in
           try p.rejectUnknown(["entity", "where", "args", "variables", "values", "includeSubentities"])
-          guard p.has("values") else { throw RPCError.invalidParams("params.values: missing", ["path": "params.values", "expected": "object"]) }
+          guard p.has("values") else {
+            throw RPCError.invalidParams("params.values: missing", ["path": "params.values", "expected": "object"])
+          }
           var r = FetchRequest(entity: try p.requireString("entity"), predicate: try RequestParsing.predicate(p))
           r.includeSubentities = try p.bool("includeSubentities") ?? true
           let ids = try s.requireStore().updateWhere(r, values: try RequestParsing.values(p))

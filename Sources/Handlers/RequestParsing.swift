@@ -11,7 +11,8 @@ enum RequestParsing {
       return nil
     }
     guard case .string(let text) = w else {
-      throw RPCError.invalidParams("params.where: expected a predicate string, got \(w.typeName)", ["path": "params.where", "expected": "string"])
+      throw RPCError.invalidParams(
+        "params.where: expected a predicate string, got \(w.typeName)", ["path": "params.where", "expected": "string"])
     }
     let args = try p.array("args") ?? []
     let variables = try p.object("variables")?.object ?? [:]
@@ -33,7 +34,9 @@ enum RequestParsing {
         if case .string(let key) = v { return SortKey(keyPath: key) }
         let k = try JSONReader(v, path: "params.sort[\(i)]")
         try k.rejectUnknown(["key", "ascending", "caseInsensitive"])
-        return SortKey(keyPath: try k.requireString("key"), ascending: try k.bool("ascending") ?? true, caseInsensitive: try k.bool("caseInsensitive") ?? false)
+        return SortKey(
+          keyPath: try k.requireString("key"), ascending: try k.bool("ascending") ?? true,
+          caseInsensitive: try k.bool("caseInsensitive") ?? false)
       }
     }
     r.limit = try p.int("limit", min: 0).map(Int.init)

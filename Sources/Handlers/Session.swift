@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JSONCore
 import RPCCore
 import StoreEngine
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// The state one client session shares across handlers: the open store and the server.
 public final class Session: @unchecked Sendable {
@@ -43,7 +44,9 @@ public final class Session: @unchecked Sendable {
   /// The open store, or an error telling the client to open one.
   func requireStore() throws -> Store {
     guard let store else {
-      throw RPCError(code: -32003, message: "no store is open: start with --store PATH or --memory, or call store.open", kind: "notFound", data: ["what": "store"])
+      throw RPCError(
+        code: -32003, message: "no store is open: start with --store PATH or --memory, or call store.open", kind: "notFound",
+        data: ["what": "store"])
     }
     return store
   }

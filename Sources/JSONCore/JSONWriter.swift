@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 /// Serializes `JSONValue`s straight to UTF-8 bytes.

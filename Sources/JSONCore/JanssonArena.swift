@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CJansson
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// A bump allocator for jansson's parse trees.
 ///

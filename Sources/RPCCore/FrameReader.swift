@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 /// How messages are delimited on the wire. Chosen once, from the first bytes read.
@@ -23,7 +23,10 @@ final class FrameReader: @unchecked Sendable {
   private var framingDecided = false
   private var onFraming: (Framing) -> Void
 
-  init(fd: Int32, maxMessageBytes: Int, queue: MessageQueue, onFraming: @escaping (Framing) -> Void, onCancelCandidate: @escaping ([UInt8], Int) -> Void) {
+  init(
+    fd: Int32, maxMessageBytes: Int, queue: MessageQueue, onFraming: @escaping (Framing) -> Void,
+    onCancelCandidate: @escaping ([UInt8], Int) -> Void
+  ) {
     self.fd = fd
     self.maxMessageBytes = maxMessageBytes
     self.queue = queue
@@ -41,11 +44,13 @@ final class FrameReader: @unchecked Sendable {
   func start() {
     var thread = pthread_t()
     let box = Unmanaged.passRetained(self).toOpaque()
-    let rc = pthread_create(&thread, nil, { arg in
-      let reader = Unmanaged<FrameReader>.fromOpaque(arg!).takeRetainedValue()
-      reader.run()
-      return nil
-    }, box)
+    let rc = pthread_create(
+      &thread, nil,
+      { arg in
+        let reader = Unmanaged<FrameReader>.fromOpaque(arg!).takeRetainedValue()
+        reader.run()
+        return nil
+      }, box)
     precondition(rc == 0, "cannot start the reader thread")
     pthread_detach(thread)
   }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 /// Logging to stderr only: stdout carries nothing but protocol messages.

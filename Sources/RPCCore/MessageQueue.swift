@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 /// What the reader thread hands to the dispatcher.

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JSONCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// A JSON-RPC 2.0 endpoint over two file descriptors. Messages are read on their own
 /// thread and handled strictly in order on the calling thread; replies are buffered and
@@ -73,7 +74,8 @@ public final class Server: @unchecked Sendable {
             errorResponse(
               id: .null,
               .invalidRequest(
-                "message of \(n) bytes exceeds the limit of \(options.maxMessageBytes) bytes (--max-message-bytes)", kind: "messageTooLarge",
+                "message of \(n) bytes exceeds the limit of \(options.maxMessageBytes) bytes (--max-message-bytes)",
+                kind: "messageTooLarge",
                 ["limit": .int(Int64(options.maxMessageBytes)), "size": .int(Int64(n))])))
         case .badHeader(let why):
           send(errorResponse(id: .null, .parseError(why, ["framing": "headers"])))
@@ -192,9 +194,11 @@ public final class Server: @unchecked Sendable {
       case .tooDeep:
         return errorResponse(
           id: .null,
-          .invalidRequest("message nests deeper than \(options.maxDepth) levels", kind: "tooDeep", ["limit": .int(Int64(options.maxDepth))]))
+          .invalidRequest("message nests deeper than \(options.maxDepth) levels", kind: "tooDeep", ["limit": .int(Int64(options.maxDepth))])
+        )
       case .invalidUTF8:
-        return errorResponse(id: .null, .parseError("invalid UTF-8 at byte \(e.position)", ["position": .int(Int64(e.position)), "reason": "invalidUTF8"]))
+        return errorResponse(
+          id: .null, .parseError("invalid UTF-8 at byte \(e.position)", ["position": .int(Int64(e.position)), "reason": "invalidUTF8"]))
       default:
         return errorResponse(
           id: .null,
@@ -253,7 +257,9 @@ public final class Server: @unchecked Sendable {
     case .object(let p)?: params = p
     case .array?:
       if isNotification { return nil }
-      return errorResponse(id: replyID, .invalidParams("params must be an object (ModelStore methods take named parameters)", ["path": "params", "expected": "object"]))
+      return errorResponse(
+        id: replyID,
+        .invalidParams("params must be an object (ModelStore methods take named parameters)", ["path": "params", "expected": "object"]))
     case let other?:
       return errorResponse(id: replyID, .invalidRequest("params must be an object, got \(other.typeName)"))
     }

@@ -10,7 +10,9 @@ extension Connection {
 
   /// Registers `name(args...)`. Deterministic functions may be used in indexes and are
   /// evaluated once per distinct argument list by the planner where it can.
-  public func createFunction(_ name: String, argumentCount: Int32, deterministic: Bool = true, _ body: @escaping ([SQLValue]) throws -> SQLValue) throws {
+  public func createFunction(
+    _ name: String, argumentCount: Int32, deterministic: Bool = true, _ body: @escaping ([SQLValue]) throws -> SQLValue
+  ) throws {
     let box = Unmanaged.passRetained(FunctionBox(body)).toOpaque()
     let flags = SQLITE_UTF8 | (deterministic ? SQLITE_DETERMINISTIC : 0) | SQLITE_INNOCUOUS
     let rc = sqlite3_create_function_v2(

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSQLite
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// One SQLite connection with a cache of prepared statements and savepoint-based
 /// transactions. Confined to one thread, except `interrupt()`, which SQLite documents
@@ -173,7 +174,8 @@ public final class Connection {
       let d = levels.count
       let open = d == 0 ? (isReadOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE") : "SAVEPOINT ms_sp\(d)"
       let close = d == 0 ? "COMMIT" : "RELEASE ms_sp\(d)"
-      levels.append((try Statement(connection: self, sql: open, persistent: true), try Statement(connection: self, sql: close, persistent: true)))
+      levels.append(
+        (try Statement(connection: self, sql: open, persistent: true), try Statement(connection: self, sql: close, persistent: true)))
     }
     return levels[depth]
   }

@@ -1,3 +1,5 @@
+import JSONCore
+
 /// The attribute types a schema can declare: SwiftData's value types plus `json` for
 /// Codable / transformable values. protocol.md, "Wire encoding of values", gives the
 /// JSON and SQLite form of each.
@@ -45,5 +47,3 @@ public enum DefaultValue: Equatable, Sendable {
 public enum DeleteRule: String, CaseIterable, Sendable {
   case nullify, cascade, deny, noAction
 }
-
-import JSONCore

@@ -23,8 +23,9 @@ public final class ModelGraph {
       let lineage = chain.reversed() + [model]
       model.attributes = lineage.flatMap(\.entity.attributes)
       model.relationships = lineage.flatMap(\.entity.relationships)
-      model.uniqueness =
-        lineage.flatMap { m in m.entity.attributes.filter(\.unique).map { [$0.name] } + m.entity.uniqueness }
+      let declared = lineage.map { m in (m.name, m.entity.attributes.filter(\.unique).map { [$0.name] } + m.entity.uniqueness) }
+      model.uniqueness = declared.flatMap(\.1)
+      model.uniquenessOwners = declared.flatMap { owner, lists in lists.map { _ in owner } }
     }
     for model in map.values {
       for a in model.ancestors { a.descendants.append(model) }
@@ -86,6 +87,8 @@ public final class EntityModel {
   public internal(set) var relationships: [Relationship] = []
   /// Single and compound uniqueness constraints, inherited ones included.
   public internal(set) var uniqueness: [[String]] = []
+  /// The entity that declares each of `uniqueness` (it applies to that entity's objects).
+  public internal(set) var uniquenessOwners: [String] = []
   /// This entity and its descendants that can hold objects.
   public internal(set) var concreteNames: [String] = []
 

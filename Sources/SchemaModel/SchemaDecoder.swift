@@ -43,12 +43,15 @@ public struct SchemaDecoder {
 
   private mutating func checkKeys(_ o: JSONObject, _ known: Set<String>, _ path: String, entity: String?, property: String? = nil) {
     for m in o.members where !known.contains(m.key) {
-      issue("unknownMember", "unknown member '\(m.key)' (expected one of: \(known.sorted().joined(separator: ", ")))",
+      issue(
+        "unknownMember", "unknown member '\(m.key)' (expected one of: \(known.sorted().joined(separator: ", ")))",
         "\(path).\(m.key)", entity: entity, property: property)
     }
   }
 
-  private mutating func string(_ o: JSONObject, _ key: String, _ path: String, required: Bool, entity: String? = nil, property: String? = nil) -> String? {
+  private mutating func string(
+    _ o: JSONObject, _ key: String, _ path: String, required: Bool, entity: String? = nil, property: String? = nil
+  ) -> String? {
     guard let v = o[key], !v.isNull else {
       if required { issue("missingMember", "missing required member '\(key)'", "\(path).\(key)", entity: entity, property: property) }
       return nil
@@ -110,7 +113,8 @@ public struct SchemaDecoder {
     return schema
   }
 
-  private mutating func entity(_ json: JSONValue, path: String, attributeSources: inout [Int], relationshipSources: inout [Int]) -> Entity? {
+  private mutating func entity(_ json: JSONValue, path: String, attributeSources: inout [Int], relationshipSources: inout [Int]) -> Entity?
+  {
     guard let o = object(json, path) else { return nil }
     guard let name = string(o, "name", path, required: true) else { return nil }
     checkKeys(
@@ -156,7 +160,9 @@ public struct SchemaDecoder {
       case .array(let keys):
         var names: [String] = []
         for (j, k) in keys.enumerated() {
-          if case .string(let s) = k { names.append(s) } else {
+          if case .string(let s) = k {
+            names.append(s)
+          } else {
             issue("wrongType", "key names must be strings", "\(p)[\(j)]", entity: entity)
           }
         }
@@ -221,7 +227,9 @@ public struct SchemaDecoder {
     r.ordered = bool(o, "ordered", path, entity: entity, property: name) ?? false
     r.originalName = string(o, "originalName", path, required: false, entity: entity, property: name)
     if let rule = string(o, "deleteRule", path, required: false, entity: entity, property: name) {
-      if let dr = DeleteRule(rawValue: rule) { r.deleteRule = dr } else {
+      if let dr = DeleteRule(rawValue: rule) {
+        r.deleteRule = dr
+      } else {
         issue(
           "unknownDeleteRule", "unknown delete rule '\(rule)' (expected nullify, cascade, deny or noAction)",
           "\(path).deleteRule", entity: entity, property: name)

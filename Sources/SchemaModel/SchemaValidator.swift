@@ -116,7 +116,10 @@ public enum SchemaValidator {
           let key = name.lowercased()
           if let other = columns[key], other.entity != e.name {
             if other.name != name {
-              error("duplicateName", "'\(name)' differs from '\(other.entity).\(other.name)' only in letter case; entities of one hierarchy share a table", "\(p).name", e.name, name)
+              error(
+                "duplicateName",
+                "'\(name)' differs from '\(other.entity).\(other.name)' only in letter case; entities of one hierarchy share a table",
+                "\(p).name", e.name, name)
             } else if other.storage != storage {
               error(
                 "conflictingColumn",

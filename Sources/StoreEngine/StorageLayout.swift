@@ -38,7 +38,8 @@ public enum StorageLayout {
     if let invName = r.inverse {
       let other = "\(r.destination).\(invName)"
       if other < mine {
-        return .joinTable(table: joinTableName(r.destination, invName), sourceColumn: "dst", destinationColumn: "src", positionColumn: "dpos")
+        return .joinTable(
+          table: joinTableName(r.destination, invName), sourceColumn: "dst", destinationColumn: "src", positionColumn: "dpos")
       }
     }
     return .joinTable(table: joinTableName(owner.name, r.name), sourceColumn: "src", destinationColumn: "dst", positionColumn: "spos")
@@ -130,14 +131,17 @@ public enum StorageLayout {
       let single = m.entity.attributes.filter { $0.indexed && !$0.unique }.map { [$0.name] }
       for keys in single + m.entity.indexes {
         if done.insert("i:\(m.name):\(keys)").inserted {
-          out.append("CREATE INDEX \(Identifier.quote(name("_ix", m.name))) ON \(qt) (\(keys.map(Identifier.quote).joined(separator: ", ")))\(filter)")
+          out.append(
+            "CREATE INDEX \(Identifier.quote(name("_ix", m.name))) ON \(qt) (\(keys.map(Identifier.quote).joined(separator: ", ")))\(filter)"
+          )
         }
       }
       let uniques = m.entity.attributes.filter(\.unique).map { [$0.name] } + m.entity.uniqueness
       for keys in uniques {
         if done.insert("u:\(m.name):\(keys)").inserted {
           out.append(
-            "CREATE UNIQUE INDEX \(Identifier.quote(name("_ux", m.name))) ON \(qt) (\(keys.map(Identifier.quote).joined(separator: ", ")))\(filter)")
+            "CREATE UNIQUE INDEX \(Identifier.quote(name("_ux", m.name))) ON \(qt) (\(keys.map(Identifier.quote).joined(separator: ", ")))\(filter)"
+          )
         }
       }
     }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JSONCore
 import SQLiteCore
 import SchemaModel
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Store-level facts and maintenance: info, integrity check, online backup.
 extension Store {
@@ -61,7 +62,8 @@ extension Store {
             continue
           }
           for c in StorageLayout.columns(ofHierarchy: root, graph: graph) where !existing.contains(c.name) {
-            problems.append(.object(["entity": .string(root.name), "attribute": .string(c.name), "message": .string("column '\(c.name)' is missing")]))
+            problems.append(
+              .object(["entity": .string(root.name), "attribute": .string(c.name), "message": .string("column '\(c.name)' is missing")]))
           }
         }
         for m in graph.ordered {
@@ -69,14 +71,16 @@ extension Store {
           for r in m.entity.relationships where !r.toMany {
             let dest = plans[r.destination]!
             let col = Identifier.quote(r.name)
-            let n = try connection.prepare(
-              "SELECT count(*) FROM \(plan.table) t WHERE t.\(col) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(dest.table) d WHERE d.\"_pk\" = t.\(col))"
-            ).first([], { $0.int(0) }) ?? 0
+            let n =
+              try connection.prepare(
+                "SELECT count(*) FROM \(plan.table) t WHERE t.\(col) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(dest.table) d WHERE d.\"_pk\" = t.\(col))"
+              ).first([], { $0.int(0) }) ?? 0
             if n > 0 {
               problems.append(
                 .object([
                   "entity": .string(m.name), "relationship": .string(r.name), "count": .int(n),
-                  "message": .string("\(n) object\(n == 1 ? "" : "s") of '\(m.name)' point through '\(r.name)' at missing \(r.destination) objects"),
+                  "message": .string(
+                    "\(n) object\(n == 1 ? "" : "s") of '\(m.name)' point through '\(r.name)' at missing \(r.destination) objects"),
                 ]))
             }
           }
@@ -91,7 +95,8 @@ extension Store {
   /// overwrite an existing file.
   public func backup(to destination: String) throws -> (path: String, bytes: Int64) {
     if userTransactions > 0 {
-      throw StoreError(.transaction, "store.backup cannot run inside a client transaction (it would copy uncommitted work); commit or roll back first")
+      throw StoreError(
+        .transaction, "store.backup cannot run inside a client transaction (it would copy uncommitted work); commit or roll back first")
     }
     var st = stat()
     if stat(destination, &st) == 0 {

@@ -30,7 +30,8 @@ extension Store {
     let errors = issues.filter { $0.severity == .error }
     if !errors.isEmpty {
       throw StoreError(
-        .invalidModel, "the schema has \(errors.count) problem\(errors.count == 1 ? "" : "s"); first: \(errors[0].path): \(errors[0].message)",
+        .invalidModel,
+        "the schema has \(errors.count) problem\(errors.count == 1 ? "" : "s"); first: \(errors[0].path): \(errors[0].message)",
         ["issues": .array(issues.map(\.json))])
     }
     if let current = graph?.schema, current == schema { return DefineResult(schema: schema, changed: false, steps: []) }
@@ -82,7 +83,9 @@ struct SchemaApplier {
     var wantedTables: Set<String> = []
     for root in new.ordered where root.isRoot {
       wantedTables.insert(root.name)
-      if try tableExists(root.name) { try alter(root) } else {
+      if try tableExists(root.name) {
+        try alter(root)
+      } else {
         try connection.execute(StorageLayout.createTableSQL(root, graph: new))
         steps.append("create table \(root.name)")
       }
@@ -174,7 +177,10 @@ struct SchemaApplier {
       if let type = existing[c.name] {
         if type != c.affinity {
           if try rowCount(root.name, where: " WHERE t.\(Identifier.quote(c.name)) IS NOT NULL") > 0 {
-            blockers.append(reason("'\(c.name)' changes storage type from \(type) to \(c.affinity) and has stored values", entity: root.name, attribute: c.name))
+            blockers.append(
+              reason(
+                "'\(c.name)' changes storage type from \(type) to \(c.affinity) and has stored values", entity: root.name, attribute: c.name
+              ))
           } else {
             try connection.execute("ALTER TABLE \(table) DROP COLUMN \(Identifier.quote(c.name))")
             try connection.execute("ALTER TABLE \(table) ADD COLUMN \(Identifier.quote(c.name)) \(c.affinity)")
@@ -228,7 +234,9 @@ struct SchemaApplier {
             ids.append("\($0.text(0))/\($0.int(1))")
           }
           blockers.append(
-            reason("'\(a.name)' is required and has no default, but stored objects have no value for it", entity: m.name, attribute: a.name, ids: ids))
+            reason(
+              "'\(a.name)' is required and has no default, but stored objects have no value for it", entity: m.name, attribute: a.name,
+              ids: ids))
         }
       }
     }
@@ -240,7 +248,9 @@ struct SchemaApplier {
     for m in new.ordered {
       guard let before = old[m.name], before.root.name != m.root.name else { continue }
       if try rowCount(before.root.name, where: " WHERE t.\"_ent\" = '\(m.name)'") > 0 {
-        blockers.append(reason("entity '\(m.name)' moves from hierarchy '\(before.root.name)' to '\(m.root.name)' and has stored objects", entity: m.name))
+        blockers.append(
+          reason("entity '\(m.name)' moves from hierarchy '\(before.root.name)' to '\(m.root.name)' and has stored objects", entity: m.name)
+        )
       }
     }
   }

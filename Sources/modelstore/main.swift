@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Handlers
 import RPCCore
 import StoreEngine
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 // The `modelstore` command: argument parsing and wiring only.
 

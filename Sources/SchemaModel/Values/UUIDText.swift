@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+  import Glibc
 #endif
 
 /// Canonical UUID text (uppercase, as Foundation's `uuidString`) and random v4 UUIDs.

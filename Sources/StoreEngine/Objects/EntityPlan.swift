@@ -54,7 +54,11 @@ final class EntityPlan {
     var template: [SQLValue] = [.text(model.name)]
     for a in storedAttributes {
       slots[a.name] = template.count
-      if case .literal(let v)? = a.defaultValue, let encoded = try? a.type.encode(v) { template.append(encoded) } else { template.append(.null) }
+      if case .literal(let v)? = a.defaultValue, let encoded = try? a.type.encode(v) {
+        template.append(encoded)
+      } else {
+        template.append(.null)
+      }
     }
     for r in toOne {
       slots[r.name] = template.count

@@ -59,12 +59,16 @@ extension Store {
         case .foreignKey(let col):
           // The sources lose their value; a required one then fails validation.
           if !r.optional {
-            try connection.cached("SELECT \"_ent\", \"_pk\" FROM \(sourcePlan.table) WHERE \(Identifier.quote(col)) = ?").forEachRow([.integer(id.pk)]) {
+            try connection.cached("SELECT \"_ent\", \"_pk\" FROM \(sourcePlan.table) WHERE \(Identifier.quote(col)) = ?").forEachRow([
+              .integer(id.pk)
+            ]) {
               ctx.touch(ObjectID(entity: $0.text(0), pk: $0.int(1)))
             }
           }
-          try connection.cached("UPDATE \(sourcePlan.table) SET \(Identifier.quote(col)) = NULL, \"_opt\" = \"_opt\" + 1 WHERE \(Identifier.quote(col)) = ?")
-            .execute([.integer(id.pk)])
+          try connection.cached(
+            "UPDATE \(sourcePlan.table) SET \(Identifier.quote(col)) = NULL, \"_opt\" = \"_opt\" + 1 WHERE \(Identifier.quote(col)) = ?"
+          )
+          .execute([.integer(id.pk)])
         case .joinTable(let table, _, let dst, _):
           try connection.cached("DELETE FROM \(Identifier.quote(table)) WHERE \(Identifier.quote(dst)) = ?").execute([.integer(id.pk)])
         case .inverseForeignKey: break
@@ -78,7 +82,9 @@ extension Store {
   }
 
   /// Applies `r`'s effect on the other side when `id` is deleted.
-  private func detach(_ id: ObjectID, _ r: Relationship, _ plan: EntityPlan, graph: ModelGraph, doomed: Set<ObjectID>, _ ctx: WriteContext) throws {
+  private func detach(_ id: ObjectID, _ r: Relationship, _ plan: EntityPlan, graph: ModelGraph, doomed: Set<ObjectID>, _ ctx: WriteContext)
+    throws
+  {
     let others = try related(id, r, plan).filter { !doomed.contains($0) }
     let keepReferences = r.deleteRule == .noAction
     switch plan.storage[r.name]! {
@@ -96,8 +102,10 @@ extension Store {
       guard !keepReferences else { return }
       let setPos = pos.map { ", \(Identifier.quote($0)) = NULL" } ?? ""
       for o in others {
-        try connection.cached("UPDATE \(Identifier.quote(table)) SET \(Identifier.quote(col)) = NULL\(setPos), \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?")
-          .execute([.integer(o.pk)])
+        try connection.cached(
+          "UPDATE \(Identifier.quote(table)) SET \(Identifier.quote(col)) = NULL\(setPos), \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?"
+        )
+        .execute([.integer(o.pk)])
         ctx.touch(o)
       }
     case .joinTable(let table, let src, _, _):

@@ -6,7 +6,9 @@ import SchemaModel
 extension Store {
   /// The key of the object named by `value` for relationship `r`, after checking that it
   /// exists and is of the destination entity (or one of its sub-entities).
-  func resolveTarget(_ value: JSONValue, _ r: Relationship, _ ctx: WriteContext, path makePath: @autoclosure () -> String, owner: String) throws -> (ObjectID, EntityPlan) {
+  func resolveTarget(_ value: JSONValue, _ r: Relationship, _ ctx: WriteContext, path makePath: @autoclosure () -> String, owner: String)
+    throws -> (ObjectID, EntityPlan)
+  {
     var path: String { makePath() }
     guard case .string(let text) = value else {
       throw StoreError(
@@ -35,7 +37,8 @@ extension Store {
         ["entity": .string(owner), "relationship": .string(r.name), "id": .string(text)])
     }
     // The id may name the object's own entity or an ancestor of it ("Pet/3" for a Dog).
-    guard let concrete = try concreteID(pk: id.pk, plan: named), let target = plans[concrete.entity], named.model.includes(target.model) else {
+    guard let concrete = try concreteID(pk: id.pk, plan: named), let target = plans[concrete.entity], named.model.includes(target.model)
+    else {
       throw StoreError(.notFound, "\(path): object \(text) does not exist", ["id": .string(text), "path": .string(path)])
     }
     guard destPlan.model.includes(target.model) else {
@@ -48,7 +51,9 @@ extension Store {
 
   /// True when a row with this key and exactly this entity exists.
   func exists(_ id: ObjectID, plan: EntityPlan) throws -> Bool {
-    try connection.cached("SELECT 1 FROM \(plan.table) WHERE \"_pk\" = ? AND \"_ent\" = ?").first([.integer(id.pk), .text(id.entity)]) { _ in true } ?? false
+    try connection.cached("SELECT 1 FROM \(plan.table) WHERE \"_pk\" = ? AND \"_ent\" = ?").first([.integer(id.pk), .text(id.entity)]) {
+      _ in true
+    } ?? false
   }
 
   /// The concrete id of the object with key `pk` in `plan`'s hierarchy, if present.
@@ -87,7 +92,9 @@ extension Store {
 
   /// After the row of `source` has its to-one `r` set to `target` (nil: cleared), brings the
   /// inverse side in step. `previous` is the value before the write.
-  func linkToOne(_ source: ObjectID, _ r: Relationship, from previous: Int64?, to target: ObjectID?, _ plan: EntityPlan, _ ctx: WriteContext) throws {
+  func linkToOne(
+    _ source: ObjectID, _ r: Relationship, from previous: Int64?, to target: ObjectID?, _ plan: EntityPlan, _ ctx: WriteContext
+  ) throws {
     guard previous != target?.pk else { return }
     let graph = try requireGraph()
     let dest = try self.plan(r.destination)
@@ -101,9 +108,10 @@ extension Store {
           .execute([.integer(prev), .integer(source.pk)])
       }
       if let t = target {
-        let stolen = try connection.cached("SELECT \(invCol) FROM \(dest.table) WHERE \"_pk\" = ?").first([.integer(t.pk)]) {
-          $0.isNull(0) ? nil : $0.int(0)
-        } ?? nil
+        let stolen =
+          try connection.cached("SELECT \(invCol) FROM \(dest.table) WHERE \"_pk\" = ?").first([.integer(t.pk)]) {
+            $0.isNull(0) ? nil : $0.int(0)
+          } ?? nil
         if let other = stolen, other != source.pk {
           try connection.cached("UPDATE \(plan.table) SET \(Identifier.quote(r.name)) = NULL, \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?")
             .execute([.integer(other)])
@@ -126,7 +134,8 @@ extension Store {
   }
 
   /// Replaces the members of to-many `r` of `source` with `targets` (in order).
-  func setToMany(_ source: ObjectID, _ r: Relationship, _ targets: [ObjectID], _ plan: EntityPlan, _ ctx: WriteContext, path: String) throws {
+  func setToMany(_ source: ObjectID, _ r: Relationship, _ targets: [ObjectID], _ plan: EntityPlan, _ ctx: WriteContext, path: String) throws
+  {
     var seen: Set<ObjectID> = []
     for t in targets where !seen.insert(t).inserted {
       throw StoreError(
@@ -148,16 +157,19 @@ extension Store {
       }
       for (i, d) in targets.enumerated() {
         if !currentSet.contains(d) {
-          let previousOwner = try connection.cached("SELECT \(c) FROM \(dest.table) WHERE \"_pk\" = ?").first([.integer(d.pk)]) {
-            $0.isNull(0) ? nil : $0.int(0)
-          } ?? nil
+          let previousOwner =
+            try connection.cached("SELECT \(c) FROM \(dest.table) WHERE \"_pk\" = ?").first([.integer(d.pk)]) {
+              $0.isNull(0) ? nil : $0.int(0)
+            } ?? nil
           if let p = previousOwner, let pid = try concreteID(pk: p, plan: plan) { ctx.touch(pid) }
           try connection.cached("UPDATE \(dest.table) SET \(c) = ?, \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?")
             .execute([.integer(source.pk), .integer(d.pk)])
           ctx.touch(d)
         }
         if let pos {
-          try connection.cached("UPDATE \(dest.table) SET \(Identifier.quote(pos)) = ? WHERE \"_pk\" = ?").execute([.integer(Int64(i)), .integer(d.pk)])
+          try connection.cached("UPDATE \(dest.table) SET \(Identifier.quote(pos)) = ? WHERE \"_pk\" = ?").execute([
+            .integer(Int64(i)), .integer(d.pk),
+          ])
         }
       }
     case .joinTable(let table, let src, let dst, let pos):
@@ -187,28 +199,45 @@ extension Store {
   /// still exists. Core Data validates the same things at save time.
   func validateTouched(_ ctx: WriteContext) throws {
     var seen: Set<ObjectID> = []
-    for id in ctx.touched {
-      guard let plan = plans[id.entity], plan.needsRelationshipValidation, seen.insert(id).inserted, try exists(id, plan: plan) else { continue }
-      for r in plan.model.relationships {
-        if !r.toMany {
-          guard !r.optional else { continue }
-          if try related(id, r, plan).isEmpty {
-            throw StoreError(
-              .validation, "\(id): required relationship '\(id.entity).\(r.name)' has no value",
-              ["id": .string(id.description), "entity": .string(id.entity), "relationship": .string(r.name)])
-          }
-        } else if (r.minCount ?? 0) > 0 || (r.maxCount ?? 0) > 0 {
-          let n = try related(id, r, plan).count
-          if let mn = r.minCount, mn > 0, n < mn {
-            throw StoreError(
-              .validation, "\(id): '\(id.entity).\(r.name)' has \(n) object\(n == 1 ? "" : "s"), fewer than its minimum \(mn)",
-              ["id": .string(id.description), "entity": .string(id.entity), "relationship": .string(r.name), "min": .int(Int64(mn)), "count": .int(Int64(n))])
-          }
-          if let mx = r.maxCount, mx > 0, n > mx {
-            throw StoreError(
-              .validation, "\(id): '\(id.entity).\(r.name)' has \(n) objects, more than its maximum \(mx)",
-              ["id": .string(id.description), "entity": .string(id.entity), "relationship": .string(r.name), "max": .int(Int64(mx)), "count": .int(Int64(n))])
-          }
+    for (id, index) in zip(ctx.touched, ctx.touchedIndex) {
+      guard let plan = plans[id.entity], plan.needsRelationshipValidation, seen.insert(id).inserted, try exists(id, plan: plan) else {
+        continue
+      }
+      do {
+        try validateRelationships(id, plan)
+      } catch var e as StoreError {
+        if let index, e.details["index"] == nil { e.details["index"] = .int(Int64(index)) }
+        throw e
+      }
+    }
+  }
+
+  private func validateRelationships(_ id: ObjectID, _ plan: EntityPlan) throws {
+    for r in plan.model.relationships {
+      if !r.toMany {
+        guard !r.optional else { continue }
+        if try related(id, r, plan).isEmpty {
+          throw StoreError(
+            .validation, "\(id): required relationship '\(id.entity).\(r.name)' has no value",
+            ["id": .string(id.description), "entity": .string(id.entity), "relationship": .string(r.name)])
+        }
+      } else if (r.minCount ?? 0) > 0 || (r.maxCount ?? 0) > 0 {
+        let n = try related(id, r, plan).count
+        if let mn = r.minCount, mn > 0, n < mn {
+          throw StoreError(
+            .validation, "\(id): '\(id.entity).\(r.name)' has \(n) object\(n == 1 ? "" : "s"), fewer than its minimum \(mn)",
+            [
+              "id": .string(id.description), "entity": .string(id.entity), "relationship": .string(r.name), "min": .int(Int64(mn)),
+              "count": .int(Int64(n)),
+            ])
+        }
+        if let mx = r.maxCount, mx > 0, n > mx {
+          throw StoreError(
+            .validation, "\(id): '\(id.entity).\(r.name)' has \(n) objects, more than its maximum \(mx)",
+            [
+              "id": .string(id.description), "entity": .string(id.entity), "relationship": .string(r.name), "max": .int(Int64(mx)),
+              "count": .int(Int64(n)),
+            ])
         }
       }
     }

@@ -28,6 +28,7 @@ extension Store {
       var result = SaveResult()
       for (i, change) in changes.enumerated() {
         if i & 255 == 0 { try checkCancelled() }
+        ctx.currentIndex = i
         let path = "params.changes[\(i)]"
         do {
           switch change {
@@ -37,7 +38,8 @@ extension Store {
                 throw StoreError(.validation, "\(path).ref: a ref must start with '$' (got '\(ref)')", ["index": .int(Int64(i))])
               }
               guard ctx.refs[ref] == nil else {
-                throw StoreError(.validation, "\(path).ref: '\(ref)' is used by two inserts", ["index": .int(Int64(i)), "ref": .string(ref)])
+                throw StoreError(
+                  .validation, "\(path).ref: '\(ref)' is used by two inserts", ["index": .int(Int64(i)), "ref": .string(ref)])
               }
             }
             let id = try insertObject(entity, values, ctx, path: "\(path).values")
@@ -59,6 +61,7 @@ extension Store {
           throw e
         }
       }
+      ctx.currentIndex = nil
       try finish(ctx)
       let deleted = Set(result.deleted)
       result.updated = result.updated.filter { !deleted.contains($0) }

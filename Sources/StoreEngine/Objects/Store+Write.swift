@@ -66,8 +66,10 @@ extension Store {
       }
       let ent = plan.entityFilter(alias: "t")
       if !ent.isEmpty { filter.append(ent) }
-      let existing = try connection.cached("SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t WHERE \(filter.joined(separator: " AND ")) LIMIT 1")
-        .first(args) { ObjectID(entity: $0.text(0), pk: $0.int(1)) }
+      let existing = try connection.cached(
+        "SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t WHERE \(filter.joined(separator: " AND ")) LIMIT 1"
+      )
+      .first(args) { ObjectID(entity: $0.text(0), pk: $0.int(1)) }
       let id: ObjectID
       if let existing {
         try updateObject(existing, values, ctx, path: "params.values")
@@ -83,7 +85,8 @@ extension Store {
   private func upsertKeys(_ plan: EntityPlan, _ values: JSONObject, _ on: [String]?) throws -> [String] {
     if let on {
       for k in on where values[k] == nil || values[k]!.isNull {
-        throw StoreError(.validation, "params.on: key '\(k)' has no value in params.values", ["entity": .string(plan.model.name), "attribute": .string(k)])
+        throw StoreError(
+          .validation, "params.on: key '\(k)' has no value in params.values", ["entity": .string(plan.model.name), "attribute": .string(k)])
       }
       guard plan.model.uniqueness.contains(where: { Set($0) == Set(on) }) else {
         throw StoreError(
@@ -94,7 +97,8 @@ extension Store {
     }
     guard let keys = plan.model.uniqueness.first(where: { $0.allSatisfy { values[$0] != nil && !values[$0]!.isNull } }) else {
       throw StoreError(
-        .validation, "upsert needs the values of a uniqueness constraint of '\(plan.model.name)' (it has \(plan.model.uniqueness.isEmpty ? "none" : plan.model.uniqueness.map { "[\($0.joined(separator: ", "))]" }.joined(separator: ", ")))",
+        .validation,
+        "upsert needs the values of a uniqueness constraint of '\(plan.model.name)' (it has \(plan.model.uniqueness.isEmpty ? "none" : plan.model.uniqueness.map { "[\($0.joined(separator: ", "))]" }.joined(separator: ", ")))",
         ["entity": .string(plan.model.name)])
     }
     return keys
@@ -108,15 +112,21 @@ extension Store {
     ctx.deferred = []
     for d in pending {
       guard let plan = plans[d.id.entity], try exists(d.id, plan: plan) else { continue }
+      ctx.currentIndex = d.index
       try updateObject(d.id, d.values, ctx, path: d.path)
     }
     if let unresolved = ctx.deferred.first {
-      let ref = unresolved.values.members.lazy.compactMap { m -> String? in
-        if case .string(let s) = m.value, s.hasPrefix("$") { return s }
-        if case .array(let items) = m.value { return items.lazy.compactMap(\.stringValue).first { $0.hasPrefix("$") && ctx.refs[$0] == nil } }
-        return nil
-      }.first ?? "$?"
-      throw StoreError(.validation, "\(unresolved.path): '\(ref)' is not the ref of any insert in this save", ["ref": .string(ref)])
+      let ref =
+        unresolved.values.members.lazy.compactMap { m -> String? in
+          if case .string(let s) = m.value, s.hasPrefix("$") { return s }
+          if case .array(let items) = m.value {
+            return items.lazy.compactMap(\.stringValue).first { $0.hasPrefix("$") && ctx.refs[$0] == nil }
+          }
+          return nil
+        }.first ?? "$?"
+      var details: JSONObject = ["ref": .string(ref)]
+      if let index = unresolved.index { details.append("index", .int(Int64(index))) }
+      throw StoreError(.validation, "\(unresolved.path): '\(ref)' is not the ref of any insert in this save", details)
     }
     try validateTouched(ctx)
   }
@@ -127,7 +137,10 @@ extension Store {
     guard let id = ObjectID(text) else {
       throw StoreError(.validation, "\(path): '\(text)' is not an object id (expected 'Entity/123')", ["id": .string(text)])
     }
-    guard let plan = plans[id.entity] else { throw StoreError(.notFound, "\(path): unknown entity '\(id.entity)' in id '\(text)'", ["id": .string(text), "entity": .string(id.entity)]) }
+    guard let plan = plans[id.entity] else {
+      throw StoreError(
+        .notFound, "\(path): unknown entity '\(id.entity)' in id '\(text)'", ["id": .string(text), "entity": .string(id.entity)])
+    }
     guard let concrete = try concreteID(pk: id.pk, plan: plan), plan.model.includes(plans[concrete.entity]!.model) else {
       throw StoreError(.notFound, "object \(text) does not exist", ["id": .string(text)])
     }
@@ -141,7 +154,9 @@ extension Store {
       if value.isNull { return .null }
       return .integer(try resolveTarget(value, r, ctx, path: path, owner: plan.model.name).0.pk)
     }
-    throw StoreError(.validation, "\(path): '\(key)' is not an attribute or to-one relationship of '\(plan.model.name)'", ["entity": .string(plan.model.name), "attribute": .string(key)])
+    throw StoreError(
+      .validation, "\(path): '\(key)' is not an attribute or to-one relationship of '\(plan.model.name)'",
+      ["entity": .string(plan.model.name), "attribute": .string(key)])
   }
 
   /// `path` is only built when the value is refused: this runs for every attribute written.
@@ -181,7 +196,9 @@ extension Store {
     let plan = try self.plan(entity)
     let model = plan.model
     if model.entity.abstract {
-      throw StoreError(.validation, "entity '\(entity)' is abstract; insert one of its sub-entities (\(model.concreteNames.joined(separator: ", ")))", ["entity": .string(entity)])
+      throw StoreError(
+        .validation, "entity '\(entity)' is abstract; insert one of its sub-entities (\(model.concreteNames.joined(separator: ", ")))",
+        ["entity": .string(entity)])
     }
     // Slot 0 is `_ent`; attributes then to-ones follow in `insertSQL` order. Given values
     // are placed by a slot lookup; the rest get their (pre-encoded) defaults.
@@ -249,7 +266,7 @@ extension Store {
         deferredValues.append(r.name, v)
       }
     }
-    if !deferredValues.isEmpty { ctx.deferred.append((id, deferredValues, path)) }
+    if !deferredValues.isEmpty { ctx.deferred.append((id, deferredValues, path, ctx.currentIndex)) }
     return id
   }
 
@@ -275,10 +292,14 @@ extension Store {
 
   /// Finds which uniqueness constraint `values` break and the object already holding them.
   func uniqueViolation(_ plan: EntityPlan, values: [String: SQLValue], excluding: Int64?, path: String) throws -> StoreError? {
-    for keys in plan.model.uniqueness {
+    for (keys, owner) in zip(plan.model.uniqueness, plan.model.uniquenessOwners) {
       let vals = keys.map { values[$0] ?? .null }
       if vals.contains(.null) { continue }
-      var sql = "SELECT \"_ent\", \"_pk\" FROM \(plan.table) WHERE " + keys.map { "\(Identifier.quote($0)) = ?" }.joined(separator: " AND ")
+      // The constraint covers the objects of the entity that declares it (and below).
+      let scope = plans[owner]?.model.concreteNames.map { "'\($0)'" }.joined(separator: ", ") ?? "'\(owner)'"
+      var sql =
+        "SELECT \"_ent\", \"_pk\" FROM \(plan.table) WHERE \"_ent\" IN (\(scope)) AND "
+        + keys.map { "\(Identifier.quote($0)) = ?" }.joined(separator: " AND ")
       var args = vals
       if let excluding {
         sql += " AND \"_pk\" <> ?"
@@ -341,7 +362,8 @@ extension Store {
     }
     var previous: [String: Int64?] = [:]
     for (r, target) in toOneChanges {
-      previous[r.name] = try connection.cached("SELECT \(Identifier.quote(r.name)) FROM \(plan.table) WHERE \"_pk\" = ?")
+      previous[r.name] =
+        try connection.cached("SELECT \(Identifier.quote(r.name)) FROM \(plan.table) WHERE \"_pk\" = ?")
         .first([.integer(id.pk)]) { $0.isNull(0) ? nil : $0.int(0) } ?? nil
       sets.append("\(Identifier.quote(r.name)) = ?")
       let v: SQLValue = target.map { .integer($0.pk) } ?? .null
@@ -351,7 +373,8 @@ extension Store {
     if !sets.isEmpty {
       args.append(.integer(id.pk))
       do {
-        try connection.cached("UPDATE \(plan.table) SET \(sets.joined(separator: ", ")), \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?").execute(args)
+        try connection.cached("UPDATE \(plan.table) SET \(sets.joined(separator: ", ")), \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?")
+          .execute(args)
       } catch let e as SQLiteError where e.isConstraint {
         var merged = try currentValues(plan, id)
         for (k, v) in changed { merged[k] = v }
@@ -371,7 +394,7 @@ extension Store {
         deferredValues.append(r.name, v)
       }
     }
-    if !deferredValues.isEmpty { ctx.deferred.append((id, deferredValues, path)) }
+    if !deferredValues.isEmpty { ctx.deferred.append((id, deferredValues, path, ctx.currentIndex)) }
   }
 
   private func currentValues(_ plan: EntityPlan, _ id: ObjectID) throws -> [String: SQLValue] {

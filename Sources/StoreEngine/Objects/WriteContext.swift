@@ -8,9 +8,13 @@ import SchemaModel
 final class WriteContext {
   var refs: [String: ObjectID] = [:]
   /// Relationship assignments naming a `$ref` that did not exist yet when they were read.
-  var deferred: [(id: ObjectID, values: JSONObject, path: String)] = []
+  var deferred: [(id: ObjectID, values: JSONObject, path: String, index: Int?)] = []
+  /// The index of the `context.save` change being applied (nil outside a save); recorded
+  /// with deferred work and touched objects so late errors still name their change.
+  var currentIndex: Int?
   /// In order of first touch; may hold repeats (de-duplicated when validated).
   var touched: [ObjectID] = []
+  var touchedIndex: [Int?] = []
   /// The values bound by the latest insert, in `EntityPlan.insertSQL` order; nil when it
   /// also set relationships (then the row must be read back).
   var lastInsertBound: [SQLValue]?
@@ -18,7 +22,10 @@ final class WriteContext {
 
   init(allowsRefs: Bool = false) { self.allowsRefs = allowsRefs }
 
-  func touch(_ id: ObjectID) { touched.append(id) }
+  func touch(_ id: ObjectID) {
+    touched.append(id)
+    touchedIndex.append(currentIndex)
+  }
 }
 
 /// Thrown while reading a relationship value that names a `$ref` not assigned yet.

@@ -20,11 +20,14 @@ public struct PredicateParser {
   private let variables: JSONObject
   private let template: Bool
 
-  public static func parse(_ text: String, args: [JSONValue] = [], variables: JSONObject = [:], template: Bool = false) throws -> Predicate {
+  public static func parse(_ text: String, args: [JSONValue] = [], variables: JSONObject = [:], template: Bool = false) throws -> Predicate
+  {
     var lexer = PredicateLexer(text)
     var p = PredicateParser(tokens: try lexer.tokens(), args: args, variables: variables, template: template)
     let result = try p.orExpr()
-    guard case .end = p.current.kind else { throw PredicateError("unexpected \(p.describe(p.current)) after the end of the predicate", offset: p.current.offset) }
+    guard case .end = p.current.kind else {
+      throw PredicateError("unexpected \(p.describe(p.current)) after the end of the predicate", offset: p.current.offset)
+    }
     if !template && p.argIndex < args.count {
       throw PredicateError("\(args.count) argument\(args.count == 1 ? "" : "s") given but the format uses \(p.argIndex)", offset: 0)
     }
@@ -267,7 +270,9 @@ public struct PredicateParser {
       }
       return .keyPath(s.split(separator: ".", omittingEmptySubsequences: false).map(String.init), offset: offset)
     case "%d", "%i", "%ld", "%li", "%lld", "%u", "%lu":
-      guard case .int = v else { throw PredicateError("argument \(index + 1) for \(f) must be an integer, got \(v.typeName)", offset: offset) }
+      guard case .int = v else {
+        throw PredicateError("argument \(index + 1) for \(f) must be an integer, got \(v.typeName)", offset: offset)
+      }
       return .constant(v)
     case "%f", "%lf":
       switch v {
@@ -276,7 +281,9 @@ public struct PredicateParser {
       default: throw PredicateError("argument \(index + 1) for \(f) must be a number, got \(v.typeName)", offset: offset)
       }
     case "%s":
-      guard case .string = v else { throw PredicateError("argument \(index + 1) for %s must be a string, got \(v.typeName)", offset: offset) }
+      guard case .string = v else {
+        throw PredicateError("argument \(index + 1) for %s must be a string, got \(v.typeName)", offset: offset)
+      }
       return .constant(v)
     default:
       return .constant(v)

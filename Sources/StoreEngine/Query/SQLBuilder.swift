@@ -37,8 +37,13 @@ struct SQLBuilder {
       let last = i == parts.count - 1
       let plan = store.plans[model.name]!
       if let a = model.attribute(part) {
-        guard last else { throw PredicateError("'\(part)' is an attribute of '\(model.name)', so the key path cannot continue after it", offset: offset) }
-        if a.transient { throw PredicateError("transient attribute '\(model.name).\(part)' is not stored and cannot be used in a predicate or sort", offset: offset) }
+        guard last else {
+          throw PredicateError("'\(part)' is an attribute of '\(model.name)', so the key path cannot continue after it", offset: offset)
+        }
+        if a.transient {
+          throw PredicateError(
+            "transient attribute '\(model.name).\(part)' is not stored and cannot be used in a predicate or sort", offset: offset)
+        }
         return .attribute(a, sql: "\(alias).\(Identifier.quote(a.name))")
       }
       guard let r = model.relationship(part) else {
@@ -146,7 +151,8 @@ struct SQLBuilder {
       return "\(l) \(sqlOp) \(r)"
     case .beginsWith, .endsWith, .contains, .like, .matches:
       guard type == .string || type == .url || type == .uuid || type == .decimal else {
-        throw PredicateError("\(c.op.rawValue) needs a string attribute, but '\(name)' is \(type?.rawValue ?? "a relationship")", offset: c.offset)
+        throw PredicateError(
+          "\(c.op.rawValue) needs a string attribute, but '\(name)' is \(type?.rawValue ?? "a relationship")", offset: c.offset)
       }
       guard case .string(let s) = rhs else {
         throw PredicateError("\(c.op.rawValue) needs a string on the right, got \(rhs.typeName)", offset: c.offset)
@@ -216,7 +222,8 @@ struct SQLBuilder {
     case .constant(let v): return v
     case .array(let items): return .array(try items.map { try operandValue($0, c) })
     case .keyPath(let parts, let o):
-      throw PredicateError("comparing two key paths ('\(parts.joined(separator: "."))' on the right) comes with the full predicate language", offset: o)
+      throw PredicateError(
+        "comparing two key paths ('\(parts.joined(separator: "."))' on the right) comes with the full predicate language", offset: o)
     case .variable(let n, let o): throw PredicateError("variable $\(n) has no value", offset: o)
     case .placeholder(let f, _, let o): throw PredicateError("\(f) has no value", offset: o)
     case .evaluatedObject: throw PredicateError("SELF on the right is not supported here", offset: c.offset)
@@ -224,13 +231,16 @@ struct SQLBuilder {
   }
 
   /// Binds `value` in the stored form of the key path's type.
-  private mutating func encode(_ value: JSONValue, type: AttributeType?, relationship: Relationship?, name: String, c: Comparison) throws -> SQLValue {
+  private mutating func encode(_ value: JSONValue, type: AttributeType?, relationship: Relationship?, name: String, c: Comparison) throws
+    -> SQLValue
+  {
     if case .null = value { return .null }
     if let r = relationship {
       guard case .string(let s) = value, let id = ObjectID(s), let dest = store.plans[r.destination],
         let target = store.plans[id.entity], dest.model.includes(target.model)
       else {
-        throw PredicateError("'\(name)' is a relationship to \(r.destination); compare it with an id such as \"\(r.destination)/1\" or nil", offset: c.offset)
+        throw PredicateError(
+          "'\(name)' is a relationship to \(r.destination); compare it with an id such as \"\(r.destination)/1\" or nil", offset: c.offset)
       }
       return .integer(id.pk)
     }
@@ -254,7 +264,9 @@ struct SQLBuilder {
   }
 
   /// The two sides of a comparison, folded with `ms_fold` under [c]/[d].
-  private mutating func folded(_ column: String, _ v: SQLValue, type: AttributeType?, c: Comparison, name: String) throws -> (String, String) {
+  private mutating func folded(_ column: String, _ v: SQLValue, type: AttributeType?, c: Comparison, name: String) throws -> (
+    String, String
+  ) {
     let fold = c.caseInsensitive || c.diacriticInsensitive
     if fold {
       guard type == .string || type == .url else {

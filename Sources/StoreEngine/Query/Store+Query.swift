@@ -11,7 +11,9 @@ extension Store {
       let read = readPlan(for: plan)
       if let select = request.select {
         for (i, k) in select.enumerated() where plan.model.attribute(k) == nil && plan.model.relationship(k) == nil {
-          throw StoreError(.validation, "params.select[\(i)]: '\(k)' is not an attribute or relationship of '\(request.entity)'", ["entity": .string(request.entity), "attribute": .string(k)])
+          throw StoreError(
+            .validation, "params.select[\(i)]: '\(k)' is not an attribute or relationship of '\(request.entity)'",
+            ["entity": .string(request.entity), "attribute": .string(k)])
         }
       }
       try validateInclude(request.include, from: plan, path: "params.include")
@@ -96,7 +98,9 @@ extension Store {
       do {
         conditions.append(try builder.compile(p))
       } catch let e as PredicateError {
-        throw StoreError(.predicate, "params.where: \(e.message) (at character \(e.offset))", ["offset": .int(Int64(e.offset)), "entity": .string(request.entity)])
+        throw StoreError(
+          .predicate, "params.where: \(e.message) (at character \(e.offset))",
+          ["offset": .int(Int64(e.offset)), "entity": .string(request.entity)])
       }
     }
     return conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
