@@ -11,7 +11,7 @@ enum ContextHandlers {
         { p, _ in
           try p.rejectUnknown(["changes", "author"])
           _ = try p.string("author")
-          let changes = try p.requireArray("changes").enumerated().map { i, v in try change(v, path: "params.changes[\(i)]") }
+          let changes = try p.requireArray("changes").enumerated().map { i, v in try change(JSONReader(v, arrayPath: "params.changes", index: i)) }
           let r = try s.requireStore().save(changes)
           var refs = JSONObject()
           for (ref, id) in r.refs { refs.append(ref, .string(id)) }
@@ -45,8 +45,7 @@ enum ContextHandlers {
     ]
   }
 
-  static func change(_ v: JSONValue, path: String) throws -> Change {
-    let c = try JSONReader(v, path: path)
+  static func change(_ c: JSONReader) throws -> Change {
     let op = try c.requireString("op")
     switch op {
     case "insert":
@@ -59,7 +58,7 @@ enum ContextHandlers {
       try c.rejectUnknown(["op", "id"])
       return .delete(id: try c.requireString("id"))
     default:
-      throw RPCError.invalidParams("\(path).op: expected insert, update or delete, got '\(op)'", ["path": .string("\(path).op")])
+      throw RPCError.invalidParams("\(c.path).op: expected insert, update or delete, got '\(op)'", ["path": .string("\(c.path).op")])
     }
   }
 

@@ -19,11 +19,16 @@ public struct JSONReadError: Error, Equatable, CustomStringConvertible {
 /// rejecting members the caller did not ask for (`rejectUnknown`).
 public struct JSONReader {
   public let object: JSONObject
-  public let path: String
+  private let basePath: String
+  private let index: Int?
+  /// Where this object sits in the message (`params.changes[3]`); built only when asked,
+  /// which is on errors: readers for list elements are made once per element.
+  public var path: String { index.map { "\(basePath)[\($0)]" } ?? basePath }
 
   public init(_ object: JSONObject, path: String) {
     self.object = object
-    self.path = path
+    self.basePath = path
+    self.index = nil
   }
 
   /// Wraps any value that must be an object.
@@ -32,6 +37,16 @@ public struct JSONReader {
       throw JSONReadError(path: path, expected: "object", actual: value.typeName)
     }
     self.init(o, path: path)
+  }
+
+  /// Wraps element `index` of the array at `arrayPath`, which must be an object.
+  public init(_ value: JSONValue, arrayPath: String, index: Int) throws {
+    guard case .object(let o) = value else {
+      throw JSONReadError(path: "\(arrayPath)[\(index)]", expected: "object", actual: value.typeName)
+    }
+    self.object = o
+    self.basePath = arrayPath
+    self.index = index
   }
 
   public func child(_ key: String) -> String { "\(path).\(key)" }

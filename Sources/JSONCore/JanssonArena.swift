@@ -11,8 +11,8 @@ import CJansson
 /// jansson's allocations come from that arena, `json_decref` of the root is skipped, and
 /// the arena is rewound afterwards. Measured on pipelined inserts (callgrind), freeing the
 /// tree cost about as much as a third of the parse. Allocations made outside a parse (or
-/// on a thread without an arena) go to malloc as usual; a 16-byte header tells `free`
-/// which is which, so mixing is safe.
+/// on another thread) go to malloc as usual; a 16-byte header tells `free` which is
+/// which, so mixing is safe.
 final class JanssonArena {
   private static let chunkSize = 1 << 20
   private static let keepBytes = 4 << 20
@@ -25,53 +25,58 @@ final class JanssonArena {
 
   // MARK: - Installation
 
-  private static var key = pthread_key_t()
+  /// The arena of the thread inside `withArena`, if any. Only one thread (the
+  /// dispatcher) parses with an arena; others (the reader thread's cancel check) use
+  /// malloc, told apart by `owner`.
+  nonisolated(unsafe) private static var current: JanssonArena?
+  nonisolated(unsafe) private static var owner = pthread_t()
+  private static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
+    let l = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    pthread_mutex_init(l, nil)
+    return l
+  }()
+  nonisolated(unsafe) private static var shared: JanssonArena?
+
   private static let installed: Bool = {
-    pthread_key_create(&key, nil)
     json_set_alloc_funcs(
       { size in JanssonArena.allocate(size) },
       { pointer in JanssonArena.release(pointer) })
     return true
   }()
 
-  /// Runs `body` with jansson allocating from this thread's arena, then rewinds it.
+  /// Runs `body` with jansson allocating from the arena, then rewinds it. A second thread
+  /// arriving while the arena is in use parses with malloc instead.
   static func withArena<T>(_ body: () throws -> T) rethrows -> T {
     _ = installed
-    let arena: JanssonArena
-    if let existing = pthread_getspecific(key) {
-      arena = Unmanaged<JanssonArena>.fromOpaque(existing).takeUnretainedValue()
-    } else {
-      arena = JanssonArena()
-      // One arena per thread for the life of the process (two threads parse here).
-      pthread_setspecific(key, Unmanaged.passRetained(arena).toOpaque())
+    pthread_mutex_lock(lock)
+    guard current == nil else {
+      pthread_mutex_unlock(lock)
+      return try body()
     }
-    arena.active = true
+    let arena = shared ?? JanssonArena()
+    shared = arena
+    owner = pthread_self()
+    current = arena
+    pthread_mutex_unlock(lock)
     defer {
-      arena.active = false
+      pthread_mutex_lock(lock)
+      current = nil
+      pthread_mutex_unlock(lock)
       arena.rewind()
     }
     return try body()
   }
 
-  /// True while a parse on this thread allocates from the arena.
-  static var isActive: Bool {
-    guard let p = pthread_getspecific(key) else { return false }
-    return Unmanaged<JanssonArena>.fromOpaque(p).takeUnretainedValue().active
-  }
-
-  private var active = false
-
   // MARK: - The allocator jansson calls
 
   private static func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
     let total = size + 16
-    if let p = pthread_getspecific(key) {
-      let arena = Unmanaged<JanssonArena>.fromOpaque(p).takeUnretainedValue()
-      if arena.active {
-        let block = arena.take(total)
-        block.storeBytes(of: fromArena, as: UInt64.self)
-        return block + 16
-      }
+    // `current` is only set and cleared by the owner thread, so the owner reads it safely;
+    // another thread may see a stale value but then fails the owner check.
+    if let arena = current, pthread_equal(owner, pthread_self()) != 0 {
+      let block = arena.take(total)
+      block.storeBytes(of: fromArena, as: UInt64.self)
+      return block + 16
     }
     guard let block = malloc(total) else { return nil }
     block.storeBytes(of: fromMalloc, as: UInt64.self)
@@ -85,12 +90,26 @@ final class JanssonArena {
     // Arena blocks are reclaimed all at once by `rewind`.
   }
 
+  private var base: UnsafeMutableRawPointer?
+  private var limit = 0
+
   private func take(_ size: Int) -> UnsafeMutableRawPointer {
     let aligned = (size + 15) & ~15
+    if let base, offset + aligned <= limit {
+      let p = base + offset
+      offset += aligned
+      return p
+    }
+    return takeSlow(aligned)
+  }
+
+  private func takeSlow(_ aligned: Int) -> UnsafeMutableRawPointer {
     while true {
       if chunkIndex < chunks.count {
         let chunk = chunks[chunkIndex]
         if offset + aligned <= chunk.size {
+          base = chunk.base
+          limit = chunk.size
           let p = chunk.base + offset
           offset += aligned
           return p
@@ -119,5 +138,7 @@ final class JanssonArena {
     chunks = keep
     chunkIndex = 0
     offset = 0
+    base = nil
+    limit = 0
   }
 }

@@ -115,13 +115,17 @@ public final class Server: @unchecked Sendable {
   }
 
   private func send(_ message: JSONValue) {
-    var w = JSONWriter(capacity: 256)
-    w.write(message)
     switch framing {
     case .lines:
-      out.append(contentsOf: w.bytes)
-      out.append(0x0A)
+      // Encoded straight into the output buffer: no intermediate copy per reply.
+      var w = JSONWriter(capacity: 0)
+      swap(&w.bytes, &out)
+      w.write(message)
+      w.bytes.append(0x0A)
+      swap(&w.bytes, &out)
     case .headers:
+      var w = JSONWriter(capacity: 256)
+      w.write(message)
       out.append(contentsOf: Array("Content-Length: \(w.bytes.count)\r\n\r\n".utf8))
       out.append(contentsOf: w.bytes)
     }

@@ -29,31 +29,31 @@ extension Store {
       for (i, change) in changes.enumerated() {
         if i & 255 == 0 { try checkCancelled() }
         ctx.currentIndex = i
-        let path = "params.changes[\(i)]"
+        func path() -> String { "params.changes[\(i)]" }  // built only for errors
         do {
           switch change {
           case .insert(let entity, let ref, let values):
             if let ref {
               guard ref.hasPrefix("$"), ref.count > 1 else {
-                throw StoreError(.validation, "\(path).ref: a ref must start with '$' (got '\(ref)')", ["index": .int(Int64(i))])
+                throw StoreError(.validation, "\(path()).ref: a ref must start with '$' (got '\(ref)')", ["index": .int(Int64(i))])
               }
               guard ctx.refs[ref] == nil else {
                 throw StoreError(
-                  .validation, "\(path).ref: '\(ref)' is used by two inserts", ["index": .int(Int64(i)), "ref": .string(ref)])
+                  .validation, "\(path()).ref: '\(ref)' is used by two inserts", ["index": .int(Int64(i)), "ref": .string(ref)])
               }
             }
-            let id = try insertObject(entity, values, ctx, path: "\(path).values")
+            let id = try insertObject(entity, values, ctx, path: "\(path()).values")
             if let ref {
               ctx.refs[ref] = id
               result.refs.append((ref, id.description))
             }
             result.inserted.append(id.description)
           case .update(let idText, let values):
-            let id = try resolveSaveID(idText, ctx, path: "\(path).id")
-            try updateObject(id, values, ctx, path: "\(path).values")
+            let id = try resolveSaveID(idText, ctx, path: "\(path()).id")
+            try updateObject(id, values, ctx, path: "\(path()).values")
             result.updated.append(id.description)
           case .delete(let idText):
-            let id = try resolveSaveID(idText, ctx, path: "\(path).id")
+            let id = try resolveSaveID(idText, ctx, path: "\(path()).id")
             result.deleted.append(contentsOf: try deleteObjects([id], ctx).map(\.description))
           }
         } catch var e as StoreError {

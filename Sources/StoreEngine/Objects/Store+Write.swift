@@ -192,7 +192,7 @@ extension Store {
 
   // MARK: - Insert
 
-  func insertObject(_ entity: String, _ values: JSONObject, _ ctx: WriteContext, path: String) throws -> ObjectID {
+  func insertObject(_ entity: String, _ values: JSONObject, _ ctx: WriteContext, path: @autoclosure () -> String) throws -> ObjectID {
     let plan = try self.plan(entity)
     let model = plan.model
     if model.entity.abstract {
@@ -207,20 +207,20 @@ extension Store {
     var relationshipValues = false
     for m in values.members {
       guard let slot = plan.insertSlot[m.key] else {
-        if try checkWireKey(m, plan, path: path, id: nil) { continue }
+        if try checkWireKey(m, plan, path: path(), id: nil) { continue }
         if model.relationship(m.key) != nil {
           relationshipValues = true
           continue
         }
         if model.attribute(m.key) != nil { continue }  // transient: not stored
-        throw unknownKey(m.key, plan, path: path)
+        throw unknownKey(m.key, plan, path: path())
       }
       if slot > plan.storedAttributes.count {
         relationshipValues = true
         continue
       }
       if case .null = m.value { continue }
-      bound[slot] = try encode(plan.storedAttributes[slot - 1], m.value, plan, path: path + "." + m.key)
+      bound[slot] = try encode(plan.storedAttributes[slot - 1], m.value, plan, path: path() + "." + m.key)
       given[slot] = true
     }
     for (i, a) in plan.storedAttributes.enumerated() where !given[i + 1] {
@@ -231,8 +231,8 @@ extension Store {
       case nil:
         guard a.optional else {
           throw StoreError(
-            .validation, "\(path).\(a.name): missing required value for '\(entity).\(a.name)' (\(a.type.rawValue), no default)",
-            ["entity": .string(entity), "attribute": .string(a.name), "path": .string("\(path).\(a.name)")])
+            .validation, "\(path()).\(a.name): missing required value for '\(entity).\(a.name)' (\(a.type.rawValue), no default)",
+            ["entity": .string(entity), "attribute": .string(a.name), "path()": .string("\(path()).\(a.name)")])
         }
       }
     }
@@ -242,7 +242,7 @@ extension Store {
     for (k, r) in plan.toOne.enumerated() where relationshipValues {
       guard let v = values[r.name], !v.isNull else { continue }
       do {
-        let (target, _) = try resolveTarget(v, r, ctx, path: "\(path).\(r.name)", owner: entity)
+        let (target, _) = try resolveTarget(v, r, ctx, path: "\(path()).\(r.name)", owner: entity)
         bound[firstToOne + k] = .integer(target.pk)
         toOneTargets.append((r, target))
       } catch is PendingReference {
@@ -252,7 +252,7 @@ extension Store {
     do {
       try plan.insertStatement(connection).execute(bound)
     } catch let e as SQLiteError where e.isConstraint {
-      throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path) ?? StoreError(sqlite: e)
+      throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path()) ?? StoreError(sqlite: e)
     }
     let id = ObjectID(entity: entity, pk: connection.lastInsertRowID)
     ctx.touch(id)
@@ -261,12 +261,12 @@ extension Store {
     for r in plan.toMany where relationshipValues {
       guard let v = values[r.name], !v.isNull else { continue }
       do {
-        try assignToMany(id, r, v, plan, ctx, path: "\(path).\(r.name)")
+        try assignToMany(id, r, v, plan, ctx, path: "\(path()).\(r.name)")
       } catch is PendingReference {
         deferredValues.append(r.name, v)
       }
     }
-    if !deferredValues.isEmpty { ctx.deferred.append((id, deferredValues, path, ctx.currentIndex)) }
+    if !deferredValues.isEmpty { ctx.deferred.append((id, deferredValues, path(), ctx.currentIndex)) }
     return id
   }
 
@@ -320,7 +320,7 @@ extension Store {
 
   // MARK: - Update
 
-  func updateObject(_ id: ObjectID, _ values: JSONObject, _ ctx: WriteContext, path: String) throws {
+  func updateObject(_ id: ObjectID, _ values: JSONObject, _ ctx: WriteContext, path: @autoclosure () -> String) throws {
     let plan = try self.plan(id.entity)
     let model = plan.model
     var sets: [String] = []
@@ -330,15 +330,15 @@ extension Store {
     var toManyChanges: [(Relationship, JSONValue)] = []
     var deferredValues = JSONObject()
     for m in values.members {
-      if try checkWireKey(m, plan, path: path, id: id) { continue }
+      if try checkWireKey(m, plan, path: path(), id: id) { continue }
       if let a = model.attribute(m.key) {
         if a.transient { continue }
         if m.value.isNull && !a.optional {
           throw StoreError(
-            .validation, "\(path).\(a.name): '\(id.entity).\(a.name)' is required and cannot be set to null",
+            .validation, "\(path()).\(a.name): '\(id.entity).\(a.name)' is required and cannot be set to null",
             ["entity": .string(id.entity), "attribute": .string(a.name), "id": .string(id.description)])
         }
-        let v = try encode(a, m.value, plan, path: "\(path).\(a.name)")
+        let v = try encode(a, m.value, plan, path: "\(path()).\(a.name)")
         sets.append("\(Identifier.quote(a.name)) = ?")
         args.append(v)
         changed[a.name] = v
@@ -351,13 +351,13 @@ extension Store {
           toOneChanges.append((r, nil))
         } else {
           do {
-            toOneChanges.append((r, try resolveTarget(m.value, r, ctx, path: "\(path).\(r.name)", owner: id.entity).0))
+            toOneChanges.append((r, try resolveTarget(m.value, r, ctx, path: "\(path()).\(r.name)", owner: id.entity).0))
           } catch is PendingReference {
             deferredValues.append(r.name, m.value)
           }
         }
       } else {
-        throw unknownKey(m.key, plan, path: path)
+        throw unknownKey(m.key, plan, path: path())
       }
     }
     var previous: [String: Int64?] = [:]
@@ -378,23 +378,23 @@ extension Store {
       } catch let e as SQLiteError where e.isConstraint {
         var merged = try currentValues(plan, id)
         for (k, v) in changed { merged[k] = v }
-        throw try uniqueViolation(plan, values: merged, excluding: id.pk, path: path) ?? StoreError(sqlite: e)
+        throw try uniqueViolation(plan, values: merged, excluding: id.pk, path: path()) ?? StoreError(sqlite: e)
       }
     }
     ctx.touch(id)
     for (r, target) in toOneChanges { try linkToOne(id, r, from: previous[r.name] ?? nil, to: target, plan, ctx) }
     for (r, v) in toManyChanges {
       if v.isNull {
-        try setToMany(id, r, [], plan, ctx, path: "\(path).\(r.name)")
+        try setToMany(id, r, [], plan, ctx, path: "\(path()).\(r.name)")
         continue
       }
       do {
-        try assignToMany(id, r, v, plan, ctx, path: "\(path).\(r.name)")
+        try assignToMany(id, r, v, plan, ctx, path: "\(path()).\(r.name)")
       } catch is PendingReference {
         deferredValues.append(r.name, v)
       }
     }
-    if !deferredValues.isEmpty { ctx.deferred.append((id, deferredValues, path, ctx.currentIndex)) }
+    if !deferredValues.isEmpty { ctx.deferred.append((id, deferredValues, path(), ctx.currentIndex)) }
   }
 
   private func currentValues(_ plan: EntityPlan, _ id: ObjectID) throws -> [String: SQLValue] {
