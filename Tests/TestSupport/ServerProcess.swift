@@ -11,6 +11,7 @@ public final class ServerProcess {
   private var buffer: [UInt8] = []
   private let lock = NSLock()
   private var stderrData = Data()
+  private var stderrEnded = false
   private var nextID = 1
 
   /// The built binary, next to the test bundle (`.build/<config>/modelstore`), or
@@ -36,6 +37,7 @@ public final class ServerProcess {
   }
 
   public init(arguments: [String] = ["serve", "--memory"], currentDirectory: URL? = nil) throws {
+    ignoreBrokenPipes()
     process.executableURL = Self.binaryURL
     process.arguments = arguments
     if let currentDirectory { process.currentDirectoryURL = currentDirectory }
@@ -44,9 +46,11 @@ public final class ServerProcess {
     process.standardError = stderrPipe
     stderrPipe.fileHandleForReading.readabilityHandler = { [weak self] h in
       let d = h.availableData
+      if d.isEmpty { h.readabilityHandler = nil }  // EOF: the child closed stderr
       guard let self else { return }
       self.lock.lock()
       self.stderrData.append(d)
+      if d.isEmpty { self.stderrEnded = true }
       self.lock.unlock()
     }
     try process.run()
@@ -63,18 +67,99 @@ public final class ServerProcess {
     return String(decoding: stderrData, as: UTF8.self)
   }
 
+  /// stderr once the child has closed it (normally at exit), waiting up to `timeout`.
+  public func stderrAtEnd(timeout: TimeInterval = 5) -> String {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      lock.lock()
+      let ended = stderrEnded
+      lock.unlock()
+      if ended { break }
+      usleep(5_000)
+    }
+    return stderr
+  }
+
   /// Writes `text` plus a newline, exactly as given.
   public func sendLine(_ text: String) {
     sendRaw(Data((text + "\n").utf8))
   }
 
-  public func sendRaw(_ data: Data) {
-    stdinPipe.fileHandleForWriting.write(data)
+  /// Writes `data` to the child's stdin; false when it can no longer be written (the
+  /// child exited or closed stdin).
+  @discardableResult
+  public func sendRaw(_ data: Data) -> Bool {
+    (try? stdinPipe.fileHandleForWriting.write(contentsOf: data)) != nil
   }
 
   /// Closes stdin (EOF for the server).
   public func closeInput() {
     try? stdinPipe.fileHandleForWriting.close()
+  }
+
+  /// Closes our read end of the child's stdout: its further writes fail with EPIPE.
+  public func closeOutput() {
+    try? stdoutPipe.fileHandleForReading.close()
+  }
+
+  /// A fresh request id (the counter `request` uses).
+  public func freshID() -> JSONValue {
+    defer { nextID += 1 }
+    return .int(Int64(nextID))
+  }
+
+  /// Sends a request without waiting for its reply; returns the id used.
+  @discardableResult
+  public func sendRequest(_ method: String, _ params: JSONObject = [:], id: JSONValue? = nil) -> JSONValue {
+    let id = id ?? freshID()
+    sendLine(JSONWriter.encodeString(.object(["jsonrpc": "2.0", "id": id, "method": .string(method), "params": .object(params)])))
+    return id
+  }
+
+  /// Sends a notification (no id, no reply).
+  public func sendNotification(_ method: String, _ params: JSONObject = [:]) {
+    sendLine(JSONWriter.encodeString(.object(["jsonrpc": "2.0", "method": .string(method), "params": .object(params)])))
+  }
+
+  /// The next reply as an object (nil on timeout or EOF).
+  public func readReply(timeout: TimeInterval = 10) throws -> JSONObject? {
+    try readMessage(timeout: timeout)?.objectValue
+  }
+
+  /// The next `Content-Length:` framed message (LSP header framing), or nil on timeout/EOF.
+  public func readFramedMessage(timeout: TimeInterval = 10) throws -> JSONValue? {
+    let deadline = Date().addingTimeInterval(timeout)
+    var length: Int?
+    while true {
+      guard let raw = readLine(timeout: max(0.01, deadline.timeIntervalSinceNow)) else { return nil }
+      let line = raw.hasSuffix("\r") ? String(raw.dropLast()) : raw
+      if line.isEmpty {
+        if length != nil { break }
+        continue
+      }
+      let parts = line.split(separator: ":", maxSplits: 1)
+      if parts.count == 2, parts[0].lowercased() == "content-length" {
+        length = Int(parts[1].trimmingCharacters(in: .whitespaces))
+      }
+    }
+    guard let n = length, let body = readBytes(n, timeout: max(0.01, deadline.timeIntervalSinceNow)) else { return nil }
+    return try JSONParser.parse(body)
+  }
+
+  /// Everything the child writes to stdout until it closes it (or `timeout`).
+  public func readToEnd(timeout: TimeInterval = 10) -> [UInt8] {
+    let deadline = Date().addingTimeInterval(timeout)
+    let fd = stdoutPipe.fileHandleForReading.fileDescriptor
+    while deadline.timeIntervalSinceNow > 0 {
+      var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      if poll(&pfd, 1, Int32(min(deadline.timeIntervalSinceNow, 1) * 1000)) <= 0 { continue }
+      var chunk = [UInt8](repeating: 0, count: 65536)
+      let n = read(fd, &chunk, chunk.count)
+      if n <= 0 { break }
+      buffer.append(contentsOf: chunk[0..<n])
+    }
+    defer { buffer.removeAll() }
+    return buffer
   }
 
   /// The next line on stdout, or nil after `timeout` seconds or at EOF.
@@ -160,6 +245,9 @@ public final class ServerProcess {
     }
     return process.terminationStatus
   }
+
+  /// True when the child ended by a signal (a crash) rather than by calling exit.
+  public var endedBySignal: Bool { !process.isRunning && process.terminationReason == .uncaughtSignal }
 }
 
 public enum ServerProcessError: Error, CustomStringConvertible {

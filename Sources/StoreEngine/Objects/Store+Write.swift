@@ -232,7 +232,7 @@ extension Store {
         guard a.optional else {
           throw StoreError(
             .validation, "\(path()).\(a.name): missing required value for '\(entity).\(a.name)' (\(a.type.rawValue), no default)",
-            ["entity": .string(entity), "attribute": .string(a.name), "path()": .string("\(path()).\(a.name)")])
+            ["entity": .string(entity), "attribute": .string(a.name), "path": .string("\(path()).\(a.name)")])
         }
       }
     }
