@@ -53,6 +53,15 @@ extension Store {
       var integrity: [JSONValue] = []
       try connection.prepare("PRAGMA integrity_check").forEachRow { integrity.append(.string($0.text(0))) }
       var problems: [JSONValue] = []
+      if let schema {
+        // The hashes recorded at define time must still describe the stored schema.
+        if let text = try meta("entityHashes"), let recorded = try? JSONParser.parse(text), recorded != Store.entityHashes(schema) {
+          problems.append(.object(["message": .string("the recorded entity version hashes do not match the stored schema")]))
+        }
+        if let hash = try meta("schemaHash"), hash != schema.versionHash {
+          problems.append(.object(["message": .string("the recorded schema hash does not match the stored schema")]))
+        }
+      }
       if let graph {
         for root in graph.ordered where root.isRoot {
           var existing: Set<String> = []

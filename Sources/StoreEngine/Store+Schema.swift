@@ -45,6 +45,7 @@ extension Store {
         try setMeta("schema", JSONWriter.encodeString(schema.json))
         try setMeta("schemaVersion", schema.version)
         try setMeta("schemaHash", schema.versionHash)
+        try setMeta("entityHashes", JSONWriter.encodeString(Store.entityHashes(schema)))
         try connection.run(
           "INSERT INTO \(StorageLayout.versionsTable) (\"version\", \"hash\", \"schema\", \"appliedAt\") VALUES (?, ?, ?, ?)",
           [.text(schema.version), .text(schema.versionHash), .text(JSONWriter.encodeString(schema.json)), .real(currentTimeSeconds())])
@@ -52,6 +53,11 @@ extension Store {
     }
     install(schema)
     return DefineResult(schema: schema, changed: true, steps: steps)
+  }
+
+  /// `{entity: versionHash}` for every entity, as stored beside the schema.
+  static func entityHashes(_ schema: Schema) -> JSONValue {
+    .object(JSONObject(schema.entities.map { JSONObject.Member($0.name, .string($0.versionHash)) }))
   }
 
   /// Every schema version this store has held, oldest first.
