@@ -56,14 +56,15 @@ public final class Connection {
     cs_enable_defensive(db)
   }
 
-  deinit {
-    cache.removeAll()
-    levels.removeAll()
-    sqlite3_close_v2(handle)
-  }
+  deinit { close() }
 
-  /// Finalizes cached statements and closes. Further use is a programming error.
+  private var isClosed = false
+
+  /// Finalizes cached statements and closes; closing twice does nothing. Further use is a
+  /// programming error.
   public func close() {
+    guard !isClosed else { return }
+    isClosed = true
     cache.removeAll()
     levels.removeAll()
     sqlite3_close_v2(handle)
@@ -218,10 +219,14 @@ public final class Connection {
 
   // MARK: - Backup
 
-  /// Copies the whole database to `path` with the online backup API (consistent even
-  /// while this connection holds a transaction open). Returns the page count copied.
+  /// Copies the whole database to `path` with the online backup API: a consistent copy of
+  /// what is committed. Refused while this connection has a transaction open (SQLite's
+  /// backup cannot read a database its own connection is writing). Returns the pages copied.
   @discardableResult
   public func backup(to path: String) throws -> Int {
+    guard isAutocommit else {
+      throw SQLiteError(code: SQLITE_BUSY, message: "cannot back up while this connection has a transaction open")
+    }
     var dest: OpaquePointer?
     let rc = sqlite3_open_v2(path, &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
     defer { sqlite3_close_v2(dest) }

@@ -30,8 +30,9 @@ public final class ModelGraph {
     for model in map.values {
       for a in model.ancestors { a.descendants.append(model) }
     }
+    // Sort every list first: `hierarchy` copies the root's, which must already be in order.
+    for model in map.values { model.descendants.sort { $0.name < $1.name } }
     for model in map.values {
-      model.descendants.sort { $0.name < $1.name }
       model.concreteNames = ([model] + model.descendants).filter { !$0.entity.abstract }.map(\.name)
       model.hierarchy = [model.root] + model.root.descendants
     }

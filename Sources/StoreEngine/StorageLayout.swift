@@ -48,6 +48,12 @@ public enum StorageLayout {
   /// `_J_Entity.relationship`: the dot cannot occur in a name, so two pairs never collide.
   static func joinTableName(_ entity: String, _ relationship: String) -> String { "_J_\(entity).\(relationship)" }
 
+  /// True for a to-many that is its own inverse (`Person.friends` ↔ `Person.friends`): the
+  /// validator only allows that when it points back at the entity declaring it.
+  public static func isSelfInverse(_ r: Relationship, in e: EntityModel, graph: ModelGraph) -> Bool {
+    r.toMany && r.inverse == r.name && r.destination == owningEntity(of: r, in: e, graph: graph).name
+  }
+
   /// The entity that declares `r` (itself or an ancestor).
   static func owningEntity(of r: Relationship, in e: EntityModel, graph: ModelGraph) -> EntityModel {
     if e.entity.relationships.contains(where: { $0.name == r.name }) { return e }

@@ -209,7 +209,46 @@ struct SchemaApplier {
     for (name, _) in existing where name.hasPrefix("_pos_") && !wantedNames.contains(name) {
       try connection.execute("ALTER TABLE \(table) DROP COLUMN \(Identifier.quote(name))")
     }
+    try recheckRetypedValues(root)
     try fillRequired(root)
+  }
+
+  /// An attribute whose type changes within one storage class (`string` → `uuid`,
+  /// `int64` → `int16`) keeps its column, so each stored value is converted to the new
+  /// type here: rewritten when its canonical form differs, reported when it does not fit.
+  private mutating func recheckRetypedValues(_ root: EntityModel) throws {
+    guard let old else { return }
+    let table = Identifier.quote(root.name)
+    for m in root.hierarchy {
+      guard let before = old[m.name] else { continue }
+      for a in m.entity.attributes where !a.transient {
+        guard let previous = before.attribute(a.name), !previous.transient, previous.type != a.type,
+          previous.type.columnAffinity == a.type.columnAffinity
+        else { continue }
+        let col = Identifier.quote(a.name)
+        let filter = "\"_ent\" IN (\(m.concreteNames.map { "'\($0)'" }.joined(separator: ", "))) AND \(col) IS NOT NULL"
+        var rewrites: [(Int64, SQLValue)] = []
+        var failing: [String] = []
+        try connection.prepare("SELECT \"_ent\", \"_pk\", \(col) FROM \(table) WHERE \(filter)").forEachRow { row in
+          let stored = row.value(2)
+          if let converted = try? a.type.encode(previous.type.decode(stored)) {
+            if converted != stored { rewrites.append((row.int(1), converted)) }
+          } else if failing.count < 20 {
+            failing.append("\(row.text(0))/\(row.int(1))")
+          }
+        }
+        if !failing.isEmpty {
+          blockers.append(
+            reason(
+              "'\(a.name)' changes type from \(previous.type.rawValue) to \(a.type.rawValue), and stored values do not fit the new type",
+              entity: m.name, attribute: a.name, ids: failing))
+          continue
+        }
+        let update = try connection.prepare("UPDATE \(table) SET \(col) = ? WHERE \"_pk\" = ?")
+        for (pk, value) in rewrites { try update.execute([value, .integer(pk)]) }
+        steps.append("retype \(m.name).\(a.name) from \(previous.type.rawValue) to \(a.type.rawValue)" + (rewrites.isEmpty ? "" : " (\(rewrites.count) values rewritten)"))
+      }
+    }
   }
 
   /// Required attributes with nulls get their default; without one, the ids are reported.

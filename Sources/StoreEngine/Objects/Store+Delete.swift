@@ -108,9 +108,12 @@ extension Store {
         .execute([.integer(o.pk)])
         ctx.touch(o)
       }
-    case .joinTable(let table, let src, _, _):
+    case .joinTable(let table, let src, let dst, _):
       // Join rows belong to both sides; they always go with the object.
       try connection.cached("DELETE FROM \(Identifier.quote(table)) WHERE \(Identifier.quote(src)) = ?").execute([.integer(id.pk)])
+      if StorageLayout.isSelfInverse(r, in: plan.model, graph: graph) {
+        try connection.cached("DELETE FROM \(Identifier.quote(table)) WHERE \(Identifier.quote(dst)) = ?").execute([.integer(id.pk)])
+      }
       for o in others { ctx.touch(o) }
     }
   }

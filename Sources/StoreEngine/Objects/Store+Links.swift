@@ -176,8 +176,14 @@ extension Store {
       let t = Identifier.quote(table), s = Identifier.quote(src), ds = Identifier.quote(dst)
       let otherPos = Identifier.quote(pos == "spos" ? "dpos" : "spos")
       let tracksInverse = try requireGraph().inverse(of: r) != nil
+      // A relationship that is its own inverse (friends ↔ friends) keeps a mirrored row, so
+      // each side reads the link from its own `src` rows.
+      let symmetric = StorageLayout.isSelfInverse(r, in: plan.model, graph: try requireGraph())
       for d in removed {
         try connection.cached("DELETE FROM \(t) WHERE \(s) = ? AND \(ds) = ?").execute([.integer(source.pk), .integer(d.pk)])
+        if symmetric {
+          try connection.cached("DELETE FROM \(t) WHERE \(s) = ? AND \(ds) = ?").execute([.integer(d.pk), .integer(source.pk)])
+        }
         if tracksInverse { ctx.touch(d) }
       }
       for (i, d) in targets.enumerated() {
@@ -188,6 +194,11 @@ extension Store {
           try connection.cached(
             "INSERT INTO \(t) (\(s), \(ds), \(Identifier.quote(pos)), \(otherPos)) VALUES (?, ?, ?, (SELECT coalesce(max(\(otherPos)), -1) + 1 FROM \(t) WHERE \(ds) = ?))"
           ).execute([.integer(source.pk), .integer(d.pk), .integer(Int64(i)), .integer(d.pk)])
+          if symmetric {
+            try connection.cached(
+              "INSERT OR IGNORE INTO \(t) (\(s), \(ds), \(Identifier.quote(pos))) VALUES (?, ?, (SELECT coalesce(max(\(Identifier.quote(pos))), -1) + 1 FROM \(t) WHERE \(s) = ?))"
+            ).execute([.integer(d.pk), .integer(source.pk), .integer(d.pk)])
+          }
           if tracksInverse { ctx.touch(d) }
         }
       }

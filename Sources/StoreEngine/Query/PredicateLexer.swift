@@ -4,6 +4,7 @@ import JSONCore
 struct PredicateToken: Equatable {
   enum Kind: Equatable {
     case identifier(String)  // also keywords; compared case-insensitively by the parser
+    case escapedIdentifier(String)  // `#name`: always a key, never a keyword or literal
     case string(String)
     case integer(Int64)
     case double(Double)
@@ -58,11 +59,13 @@ struct PredicateLexer {
     func tok(_ k: PredicateToken.Kind) -> PredicateToken { PredicateToken(kind: k, offset: start) }
     if Self.isIdentStart(c) || c == "#" {
       // `#name` escapes a reserved word as a key.
-      if c == "#" { i += 1 }
+      let escaped = c == "#"
+      if escaped { i += 1 }
       let s = i
       while let d = peek(), Self.isIdentPart(d) { i += 1 }
       if s == i { throw PredicateError("expected a name after '#'", offset: start) }
-      return tok(.identifier(String(String.UnicodeScalarView(scalars[s..<i]))))
+      let name = String(String.UnicodeScalarView(scalars[s..<i]))
+      return tok(escaped ? .escapedIdentifier(name) : .identifier(name))
     }
     if c >= "0" && c <= "9" || (c == "." && (peek(1).map { $0 >= "0" && $0 <= "9" } ?? false)) {
       return tok(try number())

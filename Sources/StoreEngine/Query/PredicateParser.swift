@@ -54,6 +54,7 @@ public struct PredicateParser {
   private func describe(_ t: PredicateToken) -> String {
     switch t.kind {
     case .identifier(let s): return "'\(s)'"
+    case .escapedIdentifier(let s): return "'#\(s)'"
     case .string(let s): return "string \"\(s)\""
     case .integer(let v): return "number \(v)"
     case .double(let v): return "number \(v)"
@@ -227,7 +228,7 @@ public struct PredicateParser {
       default:
         return try keyPath()
       }
-    case .at:
+    case .at, .escapedIdentifier:
       return try keyPath()
     default:
       throw PredicateError("expected a value or key path but found \(describe(t))", offset: t.offset)
@@ -239,7 +240,7 @@ public struct PredicateParser {
     var parts: [String] = []
     while true {
       switch current.kind {
-      case .identifier(let s): parts.append(s)
+      case .identifier(let s), .escapedIdentifier(let s): parts.append(s)
       case .at(let s): parts.append("@" + s)
       case .format("%K"):
         guard case .keyPath(let sub, _) = try bindFormat("%K", offset: current.offset) else {

@@ -1,0 +1,241 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import JSONCore
+import XCTest
+
+@testable import RPCCore
+
+final class FrameReaderTests: XCTestCase {
+  private final class Recorder {
+    var framings: [Framing] = []
+    var cancels: [String] = []
+    var cancelSeqs: [Int] = []
+  }
+
+  private func makeReader(max: Int = 1 << 20, fd: Int32 = -1, queue: MessageQueue = MessageQueue()) -> (FrameReader, Recorder) {
+    let rec = Recorder()
+    let reader = FrameReader(
+      fd: fd, maxMessageBytes: max, queue: queue, onFraming: { rec.framings.append($0) },
+      onCancelCandidate: { bytes, seq in
+        rec.cancels.append(String(decoding: bytes, as: UTF8.self))
+        rec.cancelSeqs.append(seq)
+      })
+    return (reader, rec)
+  }
+
+  /// Feeds `chunks` one at a time and returns everything emitted.
+  private func feed(_ reader: FrameReader, _ chunks: [String]) -> [String] {
+    var out: [InboundItem] = []
+    for c in chunks {
+      var batch: [InboundItem] = []
+      Array(c.utf8).withUnsafeBytes { reader.consume($0, &batch) }
+      out += batch
+    }
+    return describe(out)
+  }
+
+  // MARK: - Deciding the framing
+
+  func testDecideFraming() {
+    func decide(_ s: String) -> Framing? { FrameReader.decideFraming(Array(s.utf8)) }
+    XCTAssertEqual(decide("{\"jsonrpc\""), .lines)
+    XCTAssertEqual(decide("["), .lines)
+    XCTAssertEqual(decide("Content-Length: 12\r\n"), .headers)
+    XCTAssertEqual(decide("content-length:5"), .headers, "any case")
+    XCTAssertEqual(decide("CONTENT-LENGTH:"), .headers)
+    XCTAssertEqual(decide("\r\n \tContent-Length: 3"), .headers, "leading blank bytes are skipped")
+    XCTAssertNil(decide(""), "nothing to go on")
+    XCTAssertNil(decide(" \r\n\t"))
+    XCTAssertNil(decide("Content-Len"), "could still become a header")
+    XCTAssertNil(decide("c"))
+    XCTAssertEqual(decide("Content-Type: x"), .lines, "a different header is not LSP framing")
+    XCTAssertEqual(decide("cx"), .lines)
+  }
+
+  // MARK: - Lines
+
+  func testLinesAreSplitAcrossChunks() {
+    let (reader, rec) = makeReader()
+    XCTAssertEqual(feed(reader, ["{\"a\":1}\n{\"b\"", ":2}\n", "{\"c\":3}"]), ["message:{\"a\":1}", "message:{\"b\":2}"])
+    XCTAssertEqual(rec.framings, [.lines])
+    XCTAssertEqual(feed(reader, ["\n"]), ["message:{\"c\":3}"])
+    XCTAssertEqual(reader.framing, .lines)
+  }
+
+  func testCRLFAndBlankLines() {
+    let (reader, _) = makeReader()
+    XCTAssertEqual(feed(reader, ["{\"a\":1}\r\n\r\n   \n\t\r\n{\"b\":2}\r\n"]), ["message:{\"a\":1}", "message:{\"b\":2}"])
+  }
+
+  func testFramingWaitsForEnoughBytes() {
+    let (reader, rec) = makeReader()
+    XCTAssertEqual(feed(reader, ["\n", "  "]), [])
+    XCTAssertEqual(rec.framings, [])
+    XCTAssertEqual(feed(reader, ["{}\n"]), ["message:  {}"], "blank lines are skipped; the JSON parser handles leading spaces")
+    XCTAssertEqual(rec.framings, [.lines])
+  }
+
+  func testOversizeLineIsReportedAndSkipped() {
+    let (reader, _) = makeReader(max: 10)
+    XCTAssertEqual(feed(reader, ["{\"a\":\"0123456789\"}\n{\"b\":1}\n"]), ["tooLarge:18", "message:{\"b\":1}"])
+  }
+
+  func testOversizeLineAcrossChunksCountsEveryByte() {
+    let (reader, _) = makeReader(max: 8)
+    XCTAssertEqual(feed(reader, ["[1,2,3,", "4,5,6,7", ",8,9]", "\n[1]\n"]), ["tooLarge:19", "message:[1]"])
+  }
+
+  func testLineOfExactlyTheLimitIsAccepted() {
+    let (reader, _) = makeReader(max: 7)
+    XCTAssertEqual(feed(reader, ["[1,2,3]\n"]), ["message:[1,2,3]"])
+  }
+
+  func testCancelCandidatesAreNoticedOnTheReaderSide() {
+    let (reader, rec) = makeReader()
+    let cancel = #"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":4}}"#
+    XCTAssertEqual(feed(reader, [#"{"id":1}"# + "\n" + cancel + "\n"]).count, 2)
+    XCTAssertEqual(rec.cancels, [cancel])
+    XCTAssertEqual(rec.cancelSeqs, [1], "the cancel's position in the stream")
+    XCTAssertTrue(FrameReader.mentionsCancel(Array(cancel.utf8)))
+    XCTAssertFalse(FrameReader.mentionsCancel(Array("$/cancel".utf8)))
+  }
+
+  func testMessagesAreNumberedInStreamOrder() {
+    let (reader, _) = makeReader()
+    var batch: [InboundItem] = []
+    Array("[1]\n\n[2]\n[3]\n".utf8).withUnsafeBytes { reader.consume($0, &batch) }
+    let seqs = batch.compactMap { item -> Int? in
+      if case .message(_, let seq) = item { return seq }
+      return nil
+    }
+    XCTAssertEqual(seqs, [0, 1, 2], "blank lines take no number")
+  }
+
+  // MARK: - Content-Length headers
+
+  func testHeaderFraming() {
+    let (reader, rec) = makeReader()
+    let body = #"{"jsonrpc":"2.0","id":1,"method":"x"}"#
+    let out = feed(reader, ["Content-Length: \(body.utf8.count)\r\n\r\n\(body)Content-Length: 2\r\n\r\n{}"])
+    XCTAssertEqual(out, ["message:" + body, "message:{}"])
+    XCTAssertEqual(rec.framings, [.headers])
+    XCTAssertEqual(reader.framing, .headers)
+  }
+
+  func testHeaderFramingAcrossChunksWithExtraHeaders() {
+    let (reader, _) = makeReader()
+    let body = #"{"k":"é"}"#
+    let n = body.utf8.count
+    let out = feed(reader, ["Content-", "Length: \(n)\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r", "\n\r\n{\"k\"", ":\"é\"}"])
+    XCTAssertEqual(out, ["message:" + body], "the length counts bytes, not characters")
+  }
+
+  func testBareLineFeedHeaders() {
+    let (reader, _) = makeReader()
+    XCTAssertEqual(feed(reader, ["content-length: 2\n\n[]"]), ["message:[]"])
+  }
+
+  func testBadHeaders() {
+    let (reader, _) = makeReader()
+    XCTAssertEqual(feed(reader, ["Content-Length: 2\r\n\r\n{}", "Content-Length: abc\r\n\r\n"]), ["message:{}", "badHeader:Content-Length is not a number: abc"])
+    XCTAssertEqual(feed(reader, ["X-Other: 1\r\n\r\n"]), ["badHeader:header block without Content-Length"])
+    XCTAssertEqual(feed(reader, ["garbage line\r\n\r\n"]), ["badHeader:header line without ':': garbage line"])
+    XCTAssertEqual(feed(reader, ["Content-Length: -4\r\n\r\n"]), ["badHeader:Content-Length is not a number: -4"])
+  }
+
+  func testZeroLengthBody() {
+    let (reader, _) = makeReader()
+    XCTAssertEqual(feed(reader, ["Content-Length: 0\r\n\r\nContent-Length: 1\r\n\r\n1"]), ["message:", "message:1"])
+  }
+
+  func testOversizeBodyIsSkipped() {
+    let (reader, _) = makeReader(max: 4)
+    XCTAssertEqual(feed(reader, ["Content-Length: 6\r\n\r\n[1,2]", " Content-Length: 2\r\n\r\n[]"]), ["tooLarge:6", "message:[]"])
+  }
+
+  func testOverlongHeaderBlock() {
+    let (reader, _) = makeReader()
+    let out = feed(reader, ["Content-Length: 1\r\nX: " + String(repeating: "a", count: 9000)])
+    XCTAssertEqual(out, ["badHeader:header block longer than 8192 bytes"])
+  }
+
+  // MARK: - The reader thread over a real pipe
+
+  private func runOverPipe(_ bytes: [UInt8], max: Int = 1 << 20) -> [String] {
+    var fds: [Int32] = [0, 0]
+    XCTAssertEqual(pipe(&fds), 0)
+    let queue = MessageQueue()
+    let (reader, _) = makeReader(max: max, fd: fds[0], queue: queue)
+    _ = bytes.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+    close(fds[1])
+    reader.start()
+    var items: [InboundItem] = []
+    outer: while true {
+      for item in queue.takeAll() {
+        items.append(item)
+        if case .endOfInput = item { break outer }
+      }
+    }
+    close(fds[0])
+    return describe(items)
+  }
+
+  func testPipeLinesWithUnterminatedLastLine() {
+    XCTAssertEqual(runOverPipe(Array("{\"a\":1}\n{\"b\":2}".utf8)), ["message:{\"a\":1}", "message:{\"b\":2}", "end"])
+  }
+
+  func testPipeOversizeLastLine() {
+    XCTAssertEqual(runOverPipe(Array("[1]\n[1,2,3,4,5,6]".utf8), max: 5), ["message:[1]", "tooLarge:13", "end"])
+  }
+
+  func testPipeEmptyInput() {
+    XCTAssertEqual(runOverPipe([]), ["end"])
+  }
+
+  func testPipeHeadersEndingInsideAHeaderBlock() {
+    let out = runOverPipe(Array("Content-Length: 2\r\n\r\n{}Content-Length: 5\r\n".utf8))
+    XCTAssertEqual(out.count, 3)
+    XCTAssertEqual(out.first, "message:{}")
+    XCTAssertTrue(out[1].hasPrefix("badHeader:input ended inside a header block"), out[1])
+    XCTAssertEqual(out.last, "end")
+  }
+
+  func testPipeHeadersEndingInsideABody() {
+    // The body was announced as 10 bytes but only 4 arrived: that is not silently dropped.
+    let out = runOverPipe(Array("Content-Length: 10\r\n\r\n{\"a\"".utf8))
+    XCTAssertEqual(out.count, 2, "\(out)")
+    XCTAssertEqual(out.first, "badHeader:input ended 6 bytes short of the announced Content-Length 10")
+    XCTAssertEqual(out.last, "end")
+  }
+}
+
+final class MessageQueueTests: XCTestCase {
+  func testPushAndTakeKeepOrder() {
+    let q = MessageQueue()
+    XCTAssertTrue(q.isEmpty)
+    q.push([.message([1], seq: 0), .tooLarge(9)])
+    q.push([])
+    q.push([.badHeader("x")])
+    XCTAssertFalse(q.isEmpty)
+    XCTAssertEqual(describe(q.takeAll()), ["message:\u{1}", "tooLarge:9", "badHeader:x"])
+    XCTAssertTrue(q.isEmpty)
+    XCTAssertEqual(describe(q.takeAvailable()), [])
+  }
+
+  func testTakeAllWaitsForAnotherThread() {
+    let q = MessageQueue()
+    let done = expectation(description: "taken")
+    final class Box: @unchecked Sendable { var got: [String] = [] }
+    let box = Box()
+    DispatchQueue.global().async {
+      box.got = describe(q.takeAll())
+      done.fulfill()
+    }
+    usleep(50_000)
+    q.push([.endOfInput])
+    wait(for: [done], timeout: 5)
+    XCTAssertEqual(box.got, ["end"])
+  }
+}
