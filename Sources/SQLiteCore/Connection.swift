@@ -124,14 +124,31 @@ public final class Connection {
   public var totalChanges: Int { Int(sqlite3_total_changes(handle)) }
   public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
-  /// Aborts the statement running on this connection from another thread, and raises a
-  /// flag that loops running many statements check between them (`isInterruptRequested`).
+  /// Cancels work on this connection from another thread: raises a flag that loops
+  /// running many statements check between them (`isInterruptRequested`), and aborts the
+  /// running statement if it only reads.
+  ///
+  /// > "If the interrupted SQL statement is an INSERT, UPDATE, or DELETE that is inside an
+  /// > explicit transaction, then the entire transaction will be rolled back automatically."
+  /// > (sqlite.org/c3ref/interrupt.html)
+  ///
+  /// That would silently end a client's transaction, so writes are never interrupted
+  /// mid-statement; they stop at the next check of the flag and roll back their savepoint.
   public func interrupt() {
     pthread_mutex_lock(&interruptLock)
     interruptRequested = true
+    if interruptible { sqlite3_interrupt(handle) }
     pthread_mutex_unlock(&interruptLock)
-    sqlite3_interrupt(handle)
   }
+
+  /// Marks whether a read-only statement is stepping (set around each step).
+  func setInterruptible(_ value: Bool) {
+    pthread_mutex_lock(&interruptLock)
+    interruptible = value
+    pthread_mutex_unlock(&interruptLock)
+  }
+
+  private var interruptible = false
 
   /// Clears the flag; called before each new unit of work.
   public func clearInterrupt() {
@@ -187,12 +204,21 @@ public final class Connection {
     // A statement mid-step would block the rollback.
     resetAllStatements()
     transactionDepth -= 1
-    if transactionDepth == 0 {
-      if !isAutocommit { try? execute("ROLLBACK") }
+    if isAutocommit {
+      // SQLite already rolled the whole transaction back (some errors do, e.g. SQLITE_FULL
+      // or an interrupted write): every level is gone, not just this one.
+      if transactionDepth > 0 { transactionWasLost = true }
+      transactionDepth = 0
+    } else if transactionDepth == 0 {
+      try? execute("ROLLBACK")
     } else {
       try? execute("ROLLBACK TO ms_sp\(transactionDepth); RELEASE ms_sp\(transactionDepth)")
     }
   }
+
+  /// Set when a rollback found that SQLite had ended the outer transaction by itself;
+  /// the owner reads and clears it to tell the client its transaction is gone.
+  public var transactionWasLost = false
 
   /// Runs `body` atomically in a new level; rolled back when `body` or the commit throws.
   public func inTransaction<T>(_ body: () throws -> T) throws -> T {

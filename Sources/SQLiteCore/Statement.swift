@@ -32,6 +32,14 @@ public final class Statement {
   public func columnName(_ i: Int) -> String { String(cString: sqlite3_column_name(handle, Int32(i))) }
   public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
 
+  /// A query that only reads. Transaction control (BEGIN, COMMIT, SAVEPOINT, RELEASE,
+  /// ROLLBACK) also counts as read-only for SQLite, but must never be interrupted.
+  private lazy var isInterruptible: Bool = {
+    guard isReadOnly else { return false }
+    let head = sql.prefix(10).uppercased()
+    return !["BEGIN", "COMMIT", "SAVEPOINT", "RELEASE", "ROLLBACK", "END"].contains { head.hasPrefix($0) }
+  }()
+
   // MARK: - Binding (1-based indexes, as in the C API)
 
   public func bind(_ value: SQLValue, at index: Int) throws {
@@ -70,7 +78,12 @@ public final class Statement {
   /// Steps once: true while a row is available, false when done.
   @discardableResult
   public func step() throws -> Bool {
+    // Only a reading statement may be interrupted: SQLite answers an interrupted write
+    // inside a transaction by rolling back the whole transaction (see Connection.interrupt).
+    let interruptible = isInterruptible
+    if interruptible { connection.setInterruptible(true) }
     let rc = sqlite3_step(handle)
+    if interruptible { connection.setInterruptible(false) }
     if rc == SQLITE_ROW { return true }
     if rc == SQLITE_DONE { return false }
     throw connection.error(rc, sql: sql)

@@ -164,7 +164,18 @@ public final class Store {
   /// Runs a mutating operation atomically, translating SQLite failures.
   func write<T>(_ body: () throws -> T) throws -> T {
     try checkWritable()
-    return try translatingErrors { try connection.inTransaction(body) }
+    do {
+      return try translatingErrors { try connection.inTransaction(body) }
+    } catch {
+      if connection.transactionWasLost {
+        connection.transactionWasLost = false
+        userTransactions = 0
+        throw StoreError(
+          .transaction, "the request failed and SQLite rolled back the whole client transaction (\(error)); nothing of it was kept",
+          ["transactionRolledBack": true])
+      }
+      throw error
+    }
   }
 
   func translatingErrors<T>(_ body: () throws -> T) throws -> T {
