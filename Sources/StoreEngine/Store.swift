@@ -165,7 +165,14 @@ public final class Store {
   func write<T>(_ body: () throws -> T) throws -> T {
     try checkWritable()
     do {
-      return try translatingErrors { try connection.inTransaction(body) }
+      return try translatingErrors {
+        try connection.inTransaction {
+          let result = try body()
+          // A cancel that arrived while the last statements ran still wins: nothing commits.
+          try checkCancelled()
+          return result
+        }
+      }
     } catch {
       if connection.transactionWasLost {
         connection.transactionWasLost = false

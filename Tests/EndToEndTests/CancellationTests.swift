@@ -179,7 +179,8 @@ final class CancellationTests: XCTestCase {
       _ = try server.call("objects.insert", ["entity": "Tag", "values": ["name": .string(marker)]])
       start = Date()
       let id = server.sendRequest("objects.delete", ["id": post])
-      _ = server.readLine(timeout: baseline * fraction)
+      // Wait without reading: the reply, if the delete already finished, must stay unread.
+      usleep(UInt32(baseline * fraction * 1_000_000))
       server.sendNotification("$/cancelRequest", ["id": id])
       let reply = try XCTUnwrap(try server.readReply(timeout: 60))
       XCTAssertEqual(reply["id"], id)
