@@ -36,6 +36,7 @@ node-test:
 	MODELSTORE_BIN=$(abspath $(DEBUG_BIN)) bash Clients/node/test.sh
 
 bench: build
+	@scripts/ensure-deps.sh bench
 	python3 Benchmarks/run.py --binary $(RELEASE_BIN)
 
 clean:

@@ -6,6 +6,10 @@
   (b) one context.save of M inserts, vs the CLI running M INSERT statements in one transaction
   (c) K sequential objects.get round trips from a client (median and p99 round trip)
   (d) start-up: spawn to the initialize reply (median of R runs), beside spawning the CLI
+  (e) on Q Task objects with an index on priority, the fetch `priority == 2 AND
+      isCompleted == NO` sorted by createdAt, limit 100, repeated, vs the CLI running the
+      same SQL with -json output the same number of times
+  (f) a full fetch of F objects serialized, vs the CLI's `-json` of the same rows
 
 Usage: python3 Benchmarks/run.py [--binary PATH] [--quick] [--out DIR]
 Prints a Markdown table of times and ratios; writes results.json to --out.
@@ -25,6 +29,7 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+TIME = "/usr/bin/time"  # GNU time (Debian package `time`), for peak memory
 
 # The seed's Task entity, with every value given explicitly so both sides insert the
 # same bytes: a unique uuid (so both maintain the same unique index), a title, a flag,
@@ -86,17 +91,20 @@ def cli_insert(r) -> str:
 
 
 def run_timed(argv, stdin_path: Path, stdout_path: Path | None = None):
-    """Runs a process with a file on stdin; returns (seconds, peak RSS in KiB)."""
-    with open(stdin_path, "rb") as fin, open(stdout_path or os.devnull, "wb") as fout:
+    """Runs a process with a file on stdin; returns (seconds, peak RSS in KiB).
+
+    The peak is read by GNU time, not from this process's wait4: a child forked from a
+    large Python process reports the parent's resident size until it execs.
+    """
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss, open(stdin_path, "rb") as fin, \
+            open(stdout_path or os.devnull, "wb") as fout:
         start = time.perf_counter()
-        p = subprocess.Popen(argv, stdin=fin, stdout=fout, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(p.pid, 0)
+        p = subprocess.run([TIME, "-f", "%M", "-o", rss.name, *argv], stdin=fin, stdout=fout, stderr=subprocess.PIPE)
         elapsed = time.perf_counter() - start
-        p.returncode = os.waitstatus_to_exitcode(status)
-        err = p.stderr.read().decode() if p.stderr else ""
         if p.returncode != 0:
-            sys.exit(f"{argv[0]} failed ({p.returncode}): {err}")
-    return elapsed, usage.ru_maxrss
+            sys.exit(f"{argv[0]} failed ({p.returncode}): {p.stderr.decode()[-2000:]}")
+        peak = int(rss.read().split()[-1])
+    return elapsed, peak
 
 
 def check_replies(path: Path, expected: int):
@@ -235,6 +243,78 @@ def bench_startup(binary: str, runs: int):
     return statistics.median(ours), statistics.median(cli)
 
 
+QUERY_SCHEMA = {
+    "version": "1.0.0",
+    "entities": [
+        {
+            "name": "Task",
+            "attributes": [
+                {"name": "id", "type": "uuid", "unique": True},
+                {"name": "title", "type": "string"},
+                {"name": "isCompleted", "type": "bool"},
+                {"name": "createdAt", "type": "date"},
+                {"name": "priority", "type": "int", "indexed": True},
+            ],
+        }
+    ],
+}
+
+
+def query_store(binary: str, work: Path, q: int) -> Path:
+    """A store with q Tasks (and priority indexed), built through context.save."""
+    db = work / f"q{q}.store"
+    if db.exists():
+        return db
+    req = work / f"q{q}.jsonl"
+    with open(req, "w") as f:
+        f.write(rpc(0, "model.define", {"schema": QUERY_SCHEMA}) + "\n")
+        batch, n = [], 0
+        for r in rows(q):
+            batch.append({"op": "insert", "entity": "Task", "values": values(r)})
+            if len(batch) == 50_000:
+                n += 1
+                f.write(rpc(n, "context.save", {"changes": batch}) + "\n")
+                batch = []
+        if batch:
+            f.write(rpc(n + 1, "context.save", {"changes": batch}) + "\n")
+    run_timed([binary, "serve", "--store", str(db), "--max-message-bytes", str(1 << 28)], req)
+    assert count_rows(db) == q
+    return db
+
+
+def bench_indexed_fetch(binary: str, work: Path, q: int, repeats: int):
+    db = query_store(binary, work, q)
+    fetch = {"entity": "Task", "where": "priority == 2 AND isCompleted == NO",
+             "sort": [{"key": "createdAt", "ascending": True}], "limit": 100}
+    req = work / "e.jsonl"
+    with open(req, "w") as f:
+        for i in range(repeats):
+            f.write(rpc(i, "query.fetch", fetch) + "\n")
+    sql = work / "e.sql"
+    one = ('SELECT "_pk", "_ent", "id", "title", "isCompleted", "createdAt", "priority" FROM "Task" '
+           'WHERE "priority" = 2 AND "isCompleted" = 0 ORDER BY "createdAt" ASC, "_pk" ASC LIMIT 100;\n')
+    sql.write_text(".mode json\n" + one * repeats)
+    out = work / "e.out"
+    ours = median_of(3, lambda: run_timed([binary, "serve", "--store", str(db), "--read-only"], req, out))
+    check_replies(out, repeats)
+    cli = median_of(3, lambda: run_timed(["sqlite3", "-readonly", str(db)], sql, work / "e.cli"))
+    return ours, cli
+
+
+def bench_full_fetch(binary: str, work: Path, q: int, f_count: int):
+    db = query_store(binary, work, q)
+    req = work / "f.jsonl"
+    req.write_text(rpc(1, "query.fetch", {"entity": "Task", "limit": f_count}) + "\n")
+    sql = work / "f.sql"
+    sql.write_text('.mode json\nSELECT "_pk", "_ent", "id", "title", "isCompleted", "createdAt", "priority" '
+                   f'FROM "Task" ORDER BY "_pk" LIMIT {f_count};\n')
+    out = work / "f.out"
+    ours = median_of(3, lambda: run_timed([binary, "serve", "--store", str(db), "--read-only"], req, out))
+    check_replies(out, 1)
+    cli = median_of(3, lambda: run_timed(["sqlite3", "-readonly", str(db)], sql, work / "f.cli"))
+    return ours, cli
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default=str(ROOT / ".build" / "release" / "modelstore"))
@@ -243,9 +323,12 @@ def main() -> None:
     args = ap.parse_args()
     if not shutil.which("sqlite3"):
         sys.exit("the sqlite3 CLI is needed: apt-get install sqlite3")
+    if not os.access(TIME, os.X_OK):
+        sys.exit("GNU time is needed for peak memory: apt-get install time")
     if not os.access(args.binary, os.X_OK):
         sys.exit(f"no modelstore binary at {args.binary}: run 'swift build -c release' first")
     n, n_small, m, k, starts, runs = (20_000, 5_000, 10_000, 1_000, 10, 1) if args.quick else (200_000, 50_000, 100_000, 10_000, 50, 3)
+    q, q_repeats, f_count = (100_000, 200, 20_000) if args.quick else (1_000_000, 1_000, 100_000)
 
     results: dict = {"sizes": {"a": n, "a_small": n_small, "b": m, "c": k, "d": starts}}
     with tempfile.TemporaryDirectory(prefix="modelstore-bench-") as tmp:
@@ -255,6 +338,8 @@ def main() -> None:
         (b_t, b_rss), (b_cli, _) = bench_save(args.binary, work, m, runs)
         c_med, c_p99 = bench_roundtrips(args.binary, work, k)
         d_ours, d_cli = bench_startup(args.binary, starts)
+        (e_t, _), (e_cli, _) = bench_indexed_fetch(args.binary, work, q, q_repeats)
+        (f_t, f_rss), (f_cli, f_cli_rss) = bench_full_fetch(args.binary, work, q, f_count)
 
     results.update(
         a={"seconds": a_t, "cli_seconds": a_cli, "ratio": a_t / a_cli, "peak_rss_kib": a_rss, "peak_rss_kib_small": s_rss,
@@ -262,6 +347,9 @@ def main() -> None:
         b={"seconds": b_t, "cli_seconds": b_cli, "ratio": b_t / b_cli, "peak_rss_kib": b_rss, "target_ratio": 1.0},
         c={"median_us": c_med * 1e6, "p99_us": c_p99 * 1e6},
         d={"median_ms": d_ours * 1e3, "cli_median_ms": d_cli * 1e3, "target_ms": 15},
+        e={"seconds": e_t, "cli_seconds": e_cli, "ratio": e_t / e_cli, "objects": q, "repeats": q_repeats, "target_ratio": 1.5},
+        f={"seconds": f_t, "cli_seconds": f_cli, "ratio": f_t / f_cli, "objects": f_count, "peak_rss_kib": f_rss,
+           "cli_peak_rss_kib": f_cli_rss, "target_ratio": 1.5},
     )
     print(f"| benchmark | modelstore | sqlite3 CLI | ratio | target |")
     print(f"|---|---|---|---|---|")
@@ -270,6 +358,8 @@ def main() -> None:
     print(f"| (b) one context.save of {m:,} inserts | {b_t:.3f} s | {b_cli:.3f} s | {b_t / b_cli:.2f}x | <= 1.0x |")
     print(f"| (c) {k:,} sequential objects.get round trips | median {c_med * 1e6:.0f} us, p99 {c_p99 * 1e6:.0f} us | | | report |")
     print(f"| (d) start-up to initialize reply (median of {starts}) | {d_ours * 1e3:.1f} ms | {d_cli * 1e3:.1f} ms (spawn, SELECT 1) | | <= 15 ms |")
+    print(f"| (e) indexed fetch, limit 100, x{q_repeats} on {q:,} objects | {e_t:.3f} s | {e_cli:.3f} s (-json) | {e_t / e_cli:.2f}x | <= 1.5x |")
+    print(f"| (f) full fetch of {f_count:,} objects serialized | {f_t:.3f} s, {f_rss / 1024:.0f} MiB | {f_cli:.3f} s, {f_cli_rss / 1024:.0f} MiB (-json) | {f_t / f_cli:.2f}x | <= 1.5x |")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")

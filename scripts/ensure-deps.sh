@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the system packages the build and the tests need are present.
 # As root it installs what is missing (Debian's apt); otherwise it names the exact
-# command to run and fails. Usage: scripts/ensure-deps.sh [build|test]
+# command to run and fails. Usage: scripts/ensure-deps.sh [build|test|bench]
 set -euo pipefail
 need=()
 pkg-config --exists jansson 2>/dev/null || need+=(libjansson-dev)
@@ -9,6 +9,9 @@ pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v sqlite3 >/dev/null || need+=(sqlite3)
 command -v python3 >/dev/null || need+=(python3)
+if [ "${1:-build}" = bench ]; then
+  [ -x /usr/bin/time ] || need+=(time)
+fi
 if [ "${1:-build}" = test ]; then
   command -v node >/dev/null || need+=(nodejs)
   command -v tsc >/dev/null || need+=(node-typescript)

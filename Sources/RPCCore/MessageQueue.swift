@@ -28,7 +28,7 @@ final class MessageQueue: @unchecked Sendable {
   private var nonEmpty = pthread_cond_t()
   private var hasRoom = pthread_cond_t()
 
-  init(maxQueuedBytes: Int = 4 << 20) {
+  init(maxQueuedBytes: Int = 1 << 20) {
     self.maxQueuedBytes = maxQueuedBytes
     pthread_mutex_init(&mutex, nil)
     pthread_cond_init(&nonEmpty, nil)
