@@ -59,7 +59,7 @@ enum ObjectHandlers {
           guard p.has("values") else {
             throw RPCError.invalidParams("params.values: missing", ["path": "params.values", "expected": "object"])
           }
-          var r = FetchRequest(entity: try p.requireString("entity"), predicate: try RequestParsing.predicate(p))
+          var r = try RequestParsing.filteredRequest(p)
           r.includeSubentities = try p.bool("includeSubentities") ?? true
           let ids = try s.requireStore().updateWhere(r, values: try RequestParsing.values(p))
           return .object(["updated": .array(ids.map { .string($0) }), "count": .int(Int64(ids.count))])
@@ -69,7 +69,7 @@ enum ObjectHandlers {
         "objects.deleteWhere",
         { p, _ in
           try p.rejectUnknown(["entity", "where", "args", "variables", "includeSubentities"])
-          var r = FetchRequest(entity: try p.requireString("entity"), predicate: try RequestParsing.predicate(p))
+          var r = try RequestParsing.filteredRequest(p)
           r.includeSubentities = try p.bool("includeSubentities") ?? true
           let ids = try s.requireStore().deleteWhere(r)
           return .object(["deleted": .array(ids.map { .string($0) }), "count": .int(Int64(ids.count))])

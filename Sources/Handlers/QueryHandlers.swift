@@ -2,16 +2,22 @@ import JSONCore
 import RPCCore
 import StoreEngine
 
-/// `query.fetch`, `query.count`, `query.ids`.
+/// `query.fetch`, `query.count`, `query.ids`, `query.aggregate`, `query.parse`.
 enum QueryHandlers {
   static func methods(_ s: Session) -> [(String, MethodHandler)] {
     [
       (
         "query.fetch",
         { p, _ in
-          try p.rejectUnknown(RequestParsing.fetchKeys)
-          let objects = try s.requireStore().fetch(try RequestParsing.fetchRequest(p))
-          return .object(["objects": .array(objects.map { .object($0) })])
+          try p.rejectUnknown(RequestParsing.sectionedFetchKeys)
+          var request = try RequestParsing.fetchRequest(p)
+          request.sectionBy = try p.value("sectionBy").map {
+            try RequestParsing.groupingKey($0, path: "params.sectionBy", allowAlias: false)
+          }
+          let result = try s.requireStore().fetchWithSections(request)
+          var out: JSONObject = ["objects": .array(result.objects.map { .object($0) })]
+          if let sections = result.sections { out.append("sections", .array(sections.map(\.json))) }
+          return .object(out)
         }
       ),
       (
@@ -26,6 +32,25 @@ enum QueryHandlers {
         { p, _ in
           try p.rejectUnknown(RequestParsing.fetchKeys.filter { $0 != "select" && $0 != "include" })
           return .object(["ids": .array(try s.requireStore().ids(try RequestParsing.fetchRequest(p)).map { .string($0) })])
+        }
+      ),
+      (
+        "query.parse",
+        { p, _ in
+          try p.rejectUnknown(["where", "args", "variables", "template"])
+          guard p.has("where") else {
+            throw RPCError.invalidParams("params.where: missing", ["path": "params.where", "expected": "string or object"])
+          }
+          let template = try p.bool("template") ?? false
+          let parsed = try RequestParsing.condition(p, template: template)!
+          return .object(["predicate": PredicateJSON.encode(parsed.predicate)])
+        }
+      ),
+      (
+        "query.aggregate",
+        { p, _ in
+          try p.rejectUnknown(RequestParsing.aggregateKeys)
+          return RequestParsing.aggregateResult(try s.requireStore().aggregate(try RequestParsing.aggregateRequest(p)))
         }
       ),
     ]

@@ -4,31 +4,53 @@ import StoreEngine
 
 /// Param readers shared by several namespaces: predicates, fetch requests, id lists.
 enum RequestParsing {
-  /// `where` (a predicate string, with `args` and `variables`); nil when absent.
-  static func predicate(_ p: JSONReader) throws -> Predicate? {
+  /// `where` (a predicate string or its JSON form, with `args` and `variables`); nil when absent.
+  static func predicate(_ p: JSONReader) throws -> Predicate? { try condition(p)?.predicate }
+
+  /// `where` and, for the JSON form, the JSON path of each node (`FetchRequest.predicateLocations`).
+  static func condition(_ p: JSONReader, template: Bool = false) throws -> (predicate: Predicate, locations: [String]?)? {
     guard let w = p.value("where") else {
       if p.has("args") { throw RPCError.invalidParams("params.args given without params.where", ["path": "params.args"]) }
       return nil
     }
-    guard case .string(let text) = w else {
-      throw RPCError.invalidParams(
-        "params.where: expected a predicate string, got \(w.typeName)", ["path": "params.where", "expected": "string"])
-    }
     let args = try p.array("args") ?? []
     let variables = try p.object("variables")?.object ?? [:]
-    do {
-      return try PredicateParser.parse(text, args: args, variables: variables)
-    } catch let e as PredicateError {
-      throw RPCError(
-        code: -32602, message: "params.where: \(e.message) (at character \(e.offset))", kind: "predicate",
-        data: ["path": "params.where", "offset": .int(Int64(e.offset))])
+    switch w {
+    case .string(let text):
+      do {
+        return (try PredicateParser.parse(text, args: args, variables: variables, template: template), nil)
+      } catch let e as PredicateError {
+        throw RPCError(
+          code: -32602, message: "params.where: \(e.message) (at character \(e.offset))", kind: "predicate",
+          data: ["path": "params.where", "offset": .int(Int64(e.offset))])
+      }
+    case .object:
+      do {
+        let decoded = try PredicateJSONDecoder.decode(w, path: "params.where", args: args, variables: variables, template: template)
+        return (decoded.predicate, decoded.locations)
+      } catch let e as PredicateJSONError {
+        throw RPCError(code: -32602, message: "\(e.path): \(e.message)", kind: "predicate", data: ["path": .string(e.path)])
+      }
+    default:
+      throw RPCError.invalidParams(
+        "params.where: expected a predicate string or its JSON form (an object), got \(w.typeName)",
+        ["path": "params.where", "expected": "string or object"])
     }
+  }
+
+  /// A fetch request's entity and `where` (the part `objects.updateWhere` / `deleteWhere` share).
+  static func filteredRequest(_ p: JSONReader) throws -> FetchRequest {
+    let entity = try p.requireString("entity")
+    let condition = try condition(p)
+    var r = FetchRequest(entity: entity, predicate: condition?.predicate)
+    r.predicateLocations = condition?.locations
+    return r
   }
 
   static let fetchKeys = ["entity", "where", "args", "variables", "sort", "limit", "offset", "select", "include", "includeSubentities"]
 
   static func fetchRequest(_ p: JSONReader) throws -> FetchRequest {
-    var r = FetchRequest(entity: try p.requireString("entity"), predicate: try predicate(p))
+    var r = try filteredRequest(p)
     if let sort = try p.array("sort") {
       r.sort = try sort.enumerated().map { i, v in
         if case .string(let key) = v { return SortKey(keyPath: key) }

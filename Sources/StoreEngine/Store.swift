@@ -17,6 +17,8 @@ public final class Store {
   var plans: [String: EntityPlan] = [:]
   var readPlans: [String: ReadPlan] = [:]
   var userTransactions = 0
+  /// Time zones loaded for date buckets (`ms_bucket`, request validation).
+  let timeZones = TimeZoneCache()
 
   public struct OpenOptions {
     public var readOnly: Bool
@@ -76,6 +78,8 @@ public final class Store {
       guard case .integer(let flags) = args[1] else { return args[0] }
       return .text(TextFolding.fold(s, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0))
     }
+    try RegexMatching.register(on: connection)
+    try connection.createFunction("ms_bucket", argumentCount: 3, DateBucket.sqlFunction(timeZones))
     try loadSchema()
   }
 

@@ -38,6 +38,7 @@ final class PredicateParserTests: XCTestCase {
       case .variable(let n, _): return "$" + n
       case .placeholder(let f, let i, _): return "\(f)#\(i)"
       case .evaluatedObject: return "SELF"
+      default: return PredicateJSON.encode(e).description
       }
     }
     switch p {
@@ -107,7 +108,7 @@ final class PredicateParserTests: XCTestCase {
 
   func testKeyPathsAndEscapes() throws {
     XCTAssertEqual(try comparison("author.name == 'x'").lhs, .keyPath(["author", "name"], offset: 0))
-    XCTAssertEqual(try comparison("books.@count > 1").lhs, .keyPath(["books", "@count"], offset: 0))
+    XCTAssertEqual(try comparison("books.@count > 1").lhs, .aggregate(.count, .keyPath(["books"], offset: 0), keyPath: [], offset: 6))
     XCTAssertEqual(try comparison("#order == 1").lhs, .keyPath(["order"], offset: 0))
     XCTAssertEqual(try comparison("  über == 1").lhs, .keyPath(["über"], offset: 2))
     XCTAssertEqual(try comparison("SELF == 'x'").lhs, .evaluatedObject)

@@ -7,8 +7,8 @@ import { isAbsolute, resolve } from "node:path";
 import { RpcConnection } from "./connection.js";
 import type { CallOptions } from "./connection.js";
 import type {
-  BackupResult, Change, CountParams, CountResult, DeleteResult, FetchParams, FetchResult, InitializeResult,
-  Loose, ObjectsResult, Predicate, PredicateArgs, Schema, StoredObject, StoreOpenParams, Values,
+  AggregateParams, AggregateResult, BackupResult, Change, CountParams, CountResult, DeleteResult, FetchParams, FetchResult,
+  InitializeResult, Loose, ObjectsResult, Predicate, PredicateArgs, Schema, StoredObject, StoreOpenParams, Values,
 } from "./types.js";
 
 export const CLIENT_NAME = "modelstore-client-node";
@@ -165,5 +165,19 @@ export class ModelStoreClient extends RpcConnection {
 
   count(params: CountParams): Promise<CountResult> {
     return this.call<CountResult>("query.count", params);
+  }
+
+  /** `query.parse`: a predicate (text or JSON form) as its JSON form; `template` keeps unbound `%@`/`%K`/`$NAME`. */
+  queryParse(params: {
+    where: Predicate;
+    args?: unknown[];
+    variables?: Record<string, unknown>;
+    template?: boolean;
+  }): Promise<{ predicate: Record<string, unknown> }> {
+    return this.call<{ predicate: Record<string, unknown> }>("query.parse", params);
+  }
+
+  aggregate(params: AggregateParams, options?: CallOptions): Promise<AggregateResult> {
+    return this.call<AggregateResult>("query.aggregate", params, options);
   }
 }

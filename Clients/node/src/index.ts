@@ -5,9 +5,9 @@ export { RpcConnection } from "./connection.js";
 export type { CallOptions, ConnectionOptions, NotificationListener, RequestHandler } from "./connection.js";
 export * from "./errors.js";
 export type {
-  AttributeDef, AttributeType, BackupResult, Change, CountParams, CountResult, DeleteResult, DeleteRule, EntityDef,
-  FetchParams, FetchResult, InitializeResult, Loose, ObjectsResult, Predicate, PredicateArgs, RequestId,
-  RelationshipDef, Schema, SortKey, StoredObject, StoreOpenParams, Values,
+  AggregateParams, AggregateResult, AttributeDef, AttributeType, BackupResult, Change, CountParams, CountResult,
+  DeleteResult, DeleteRule, EntityDef, FetchParams, FetchResult, GroupingKey, InitializeResult, Loose, ObjectsResult,
+  Predicate, PredicateArgs, RequestId, RelationshipDef, Schema, SortKey, StoredObject, StoreOpenParams, Values,
 } from "./types.js";
 export {
   ANY, IGNORE, GoldenMismatchError, findTranscripts, loadTranscript, matchJson, parseTranscript, replayTranscript,

@@ -94,8 +94,31 @@ export interface FetchParams {
   offset?: number;
   include?: string[];
   select?: string[];
-  sectionBy?: string;
+  sectionBy?: GroupingKey;
   includeSubentities?: boolean;
+}
+
+/** A key path, or the calendar period of a date attribute in a time zone. */
+export type GroupingKey =
+  | string
+  | { keyPath: string; bucket?: "day" | "week" | "month" | "year"; timeZone?: string; as?: string };
+
+export interface AggregateParams {
+  entity: string;
+  where?: Predicate;
+  args?: PredicateArgs;
+  variables?: Record<string, unknown>;
+  groupBy?: GroupingKey[];
+  aggregates: { fn: "count" | "sum" | "avg" | "min" | "max"; key?: string; distinct?: boolean; as: string }[];
+  having?: string;
+  sort?: (string | SortKey)[];
+  limit?: number;
+  offset?: number;
+  includeSubentities?: boolean;
+}
+
+export interface AggregateResult {
+  groups: { key: Record<string, unknown>; values: Record<string, unknown> }[];
 }
 
 export interface CountParams {
@@ -115,7 +138,7 @@ export interface ObjectsResult {
 }
 
 export interface FetchResult extends ObjectsResult {
-  sections?: { key: unknown; count: number; range: unknown }[];
+  sections?: { key: unknown; count: number; range: [number, number] }[];
 }
 
 export interface DeleteResult {

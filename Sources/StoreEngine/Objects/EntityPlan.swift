@@ -100,6 +100,8 @@ final class ReadPlan {
 
   /// `SELECT t._pk, t._ent, ... FROM table t` (no WHERE).
   let selectSQL: String
+  private let columnList: String
+  private let fromClause: String
   let slotsByEntity: [String: [Slot]]
 
   /// Builds the select for every entity of `root`'s hierarchy.
@@ -164,7 +166,9 @@ final class ReadPlan {
       slots[m.name] = list
     }
     slotsByEntity = slots
-    selectSQL = "SELECT \(exprs.joined(separator: ", ")) FROM \(Identifier.quote(root.name)) t"
+    columnList = exprs.joined(separator: ", ")
+    fromClause = " FROM \(Identifier.quote(root.name)) t"
+    selectSQL = "SELECT " + columnList + fromClause
 
     /// In a shared table, only compute a sub-entity's to-many list for its own rows.
     func guarded(_ expr: String, _ owner: EntityModel, _ polymorphic: Bool) -> String {
@@ -172,6 +176,9 @@ final class ReadPlan {
       return "CASE WHEN t.\"_ent\" IN (\(owner.concreteNames.map { "'\($0)'" }.joined(separator: ", "))) THEN \(expr) END"
     }
   }
+
+  /// `selectSQL` with `extra` as one more column, the row's last (`sectionBy` keys).
+  func selectSQL(appending extra: String) -> String { "SELECT " + columnList + ", " + extra + fromClause }
 
   /// The wire object for the current row of a statement running `selectSQL`.
   func object(_ row: Row, select: Set<String>? = nil) -> JSONObject {

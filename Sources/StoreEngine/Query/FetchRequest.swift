@@ -4,6 +4,9 @@ import JSONCore
 public struct FetchRequest {
   public var entity: String
   public var predicate: Predicate?
+  /// When the predicate came in JSON form: the JSON path of each node, indexed by the
+  /// node's `offset` (see `PredicateJSONDecoder`), so errors name the place.
+  public var predicateLocations: [String]?
   public var sort: [SortKey] = []
   public var limit: Int?
   public var offset: Int?
@@ -13,6 +16,8 @@ public struct FetchRequest {
   public var include: [String] = []
   /// False: only objects of exactly `entity`, not of its sub-entities.
   public var includeSubentities = true
+  /// Group the page into sections by this key (`query.fetch` only).
+  public var sectionBy: GroupingKey?
 
   public init(entity: String, predicate: Predicate? = nil) {
     self.entity = entity

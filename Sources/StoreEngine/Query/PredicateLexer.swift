@@ -8,7 +8,7 @@ struct PredicateToken: Equatable {
     case string(String)
     case integer(Int64)
     case double(Double)
-    case op(String)  // == != < <= > >= && || ! ( ) { } , . [ ]
+    case op(String)  // == != < <= > >= && || ! ( ) { } , . [ ] + - * / **
     case format(String)  // %@ %K %d ...
     case variable(String)  // $NAME
     case at(String)  // @count ...
@@ -16,6 +16,9 @@ struct PredicateToken: Equatable {
   }
   var kind: Kind
   var offset: Int
+  /// The `+`/`-` written before a number: after a value it is really a binary operator
+  /// (`x -1` is `x - 1`), which only the parser can tell.
+  var sign: String?
 }
 
 /// The error every predicate problem becomes: what, and the character offset where.
@@ -72,23 +75,23 @@ struct PredicateLexer {
     }
     if c == "-" || c == "+", let d = peek(1), d >= "0" && d <= "9", previousAllowsSign {
       i += 1
-      let n = try number()
+      var n = try number()
       if c == "-" {
         switch n {
-        case .integer(let v): return tok(.integer(-v))
-        case .double(let v): return tok(.double(-v))
+        case .integer(let v): n = .integer(-v)
+        case .double(let v): n = .double(-v)
         default: break
         }
       }
-      return tok(n)
+      return PredicateToken(kind: n, offset: start, sign: String(c))
     }
     if c == "\"" || c == "'" { return tok(.string(try quoted(c))) }
     if c == "%" {
       i += 1
       let s = i
-      if peek() == "@" || peek() == "K" || peek() == "d" || peek() == "i" || peek() == "f" || peek() == "s" {
+      if let f = peek(), "@Kdifsa".unicodeScalars.contains(f) {
         i += 1
-      } else if peek() == "l", let d = peek(1), d == "d" || d == "f" || d == "i" || d == "u" {
+      } else if peek() == "l", let d = peek(1), d == "d" || d == "f" || d == "i" || d == "u" || d == "a" {
         i += 2
       } else if peek() == "l", peek(1) == "l", peek(2) == "d" {
         i += 3
@@ -108,12 +111,12 @@ struct PredicateLexer {
       return tok(c == "$" ? .variable(name) : .at(name))
     }
     let two = peek(1).map { String(c) + String($0) } ?? String(c)
-    for op in ["==", "!=", "<>", "<=", ">=", "=<", "=>", "&&", "||"] where two == op {
+    for op in ["==", "!=", "<>", "<=", ">=", "=<", "=>", "&&", "||", "**"] where two == op {
       i += 2
       let canonical = ["<>": "!=", "=<": "<=", "=>": ">="][op] ?? op
       return tok(.op(canonical))
     }
-    if "=<>!(){},.[]".unicodeScalars.contains(c) {
+    if "=<>!(){},.[]+-*/".unicodeScalars.contains(c) {
       i += 1
       return tok(.op(c == "=" ? "==" : String(c)))
     }
@@ -126,7 +129,7 @@ struct PredicateLexer {
     while k >= 0, scalars[k].properties.isWhitespace { k -= 1 }
     guard k >= 0 else { return true }
     let p = scalars[k]
-    return "=<>!(,{".unicodeScalars.contains(p) || p == "]" || p.properties.isAlphabetic
+    return "=<>!(,{[+-*/".unicodeScalars.contains(p) || p == "]" || p.properties.isAlphabetic
   }
 
   private mutating func number() throws -> PredicateToken.Kind {

@@ -8,17 +8,22 @@ import JSONCore
 ///     not        := ("NOT" | "!") not | primary
 ///     primary    := "(" predicate ")" | "TRUEPREDICATE" | "FALSEPREDICATE" | comparison
 ///     comparison := [ANY | SOME | ALL | NONE] expr operator ["[" flags "]"] expr
-///     expr       := keypath | literal | "%@" | "%K" | "$" name | "{" expr, ... "}" | "SELF"
+///
+/// Expressions (arithmetic, key paths, SUBQUERY, functions) are in
+/// `PredicateParser+Expressions.swift`, format arguments in `PredicateParser+Formats.swift`.
 ///
 /// Format arguments (`%@ %K %d %i %ld %f %lf %s`) are bound from `args` in order and
 /// `$NAME` from `variables`; with `template: true` unbound ones stay placeholders.
 public struct PredicateParser {
-  private var tokens: [PredicateToken]
-  private var pos = 0
-  private let args: [JSONValue]
-  private var argIndex = 0
-  private let variables: JSONObject
-  private let template: Bool
+  var tokens: [PredicateToken]
+  var pos = 0
+  let args: [JSONValue]
+  var argIndex = 0
+  let variables: JSONObject
+  let template: Bool
+  /// Variables of the SUBQUERYs being parsed, innermost last: `$x` there is the element,
+  /// never a value from `variables`.
+  var scopes: [String] = []
 
   public static func parse(_ text: String, args: [JSONValue] = [], variables: JSONObject = [:], template: Bool = false) throws -> Predicate
   {
@@ -41,17 +46,21 @@ public struct PredicateParser {
     self.template = template
   }
 
-  private var current: PredicateToken { tokens[pos] }
-  private mutating func advance() { if pos < tokens.count - 1 { pos += 1 } }
+  var current: PredicateToken { tokens[pos] }
+  mutating func advance() { if pos < tokens.count - 1 { pos += 1 } }
 
-  private func keyword(_ t: PredicateToken) -> String? {
+  func keyword(_ t: PredicateToken) -> String? {
     if case .identifier(let s) = t.kind { return s.uppercased() }
     return nil
   }
 
-  private func isOp(_ t: PredicateToken, _ s: String) -> Bool { t.kind == .op(s) }
+  func isOp(_ t: PredicateToken, _ s: String) -> Bool { t.kind == .op(s) }
 
-  private func describe(_ t: PredicateToken) -> String {
+  func expect(_ op: String) throws {
+    guard isOp(current, op) else { throw PredicateError("expected '\(op)' but found \(describe(current))", offset: current.offset) }
+  }
+
+  func describe(_ t: PredicateToken) -> String {
     switch t.kind {
     case .identifier(let s): return "'\(s)'"
     case .escapedIdentifier(let s): return "'#\(s)'"
@@ -66,7 +75,7 @@ public struct PredicateParser {
     }
   }
 
-  private mutating func orExpr() throws -> Predicate {
+  mutating func orExpr() throws -> Predicate {
     var items = [try andExpr()]
     while keyword(current) == "OR" || isOp(current, "||") {
       advance()
@@ -94,11 +103,29 @@ public struct PredicateParser {
 
   private mutating func primary() throws -> Predicate {
     if isOp(current, "(") {
-      advance()
-      let p = try orExpr()
-      guard isOp(current, ")") else { throw PredicateError("expected ')' but found \(describe(current))", offset: current.offset) }
-      advance()
-      return p
+      // `(` opens either a predicate or an expression (`(a + 1) * 2 > 3`): try the
+      // predicate first, then the comparison, and report whichever got further.
+      let saved = (pos, argIndex)
+      var first: PredicateError
+      do {
+        advance()
+        let p = try orExpr()
+        try expect(")")
+        advance()
+        if !startsComparisonTail(current) { return p }
+        first = PredicateError("expected the end of the predicate", offset: current.offset)
+      } catch let e as PredicateError {
+        first = e
+      }
+      let afterFirst = (pos, argIndex)
+      (pos, argIndex) = saved
+      do {
+        return try comparison()
+      } catch let second as PredicateError {
+        if second.offset > first.offset { throw second }
+        (pos, argIndex) = afterFirst
+        throw first
+      }
     }
     switch keyword(current) {
     case "TRUEPREDICATE":
@@ -108,6 +135,15 @@ public struct PredicateParser {
       advance()
       return .constant(false)
     default: return try comparison()
+    }
+  }
+
+  /// True where a parenthesized predicate cannot end: an operator follows it.
+  private func startsComparisonTail(_ t: PredicateToken) -> Bool {
+    switch t.kind {
+    case .op(let s): return ["==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "**", "[", "."].contains(s)
+    case .identifier(let s): return Comparison.Operator(rawValue: s.uppercased()) != nil
+    default: return false
     }
   }
 
@@ -161,133 +197,19 @@ public struct PredicateParser {
         }
       }
       advance()
-      guard isOp(current, "]") else { throw PredicateError("expected ']' but found \(describe(current))", offset: current.offset) }
+      try expect("]")
       advance()
     }
     c.rhs = try expression()
     if op == .between {
       guard case .array(let bounds) = c.rhs, bounds.count == 2 else {
         if case .constant(.array(let b)) = c.rhs, b.count == 2 { return .comparison(c) }
-        if case .placeholder = c.rhs { return .comparison(c) }
-        throw PredicateError("BETWEEN needs two bounds: x BETWEEN {low, high}", offset: opToken.offset)
+        switch c.rhs {
+        case .placeholder, .variable, .keyPath, .path: return .comparison(c)
+        default: throw PredicateError("BETWEEN needs two bounds: x BETWEEN {low, high}", offset: opToken.offset)
+        }
       }
     }
     return .comparison(c)
-  }
-
-  private mutating func expression() throws -> Expression {
-    let t = current
-    switch t.kind {
-    case .string(let s):
-      advance()
-      return .constant(.string(s))
-    case .integer(let v):
-      advance()
-      return .constant(.int(v))
-    case .double(let v):
-      advance()
-      return .constant(.double(v))
-    case .format(let f):
-      advance()
-      return try bindFormat(f, offset: t.offset)
-    case .variable(let name):
-      advance()
-      if let v = variables[name] { return .constant(v) }
-      if template { return .variable(name, offset: t.offset) }
-      throw PredicateError("variable $\(name) has no value in 'variables'", offset: t.offset)
-    case .op("{"):
-      advance()
-      var items: [Expression] = []
-      if !isOp(current, "}") {
-        items.append(try expression())
-        while isOp(current, ",") {
-          advance()
-          items.append(try expression())
-        }
-      }
-      guard isOp(current, "}") else { throw PredicateError("expected '}' but found \(describe(current))", offset: current.offset) }
-      advance()
-      return .array(items)
-    case .identifier(let s):
-      switch s.uppercased() {
-      case "YES", "TRUE":
-        advance()
-        return .constant(.bool(true))
-      case "NO", "FALSE":
-        advance()
-        return .constant(.bool(false))
-      case "NIL", "NULL":
-        advance()
-        return .constant(.null)
-      case "SELF":
-        advance()
-        return .evaluatedObject
-      case "AND", "OR", "NOT", "IN", "BETWEEN", "LIKE", "MATCHES", "CONTAINS", "BEGINSWITH", "ENDSWITH", "ANY", "ALL",
-        "NONE", "SOME", "TRUEPREDICATE", "FALSEPREDICATE":
-        throw PredicateError("expected a value or key path but found the keyword '\(s)' (write #\(s) for a key named so)", offset: t.offset)
-      default:
-        return try keyPath()
-      }
-    case .at, .escapedIdentifier:
-      return try keyPath()
-    default:
-      throw PredicateError("expected a value or key path but found \(describe(t))", offset: t.offset)
-    }
-  }
-
-  private mutating func keyPath() throws -> Expression {
-    let start = current.offset
-    var parts: [String] = []
-    while true {
-      switch current.kind {
-      case .identifier(let s), .escapedIdentifier(let s): parts.append(s)
-      case .at(let s): parts.append("@" + s)
-      case .format("%K"):
-        guard case .keyPath(let sub, _) = try bindFormat("%K", offset: current.offset) else {
-          throw PredicateError("%K must be bound to a key path string", offset: current.offset)
-        }
-        parts.append(contentsOf: sub)
-      default: throw PredicateError("expected a key name but found \(describe(current))", offset: current.offset)
-      }
-      advance()
-      guard isOp(current, ".") else { break }
-      advance()
-    }
-    return .keyPath(parts, offset: start)
-  }
-
-  private mutating func bindFormat(_ f: String, offset: Int) throws -> Expression {
-    let index = argIndex
-    argIndex += 1
-    guard index < args.count else {
-      if template { return .placeholder(f, index: index, offset: offset) }
-      throw PredicateError("format argument \(index + 1) (\(f)) has no value in 'args'", offset: offset)
-    }
-    let v = args[index]
-    switch f {
-    case "%K":
-      guard case .string(let s) = v, !s.isEmpty else {
-        throw PredicateError("argument \(index + 1) for %K must be a key path string, got \(v.typeName)", offset: offset)
-      }
-      return .keyPath(s.split(separator: ".", omittingEmptySubsequences: false).map(String.init), offset: offset)
-    case "%d", "%i", "%ld", "%li", "%lld", "%u", "%lu":
-      guard case .int = v else {
-        throw PredicateError("argument \(index + 1) for \(f) must be an integer, got \(v.typeName)", offset: offset)
-      }
-      return .constant(v)
-    case "%f", "%lf":
-      switch v {
-      case .int(let i): return .constant(.double(Double(i)))
-      case .double: return .constant(v)
-      default: throw PredicateError("argument \(index + 1) for \(f) must be a number, got \(v.typeName)", offset: offset)
-      }
-    case "%s":
-      guard case .string = v else {
-        throw PredicateError("argument \(index + 1) for %s must be a string, got \(v.typeName)", offset: offset)
-      }
-      return .constant(v)
-    default:
-      return .constant(v)
-    }
   }
 }

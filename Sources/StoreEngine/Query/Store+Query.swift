@@ -5,7 +5,11 @@ import SchemaModel
 /// Fetching, counting and batch changes by predicate.
 extension Store {
   /// The objects matching `request`, in its sort order.
-  public func fetch(_ request: FetchRequest) throws -> [JSONObject] {
+  public func fetch(_ request: FetchRequest) throws -> [JSONObject] { try fetchWithSections(request).objects }
+
+  /// The objects matching `request` and, when it has `sectionBy`, their sections (the
+  /// section key is put first in the sort when the sort does not start with it).
+  public func fetchWithSections(_ request: FetchRequest) throws -> FetchResult {
     try translatingErrors {
       let plan = try self.plan(request.entity)
       let read = readPlan(for: plan)
@@ -19,17 +23,22 @@ extension Store {
       try validateInclude(request.include, from: plan, path: "params.include")
       var builder = SQLBuilder(store: self, base: plan)
       let filter = try whereClause(request, plan, &builder)
-      let order = try builder.orderBy(request.sort)
-      var sql = read.selectSQL + builder.joinSQL + filter + " ORDER BY " + order
-      sql += limitClause(request)
+      let section = try request.sectionBy.map { try builder.groupColumn($0, path: "params.sectionBy", zones: timeZones) }
+      let order = try builder.orderBy(request.sortGroupingSections)
+      var trailing = TrailingArgs(after: builder)
+      var sql = section.map { read.selectSQL(appending: $0.sql(&trailing)) } ?? read.selectSQL
+      sql += builder.joinSQL + filter + " ORDER BY " + order + limitClause(request)
       let select = request.select.map(Set.init)
       var out: [JSONObject] = []
-      try connection.cached(sql).forEachRow(builder.args) {
-        out.append(read.object($0, select: select))
+      var keys: [JSONValue] = []
+      let args = trailing.values.isEmpty ? builder.args : builder.args + trailing.values
+      try connection.cached(sql).forEachRow(args) { row in
+        out.append(read.object(row, select: select))
+        if let section { keys.append(section.kind.decode(row.value(row.count - 1))) }
         if out.count & 1023 == 0 { try checkCancelled() }
       }
       try expand(&out, include: request.include, path: "params.include")
-      return out
+      return FetchResult(objects: out, sections: section == nil ? nil : Sections.runs(keys))
     }
   }
 
@@ -90,7 +99,7 @@ extension Store {
 
   /// The WHERE clause; joins it needs are left in `builder` (read them after the sort
   /// keys are compiled, which may add more).
-  private func whereClause(_ request: FetchRequest, _ plan: EntityPlan, _ builder: inout SQLBuilder) throws -> String {
+  func whereClause(_ request: FetchRequest, _ plan: EntityPlan, _ builder: inout SQLBuilder) throws -> String {
     var conditions: [String] = []
     let entityFilter = plan.entityFilter(alias: "t", deep: request.includeSubentities)
     if !entityFilter.isEmpty { conditions.append(entityFilter) }
@@ -98,6 +107,10 @@ extension Store {
       do {
         conditions.append(try builder.compile(p))
       } catch let e as PredicateError {
+        if let locations = request.predicateLocations {
+          let path = e.offset < locations.count ? locations[e.offset] : "params.where"
+          throw StoreError(.predicate, "\(path): \(e.message)", ["path": .string(path), "entity": .string(request.entity)])
+        }
         throw StoreError(
           .predicate, "params.where: \(e.message) (at character \(e.offset))",
           ["offset": .int(Int64(e.offset)), "entity": .string(request.entity)])

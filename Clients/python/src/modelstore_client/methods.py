@@ -174,7 +174,10 @@ class StoreMethods:
         include: Optional[Sequence[str]] = None,
         select: Optional[Sequence[str]] = None,
         include_subentities: Optional[bool] = None,
+        section_by: Optional[Any] = None,
     ) -> Any:
+        """``section_by``: a key path or ``{keyPath, bucket, timeZone}``; the result
+        then has ``sections`` ([{key, count, range}])."""
         return self.call(
             "query.fetch",
             _params(
@@ -187,6 +190,7 @@ class StoreMethods:
                 include=_list(include),
                 select=_list(select),
                 includeSubentities=include_subentities,
+                sectionBy=section_by,
             ),
         )
 
@@ -194,6 +198,50 @@ class StoreMethods:
         self, entity: str, where: Optional[str] = None, args: Optional[Sequence[Any]] = None
     ) -> Any:
         return self.call("query.count", _params(entity=entity, where=where, args=_list(args)))
+
+    def query_parse(
+        self,
+        where: Any,
+        args: Optional[Sequence[Any]] = None,
+        variables: Optional[Mapping[str, Any]] = None,
+        template: Optional[bool] = None,
+    ) -> Any:
+        """``query.parse``: the JSON form of ``where`` (text or JSON form) as ``{predicate}``;
+        with ``template=True`` unbound ``%@``/``%K``/``$NAME`` stay placeholder nodes."""
+        return self.call(
+            "query.parse",
+            _params(where=where, args=_list(args), variables=variables, template=template),
+        )
+
+    def aggregate(
+        self,
+        entity: str,
+        aggregates: Sequence[Mapping[str, Any]],
+        group_by: Optional[Sequence[Any]] = None,
+        where: Optional[str] = None,
+        args: Optional[Sequence[Any]] = None,
+        having: Optional[str] = None,
+        sort: Optional[Sequence[Any]] = None,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+        include_subentities: Optional[bool] = None,
+    ) -> Any:
+        """``query.aggregate``: returns ``{groups: [{key, values}]}``."""
+        return self.call(
+            "query.aggregate",
+            _params(
+                entity=entity,
+                where=where,
+                args=_list(args),
+                groupBy=_list(group_by),
+                aggregates=list(aggregates),
+                having=having,
+                sort=_list(sort),
+                limit=limit,
+                offset=offset,
+                includeSubentities=include_subentities,
+            ),
+        )
 
 
 def _list(value: Optional[Sequence[Any]]) -> Optional[List[Any]]:

@@ -1,0 +1,238 @@
+import JSONCore
+
+/// A problem in a JSON-form predicate, at a JSON path (`params.where.and[1].lhs`).
+public struct PredicateJSONError: Error, Equatable, CustomStringConvertible {
+  public var message: String
+  public var path: String
+  public init(_ message: String, path: String) {
+    self.message = message
+    self.path = path
+  }
+  public var description: String { "\(path): \(message)" }
+}
+
+/// Reads the JSON form (see `PredicateJSON`) into the tree, binding `placeholder` nodes
+/// from `args` and `variable` nodes from `variables` as the string parser does.
+///
+/// JSON has no character offsets, so every node's `offset` is instead its number in
+/// `locations`, which holds the node's JSON path: errors found later, when the tree is
+/// compiled against an entity, still name the place.
+public struct PredicateJSONDecoder {
+  public private(set) var locations: [String] = []
+  private let args: [JSONValue]
+  private let variables: JSONObject
+  private let template: Bool
+  private var scopes: [String] = []
+
+  public static func decode(
+    _ value: JSONValue, path: String, args: [JSONValue] = [], variables: JSONObject = [:], template: Bool = false
+  ) throws -> (predicate: Predicate, locations: [String]) {
+    var d = PredicateJSONDecoder(args: args, variables: variables, template: template)
+    let p = try d.predicate(value, path)
+    return (p, d.locations)
+  }
+
+  private init(args: [JSONValue], variables: JSONObject, template: Bool) {
+    self.args = args
+    self.variables = variables
+    self.template = template
+  }
+
+  private mutating func locate(_ path: String) -> Int {
+    locations.append(path)
+    return locations.count - 1
+  }
+
+  private static let predicateKeys = ["const", "and", "or", "not", "op"]
+  private static let expressionKeys = [
+    "keyPath", "value", "array", "variable", "placeholder", "self", "path", "aggregate", "subquery", "function",
+  ]
+
+  /// The object at `path` and the one member among `kinds` that says what it is.
+  private func kind(of v: JSONValue, _ path: String, among kinds: [String], what: String) throws -> (JSONObject, String) {
+    guard case .object(let o) = v else { throw PredicateJSONError("expected \(what) object, got \(v.typeName)", path: path) }
+    var present = kinds.filter(o.contains)
+    // An aggregate's `keyPath` member is the key it folds, not a second kind.
+    if present.contains("aggregate") { present.removeAll { $0 == "keyPath" } }
+    guard present.count == 1 else {
+      let listed = kinds.map { "'\($0)'" }.joined(separator: ", ")
+      throw PredicateJSONError(
+        present.isEmpty ? "\(what) object needs one of \(listed)" : "\(what) object has both '\(present[0])' and '\(present[1])'",
+        path: path)
+    }
+    return (o, present[0])
+  }
+
+  private func only(_ o: JSONObject, _ allowed: [String], _ path: String) throws {
+    if let extra = o.keys.first(where: { !allowed.contains($0) }) {
+      throw PredicateJSONError("unknown member '\(extra)' (expected \(allowed.map { "'\($0)'" }.joined(separator: ", ")))", path: path)
+    }
+  }
+
+  private func member(_ o: JSONObject, _ key: String, _ path: String) throws -> JSONValue {
+    guard let v = o[key] else { throw PredicateJSONError("missing", path: "\(path).\(key)") }
+    return v
+  }
+
+  private func string(_ o: JSONObject, _ key: String, _ path: String) throws -> String {
+    let v = try member(o, key, path)
+    guard case .string(let s) = v else { throw PredicateJSONError("expected a string, got \(v.typeName)", path: "\(path).\(key)") }
+    return s
+  }
+
+  private func array(_ o: JSONObject, _ key: String, _ path: String, nonEmpty: Bool = false) throws -> [JSONValue] {
+    let v = try member(o, key, path)
+    guard case .array(let a) = v else { throw PredicateJSONError("expected an array, got \(v.typeName)", path: "\(path).\(key)") }
+    if nonEmpty && a.isEmpty { throw PredicateJSONError("expected at least one element", path: "\(path).\(key)") }
+    return a
+  }
+
+  // MARK: - Predicates
+
+  mutating func predicate(_ v: JSONValue, _ path: String) throws -> Predicate {
+    let (o, k) = try kind(of: v, path, among: Self.predicateKeys, what: "a predicate")
+    switch k {
+    case "const":
+      try only(o, ["const"], path)
+      guard case .bool(let b) = o["const"]! else {
+        throw PredicateJSONError("expected true or false, got \(o["const"]!.typeName)", path: "\(path).const")
+      }
+      return .constant(b)
+    case "not":
+      try only(o, ["not"], path)
+      return .not(try predicate(o["not"]!, "\(path).not"))
+    case "and", "or":
+      try only(o, [k], path)
+      var items: [Predicate] = []
+      for (i, item) in try array(o, k, path, nonEmpty: true).enumerated() { items.append(try predicate(item, "\(path).\(k)[\(i)]")) }
+      return k == "and" ? .and(items) : .or(items)
+    default:
+      return .comparison(try comparison(o, path))
+    }
+  }
+
+  private mutating func comparison(_ o: JSONObject, _ path: String) throws -> Comparison {
+    try only(o, ["op", "lhs", "rhs", "options", "quantifier"], path)
+    let opText = try string(o, "op", path)
+    guard let op = Comparison.Operator(rawValue: opText.uppercased()) else {
+      throw PredicateJSONError(
+        "unknown operator '\(opText)' (expected one of \(Comparison.Operator.allCases.map(\.rawValue).joined(separator: " ")))",
+        path: "\(path).op")
+    }
+    let offset = locate(path)
+    var c = Comparison(try expression(try member(o, "lhs", path), "\(path).lhs"), op, .constant(.null), offset: offset)
+    c.rhs = try expression(try member(o, "rhs", path), "\(path).rhs")
+    if o.contains("options") {
+      for letter in try string(o, "options", path) {
+        switch letter {
+        case "c": c.caseInsensitive = true
+        case "d": c.diacriticInsensitive = true
+        case "n": c.normalized = true
+        default: throw PredicateJSONError("unknown option '\(letter)' (expected letters c, d, n)", path: "\(path).options")
+        }
+      }
+    }
+    if o.contains("quantifier") {
+      let q = try string(o, "quantifier", path)
+      guard let quantifier = Comparison.Quantifier(rawValue: q.uppercased()), q == q.lowercased() else {
+        throw PredicateJSONError("unknown quantifier '\(q)' (expected any, all or none)", path: "\(path).quantifier")
+      }
+      c.quantifier = quantifier
+    }
+    return c
+  }
+
+  // MARK: - Expressions
+
+  private mutating func expression(_ v: JSONValue, _ path: String) throws -> Expression {
+    let (o, k) = try kind(of: v, path, among: Self.expressionKeys, what: "an expression")
+    let offset = locate(path)
+    do {
+      switch k {
+      case "keyPath":
+        try only(o, ["keyPath"], path)
+        return try Expression.keyPath(text: try string(o, "keyPath", path), offset: offset)
+      case "value":
+        try only(o, ["value"], path)
+        return .constant(o["value"]!)
+      case "array":
+        try only(o, ["array"], path)
+        var items: [Expression] = []
+        for (i, item) in try array(o, "array", path).enumerated() { items.append(try expression(item, "\(path).array[\(i)]")) }
+        return .array(items)
+      case "variable":
+        try only(o, ["variable"], path)
+        let name = try string(o, "variable", path)
+        if scopes.contains(name) { return .variable(name, offset: offset) }
+        if let value = variables[name] { return .constant(value) }
+        if template { return .variable(name, offset: offset) }
+        throw PredicateJSONError("variable $\(name) has no value in 'variables'", path: path)
+      case "placeholder": return try placeholder(o, path, offset: offset)
+      case "self":
+        try only(o, ["self"], path)
+        guard o["self"] == .bool(true) else { throw PredicateJSONError("expected true", path: "\(path).self") }
+        return .evaluatedObject
+      case "path":
+        try only(o, ["path"], path)
+        var segments: [Expression] = []
+        for (i, item) in try array(o, "path", path, nonEmpty: true).enumerated() {
+          let segment = try expression(item, "\(path).path[\(i)]")
+          switch segment {
+          case .keyPath, .variable, .evaluatedObject, .path: break
+          case .placeholder(let f, _, _) where f == "%K": break
+          default: throw PredicateJSONError("a path segment is a keyPath, variable, self or %K placeholder", path: "\(path).path[\(i)]")
+          }
+          segments.append(segment)
+        }
+        return Expression.joining(segments, offset: offset)
+      case "aggregate":
+        try only(o, ["aggregate", "collection", "keyPath"], path)
+        let collection = try expression(try member(o, "collection", path), "\(path).collection")
+        let keys =
+          o.contains("keyPath")
+          ? try string(o, "keyPath", path).split(separator: ".", omittingEmptySubsequences: false).map(String.init) : []
+        if keys.contains("") { throw PredicateJSONError("empty key", path: "\(path).keyPath") }
+        return try Expression.aggregate(over: collection, operator: try string(o, "aggregate", path), keys: keys, offset: offset)
+      case "subquery":
+        try only(o, ["subquery"], path)
+        guard case .object(let s) = o["subquery"]! else {
+          throw PredicateJSONError("expected an object {collection, variable, predicate}", path: "\(path).subquery")
+        }
+        let sp = "\(path).subquery"
+        try only(s, ["collection", "variable", "predicate"], sp)
+        let collection = try expression(try member(s, "collection", sp), "\(sp).collection")
+        let variable = try string(s, "variable", sp)
+        scopes.append(variable)
+        defer { scopes.removeLast() }
+        let p = try predicate(try member(s, "predicate", sp), "\(sp).predicate")
+        return .subquery(Subquery(collection: collection, variable: variable, predicate: p, offset: offset))
+      default:
+        try only(o, ["function", "arguments"], path)
+        var items: [Expression] = []
+        for (i, item) in try array(o, "arguments", path).enumerated() { items.append(try expression(item, "\(path).arguments[\(i)]")) }
+        return .function(try string(o, "function", path), items, offset: offset)
+      }
+    } catch let e as PredicateError {
+      throw PredicateJSONError(e.message, path: path)
+    }
+  }
+
+  private static let specifiers: Set<String> = ["%@", "%K", "%d", "%i", "%ld", "%li", "%lld", "%u", "%lu", "%f", "%lf", "%a", "%la", "%s"]
+
+  private func placeholder(_ o: JSONObject, _ path: String, offset: Int) throws -> Expression {
+    try only(o, ["placeholder", "index"], path)
+    let f = try string(o, "placeholder", path)
+    guard Self.specifiers.contains(f) else {
+      throw PredicateJSONError("unknown format specifier '\(f)'", path: "\(path).placeholder")
+    }
+    guard case .int(let i)? = o["index"], i >= 0, i < Int64(Int32.max) else {
+      throw PredicateJSONError("expected the argument's index, an integer ≥ 0", path: "\(path).index")
+    }
+    let index = Int(i)
+    guard index < args.count else {
+      if template { return .placeholder(f, index: index, offset: offset) }
+      throw PredicateJSONError("placeholder \(f) (index \(index)) has no value in 'args'", path: path)
+    }
+    return try PredicateParser.bind(f, args[index], index: index, offset: offset)
+  }
+}

@@ -1,0 +1,333 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// Comparisons: which side is what (a value, a column, a to-many collection), the
+/// quantifiers as correlated `EXISTS`, then the operator itself.
+extension SQLBuilder {
+  mutating func comparison(_ c0: Comparison) throws -> String {
+    var c = c0
+    var lhs = try operand(c.lhs)
+    var rhs = try operand(c.rhs)
+    // A value on the left: turn the comparison around so the key path is on the left.
+    if case .value(let v) = lhs, !isValue(rhs) {
+      switch c.op {
+      case .in:
+        // `'x' IN tags.name` is membership (below); `'x' IN name` is substring.
+        if case .scalar(let r) = rhs, r.type == .string || r.type == .url {
+          swap(&lhs, &rhs)
+          c.op = .contains
+        }
+      case .contains:
+        guard case .array = v else { throw PredicateError("CONTAINS needs the key path on the left", offset: c.offset) }
+        swap(&lhs, &rhs)
+        c.op = .in
+      default:
+        guard let mirrored = mirror(c.op) else {
+          throw PredicateError("the key path must be on the left of \(c.op.rawValue)", offset: c.offset)
+        }
+        swap(&lhs, &rhs)
+        c.op = mirrored
+      }
+    }
+    // `tags CONTAINS %@` is `%@ IN tags`.
+    if c.quantifier == nil, case .collection = lhs, c.op == .contains {
+      swap(&lhs, &rhs)
+      c.op = .in
+    }
+    if let q = c.quantifier {
+      guard case .collection(let coll) = lhs else {
+        throw PredicateError(
+          "\(q.rawValue) needs a key path through a to-many relationship on its left\(describe(lhs).map { ", but \($0) is not one" } ?? "")",
+          offset: c.offset)
+      }
+      let condition = try compare(.scalar(coll.element), rhs, c)
+      switch q {
+      case .any: return exists(coll, condition)
+      case .none: return "NOT \(exists(coll, condition))"
+      // Every element satisfies it: no element fails it (nil counts as failing).
+      case .all: return "NOT \(exists(coll, "NOT ifnull(\(condition), 0)"))"
+      }
+    }
+    if case .collection(let coll) = lhs {
+      throw PredicateError(
+        "'\(coll.element.name)' goes through a to-many relationship: say ANY, ALL or NONE, or compare its @count", offset: c.offset)
+    }
+    return try compare(lhs, rhs, c)
+  }
+
+  private func isValue(_ c: Compiled) -> Bool { if case .value = c { return true } else { return false } }
+
+  private func describe(_ c: Compiled) -> String? {
+    switch c {
+    case .scalar(let o): return "'\(o.name)'"
+    case .collection(let coll): return "'\(coll.element.name)'"
+    case .value: return nil
+    }
+  }
+
+  private func mirror(_ op: Comparison.Operator) -> Comparison.Operator? {
+    switch op {
+    case .equal: return .equal
+    case .notEqual: return .notEqual
+    case .less: return .greater
+    case .lessOrEqual: return .greaterOrEqual
+    case .greater: return .less
+    case .greaterOrEqual: return .lessOrEqual
+    default: return nil
+    }
+  }
+
+  /// One scalar (or value) against a value, a column, or the elements of a collection.
+  private mutating func compare(_ lhs: Compiled, _ rhs: Compiled, _ c: Comparison) throws -> String {
+    if case .collection(let coll) = rhs {
+      guard c.op == .in else {
+        throw PredicateError(
+          "a to-many key path ('\(coll.element.name)') on the right works only with IN; put it on the left with ANY, ALL or NONE",
+          offset: c.offset)
+      }
+      var member = c
+      member.op = .equal
+      return exists(coll, try compare(.scalar(coll.element), lhs, member))
+    }
+    guard case .scalar(let l) = lhs else {
+      throw PredicateError("a comparison needs a key path (or SELF) on one side", offset: c.offset)
+    }
+    switch rhs {
+    case .value(let v): return try valueComparison(l, v, c)
+    case .scalar(let r): return try columnComparison(l, r, c)
+    case .collection: preconditionFailure("handled above")
+    }
+  }
+
+  // MARK: - Against a value
+
+  private mutating func valueComparison(_ l: Operand, _ rhs: JSONValue, _ c: Comparison) throws -> String {
+    let column = l.sql
+    let name = l.name
+    switch c.op {
+    case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
+      if case .null = rhs {
+        switch c.op {
+        case .equal: return "\(column) IS NULL"
+        case .notEqual: return "\(column) IS NOT NULL"
+        default: throw PredicateError("'\(name)' cannot be ordered against nil", offset: c.offset)
+        }
+      }
+      let v = try encode(rhs, l, c)
+      orderingDecimal = c.op != .equal && c.op != .notEqual
+      defer { orderingDecimal = false }
+      let (lf, rf) = try folded(column, v, l, c)
+      let sqlOp = ["==": "=", "!=": "IS NOT"][c.op.rawValue] ?? c.op.rawValue
+      return "\(lf) \(sqlOp) \(rf)"
+    case .beginsWith, .endsWith, .contains, .like, .matches:
+      try requireText(l, c)
+      guard case .string(let s) = rhs else {
+        throw PredicateError("\(c.op.rawValue) needs a string on the right, got \(rhs.typeName)", offset: c.offset)
+      }
+      if c.op == .like {
+        // NSPredicate LIKE: `*` any run, `?` one character; GLOB's `[` is escaped.
+        let (gl, gr) = try folded(column, .text(s.replacingAll("[", "[[]")), l, c)
+        return "(\(gl) GLOB \(gr))"
+      }
+      if c.op == .matches { return try matches(column, pattern: .text(s), c, literal: s) }
+      if c.op == .beginsWith, let range = prefixRange(column, s, l, c) { return range }
+      let (lf, rf) = try folded(column, .text(s), l, c)
+      return stringOperator(c.op, lf, rf)
+    case .in:
+      guard case .array(let items) = rhs else {
+        throw PredicateError("IN needs an array on the right ({a, b} or an array argument), got \(rhs.typeName)", offset: c.offset)
+      }
+      if items.isEmpty { return "0" }
+      var placeholders: [String] = []
+      var includesNil = false
+      for item in items {
+        if case .null = item {
+          includesNil = true
+          continue
+        }
+        placeholders.append(try folded(column, try encode(item, l, c), l, c).1)
+      }
+      let lf = try folded(column, .null, l, c).0
+      let membership = placeholders.isEmpty ? "0" : "\(lf) IN (\(placeholders.joined(separator: ", ")))"
+      return includesNil ? "(\(membership) OR \(column) IS NULL)" : membership
+    case .between:
+      guard case .array(let bounds) = rhs, bounds.count == 2 else {
+        throw PredicateError("BETWEEN needs {low, high}", offset: c.offset)
+      }
+      if bounds.contains(.null) { throw PredicateError("BETWEEN bounds cannot be nil", offset: c.offset) }
+      orderingDecimal = true
+      defer { orderingDecimal = false }
+      let lo = try encode(bounds[0], l, c)
+      let hi = try encode(bounds[1], l, c)
+      let (lf, a) = try folded(column, lo, l, c)
+      let b = try folded(column, hi, l, c).1
+      return "\(lf) BETWEEN \(a) AND \(b)"
+    }
+  }
+
+  /// Binds `value` in the stored form of the operand's type.
+  private func encode(_ value: JSONValue, _ l: Operand, _ c: Comparison) throws -> SQLValue {
+    if case .null = value { return .null }
+    let name = l.name
+    guard case .attribute(let type) = l.kind else {
+      guard case .object(let entity) = l.kind else { preconditionFailure() }
+      guard case .string(let s) = value, let id = ObjectID(s), let target = store.plans[id.entity], entity.includes(target.model) else {
+        throw PredicateError(
+          "'\(name)' is \(name == "SELF" ? "the object" : "a relationship to \(entity.name)"); compare it with an id such as \"\(entity.name)/1\" or nil",
+          offset: c.offset)
+      }
+      return .integer(id.pk)
+    }
+    switch (type, value) {
+    case (_, .int(let i)) where type.isInteger || type == .bool: return .integer(i)
+    case (_, .double(let d)) where type.isInteger: return .real(d)
+    case (.bool, .bool(let b)): return .integer(b ? 1 : 0)
+    case (.date, .int(let i)): return .real(Double(i))
+    case (.date, .double(let d)): return .real(d)
+    case (.json, _):
+      throw PredicateError("json attribute '\(name)' cannot be compared in a predicate (its stored form is opaque)", offset: c.offset)
+    default:
+      do { return try type.encode(value) } catch let e as ValueError {
+        throw PredicateError("'\(name)': \(e.message)", offset: c.offset)
+      }
+    }
+  }
+
+  /// The two sides of a comparison, folded with `ms_fold` under [c]/[d].
+  private mutating func folded(_ column: String, _ v: SQLValue, _ l: Operand, _ c: Comparison) throws -> (String, String) {
+    let flags = try foldFlags(l, c)
+    if flags != 0 {
+      if case .null = v { return ("ms_fold(\(column), \(flags))", "") }
+      return ("ms_fold(\(column), \(flags))", "ms_fold(\(bind(v)), \(flags))")
+    }
+    if case .null = v { return (column, "") }
+    let p = bind(v)
+    if l.type == .decimal && orderingDecimal { return ("CAST(\(column) AS REAL)", "CAST(\(p) AS REAL)") }
+    return (column, p)
+  }
+
+  /// `ms_fold`'s flags for [c]/[d] (0 without them), which apply to strings, and to
+  /// whatever the string operators accept (uuids and decimals compare as text there).
+  private func foldFlags(_ l: Operand, _ c: Comparison) throws -> Int {
+    guard c.caseInsensitive || c.diacriticInsensitive else { return 0 }
+    let textual = [.beginsWith, .endsWith, .contains, .like, .matches].contains(c.op) && (l.type == .uuid || l.type == .decimal)
+    guard l.type == .string || l.type == .url || textual else {
+      throw PredicateError(
+        "[c]/[d] options apply to strings, but '\(l.name)' is \(l.type?.rawValue ?? "a relationship")", offset: c.offset)
+    }
+    return (c.caseInsensitive ? 1 : 0) | (c.diacriticInsensitive ? 2 : 0)
+  }
+
+  private func requireText(_ l: Operand, _ c: Comparison) throws {
+    guard l.type == .string || l.type == .url || l.type == .uuid || l.type == .decimal else {
+      throw PredicateError(
+        "\(c.op.rawValue) needs a string attribute, but '\(l.name)' is \(l.type?.rawValue ?? "a relationship")", offset: c.offset)
+    }
+  }
+
+  private func stringOperator(_ op: Comparison.Operator, _ l: String, _ r: String) -> String {
+    switch op {
+    case .beginsWith: return "(substr(\(l), 1, length(\(r))) = \(r))"
+    case .endsWith: return "(length(\(r)) = 0 OR substr(\(l), -length(\(r))) = \(r))"
+    default: return "(instr(\(l), \(r)) > 0)"
+    }
+  }
+
+  /// `BEGINSWITH` without folding as the range `col >= prefix AND col < successor`, which
+  /// an index on the column serves (the substr form is opaque to the planner). Strings
+  /// compare by UTF-8 bytes, which order like code points, so the successor (the last
+  /// code point plus one) bounds exactly the strings with the prefix.
+  private mutating func prefixRange(_ column: String, _ prefix: String, _ l: Operand, _ c: Comparison) -> String? {
+    guard !c.caseInsensitive, !c.diacriticInsensitive, l.type == .string || l.type == .url else { return nil }
+    if prefix.isEmpty { return "\(column) >= \(bind(.text("")))" }
+    var scalars = Array(prefix.unicodeScalars)
+    let last = scalars.removeLast().value
+    guard last < 0x10FFFF else { return nil }
+    scalars.append(Unicode.Scalar(last + 1 == 0xD800 ? 0xE000 : last + 1)!)
+    var successor = String.UnicodeScalarView()
+    successor.append(contentsOf: scalars)
+    return "(\(column) >= \(bind(.text(prefix))) AND \(column) < \(bind(.text(String(successor)))))"
+  }
+
+  /// `MATCHES`: the whole text against an ICU-style regular expression, in Swift
+  /// (`ms_regexp`, see RegexMatching.swift). A constant pattern is checked here, so a bad
+  /// one is a predicate error at its place rather than a failing statement.
+  private mutating func matches(_ column: String, pattern: SQLValue, _ c: Comparison, literal: String?) throws -> String {
+    if let literal {
+      do { _ = try RegexMatching.compile(literal, flags: 0) } catch {
+        throw PredicateError("invalid regular expression '\(literal)': \(error)", offset: c.offset)
+      }
+    }
+    let flags = (c.caseInsensitive ? 1 : 0) | (c.diacriticInsensitive ? 2 : 0)
+    return "ms_regexp(\(bind(pattern)), \(column), \(flags))"
+  }
+
+  // MARK: - Against another key path
+
+  private mutating func columnComparison(_ l: Operand, _ r: Operand, _ c: Comparison) throws -> String {
+    try requireComparable(l, r, c)
+    let flags = try foldFlags(l, c)
+    _ = try foldFlags(r, c)
+    func side(_ o: Operand, ordering: Bool) -> String {
+      if flags != 0 { return "ms_fold(\(o.sql), \(flags))" }
+      return o.type == .decimal && ordering ? "CAST(\(o.sql) AS REAL)" : o.sql
+    }
+    switch c.op {
+    case .equal, .notEqual:
+      // Two key paths that are both nil are equal, as in NSPredicate.
+      return "\(side(l, ordering: false)) \(c.op == .equal ? "IS" : "IS NOT") \(side(r, ordering: false))"
+    case .less, .lessOrEqual, .greater, .greaterOrEqual:
+      return "\(side(l, ordering: true)) \(c.op.rawValue) \(side(r, ordering: true))"
+    case .beginsWith, .endsWith, .contains, .like:
+      try requireText(l, c)
+      try requireText(r, c)
+      let lf = side(l, ordering: false)
+      let rf = side(r, ordering: false)
+      if c.op == .like { return "(\(lf) GLOB replace(\(rf), '[', '[[]'))" }
+      // Unknown when either side is nil (the value form's `ENDSWITH ""` matches nil too).
+      if c.op == .endsWith { return "(substr(\(lf), -length(\(rf))) = \(rf) OR (length(\(rf)) = 0 AND \(lf) IS NOT NULL))" }
+      return stringOperator(c.op, lf, rf)
+    case .matches:
+      try requireText(l, c)
+      try requireText(r, c)
+      let flags = (c.caseInsensitive ? 1 : 0) | (c.diacriticInsensitive ? 2 : 0)
+      return "ms_regexp(\(r.sql), \(l.sql), \(flags))"
+    case .in:
+      // `a IN b` with b a string: b contains a.
+      try requireText(l, c)
+      try requireText(r, c)
+      return stringOperator(.contains, side(r, ordering: false), side(l, ordering: false))
+    case .between:
+      throw PredicateError("BETWEEN needs {low, high} on the right, not the key path '\(r.name)'", offset: c.offset)
+    }
+  }
+
+  /// Two key paths can be compared when their stored forms are: numbers (and dates and
+  /// bools) with each other, strings with strings, objects with objects of one hierarchy.
+  private func requireComparable(_ l: Operand, _ r: Operand, _ c: Comparison) throws {
+    func family(_ o: Operand) -> String {
+      switch o.kind {
+      case .object(let e): return "object:" + e.root.name
+      case .attribute(let t):
+        if t == .json { return "json" }
+        if Self.isNumeric(t) && t != .decimal || t == .date { return "number" }
+        if t == .string || t == .url || t == .uuid { return "text" }
+        return t.rawValue
+      }
+    }
+    let (a, b) = (family(l), family(r))
+    if a == "json" || b == "json" {
+      throw PredicateError("json attributes cannot be compared in a predicate (their stored form is opaque)", offset: c.offset)
+    }
+    guard a == b else {
+      func what(_ o: Operand) -> String {
+        switch o.kind {
+        case .object(let e): return "an object of \(e.name)"
+        case .attribute(let t): return t.rawValue
+        }
+      }
+      throw PredicateError("cannot compare '\(l.name)' (\(what(l))) with '\(r.name)' (\(what(r)))", offset: c.offset)
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// Function expressions that SQL can evaluate: `CAST` (date literals, number and string
+/// conversions) and the arithmetic operators `+ - * /`. Others parse but are refused here.
+extension SQLBuilder {
+  /// Seconds from 1970-01-01 to 2001-01-01, Core Data's reference date.
+  static let referenceDateOffset = 978_307_200.0
+
+  mutating func function(_ name: String, _ args: [Expression], offset: Int) throws -> Compiled {
+    switch name {
+    case "CAST": return try cast(args, offset: offset)
+    case "+", "-", "*", "/": return try arithmetic(name, args, offset: offset)
+    default:
+      throw PredicateError("function '\(name)' is not supported in queries (only CAST and + - * /)", offset: offset)
+    }
+  }
+
+  private mutating func cast(_ args: [Expression], offset: Int) throws -> Compiled {
+    guard args.count == 2, case .constant(.string(let type)) = args[1] else {
+      throw PredicateError("CAST needs a value and a type name, as in CAST('2024-01-31', 'NSDate')", offset: offset)
+    }
+    let inner = try operand(args[0])
+    switch (type, inner) {
+    case ("NSDate", .value(.int(let n))): return .value(.double(Double(n) + Self.referenceDateOffset))
+    case ("NSDate", .value(.double(let n))): return .value(.double(n + Self.referenceDateOffset))
+    case ("NSDate", .value(.string(let s))):
+      guard let seconds = ISODate.parse(s) else {
+        throw PredicateError("CAST(..., 'NSDate') needs an ISO 8601 date such as \"2026-01-31T12:00:00Z\", got \"\(s)\"", offset: offset)
+      }
+      return .value(.double(seconds))
+    case ("NSNumber", .value(.string(let s))):
+      if let i = Int64(s) { return .value(.int(i)) }
+      guard let d = Double(s) else { throw PredicateError("CAST(..., 'NSNumber') cannot read \"\(s)\" as a number", offset: offset) }
+      return .value(.double(d))
+    case ("NSNumber", .value(let v)) where v.isNumber: return .value(v)
+    case ("NSString", .value(.string)): return inner
+    case ("NSString", .value(.int(let i))): return .value(.string(String(i)))
+    case ("NSString", .value(.double(let d))): return .value(.string(String(d)))
+    case ("NSNumber", .scalar(let o)) where o.type != nil && o.type != .json && o.type != .data:
+      return .scalar(Operand(sql: "CAST(\(o.sql) AS REAL)", kind: .attribute(.double), name: o.name))
+    case ("NSString", .scalar(let o)) where o.type != nil && o.type != .json && o.type != .data:
+      return .scalar(Operand(sql: "CAST(\(o.sql) AS TEXT)", kind: .attribute(.string), name: o.name))
+    case ("NSDate", .scalar(let o)) where o.type.map(Self.isNumeric) ?? false:
+      return .scalar(Operand(sql: "(\(o.sql) + \(Self.referenceDateOffset))", kind: .attribute(.date), name: o.name))
+    default:
+      throw PredicateError(
+        "CAST to '\(type)' of this operand is not supported (NSDate, NSNumber, NSString of a value or attribute)", offset: offset)
+    }
+  }
+
+  static func isNumeric(_ t: AttributeType) -> Bool { t.isInteger || t == .double || t == .float || t == .decimal || t == .bool }
+
+  private mutating func arithmetic(_ op: String, _ args: [Expression], offset: Int) throws -> Compiled {
+    var sides: [(sql: String, type: AttributeType)] = []
+    for a in args {
+      switch try operand(a) {
+      case .value(.int(let i)): sides.append((bind(.integer(i)), .int))
+      case .value(.double(let d)): sides.append((bind(.real(d)), .double))
+      case .scalar(let o) where o.type.map { Self.isNumeric($0) || $0 == .date } ?? false:
+        sides.append((o.type == .decimal ? "CAST(\(o.sql) AS REAL)" : o.sql, o.type!))
+      default:
+        throw PredicateError("'\(op)' needs numbers, dates or number attributes on both sides", offset: offset)
+      }
+    }
+    guard sides.count == 2 else { throw PredicateError("'\(op)' needs two operands", offset: offset) }
+    let types = sides.map(\.type)
+    let type: AttributeType =
+      types.contains(.date) && (op == "+" || op == "-") && !(types[0] == .date && types[1] == .date)
+      ? .date : types.allSatisfy { $0.isInteger || $0 == .bool } && op != "/" ? .int : .double
+    // Division is real division, as NSExpression's divide:by: is.
+    let lhs = op == "/" ? "CAST(\(sides[0].sql) AS REAL)" : sides[0].sql
+    return .scalar(Operand(sql: "(\(lhs) \(op) \(sides[1].sql))", kind: .attribute(type), name: "expression"))
+  }
+}
+
+extension JSONValue {
+  var isNumber: Bool {
+    switch self {
+    case .int, .double: return true
+    default: return false
+    }
+  }
+}

@@ -1,0 +1,167 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// `query.aggregate`: grouped counts, sums, averages, minima and maxima, computed by
+/// SQLite in one statement:
+///
+///     SELECT * FROM (SELECT <group> AS "_g0", ..., <fn> AS "_a0", ...
+///                    FROM table t <joins> WHERE <where> GROUP BY <group>, ...)
+///     WHERE <having> ORDER BY <sort>, "_g0", ... LIMIT ... OFFSET ...
+///
+/// The subquery lets `having` and `sort` name its columns whether or not there is a GROUP BY.
+extension Store {
+  public func aggregate(_ request: AggregateRequest) throws -> [AggregateGroup] {
+    try translatingErrors {
+      let plan = try self.plan(request.entity)
+      guard !request.aggregates.isEmpty || !request.groupBy.isEmpty else {
+        throw StoreError(
+          .invalidArgument, "params.aggregates: give at least one aggregate (or a groupBy to list distinct keys)",
+          ["path": "params.aggregates"])
+      }
+      var builder = SQLBuilder(store: self, base: plan)
+      var scope = FetchRequest(entity: request.entity, predicate: request.predicate)
+      scope.includeSubentities = request.includeSubentities
+      let filter = try whereClause(scope, plan, &builder)
+      let groups = try request.groupBy.enumerated().map { i, key in
+        try builder.groupColumn(key, path: "params.groupBy[\(i)]", zones: timeZones)
+      }
+      try checkNames(request, groups)
+      var values: [(sql: String, kind: ColumnKind)] = []
+      for (i, a) in request.aggregates.enumerated() {
+        values.append(try aggregateColumn(a, path: "params.aggregates[\(i)]", &builder))
+      }
+
+      var args = TrailingArgs(after: builder)
+      let groupSQL = groups.map { $0.sql(&args) }
+      var inner = (groupSQL.enumerated().map { "\($1) AS \"_g\($0)\"" } + values.enumerated().map { "\($1.sql) AS \"_a\($0)\"" })
+      if inner.isEmpty { inner = ["1"] }
+      var sql = "SELECT * FROM (SELECT " + inner.joined(separator: ", ") + " FROM \(plan.table) t" + builder.joinSQL + filter
+      if !groupSQL.isEmpty { sql += " GROUP BY " + groupSQL.joined(separator: ", ") }
+      sql += ")"
+
+      var columns: [String: (sql: String, kind: ColumnKind)] = [:]
+      for (i, g) in groups.enumerated() { columns[g.name] = ("\"_g\(i)\"", g.kind) }
+      for (i, a) in request.aggregates.enumerated() { columns[a.alias] = ("\"_a\(i)\"", values[i].kind) }
+      if let having = request.having {
+        let compiler = HavingCompiler(columns: columns, names: groups.map(\.name) + request.aggregates.map(\.alias))
+        do { sql += " WHERE " + (try compiler.compile(having, &args)) } catch let e as PredicateError {
+          throw StoreError(
+            .predicate, "params.having: \(e.message) (at character \(e.offset))",
+            ["path": "params.having", "offset": .int(Int64(e.offset))])
+        }
+      }
+      sql += try orderClause(request, groups, columns)
+      if let l = request.limit { sql += " LIMIT \(l)" } else if request.offset != nil { sql += " LIMIT -1" }
+      if let o = request.offset { sql += " OFFSET \(o)" }
+
+      var out: [AggregateGroup] = []
+      try connection.cached(sql).forEachRow(builder.args + args.values) { row in
+        var key = JSONObject()
+        for (i, g) in groups.enumerated() { key.append(g.name, g.kind.decode(row.value(i))) }
+        var vals = JSONObject()
+        for (i, a) in request.aggregates.enumerated() { vals.append(a.alias, values[i].kind.decode(row.value(groups.count + i))) }
+        out.append(AggregateGroup(key: key, values: vals))
+        if out.count & 1023 == 0 { try checkCancelled() }
+      }
+      return out
+    }
+  }
+
+  /// Aliases are identifiers, unique, and distinct from the group names, which are unique too.
+  private func checkNames(_ request: AggregateRequest, _ groups: [GroupedColumn]) throws {
+    var taken: [String: String] = [:]
+    for (i, g) in groups.enumerated() {
+      let path = "params.groupBy[\(i)]"
+      if let alias = request.groupBy[i].alias, !Names.isIdentifier(alias) {
+        throw StoreError(
+          .invalidArgument, "\(path).as: '\(alias)' is not an identifier (a letter, then letters, digits or '_')",
+          ["path": .string(path + ".as")])
+      }
+      if let other = taken[g.name] {
+        throw StoreError(
+          .invalidArgument, "\(path): the group name '\(g.name)' is already used by \(other); name this one with \"as\"",
+          ["path": .string(path)])
+      }
+      taken[g.name] = path
+    }
+    for (i, a) in request.aggregates.enumerated() {
+      let path = "params.aggregates[\(i)].as"
+      guard Names.isIdentifier(a.alias) else {
+        throw StoreError(
+          .invalidArgument, "\(path): '\(a.alias)' is not an identifier (a letter, then letters, digits or '_')", ["path": .string(path)])
+      }
+      if let other = taken[a.alias] {
+        throw StoreError(.invalidArgument, "\(path): '\(a.alias)' is already used by \(other)", ["path": .string(path)])
+      }
+      taken[a.alias] = path
+    }
+  }
+
+  /// The SQL of one aggregate and what its value is; checks the function suits the key.
+  private func aggregateColumn(_ a: Aggregate, path: String, _ builder: inout SQLBuilder) throws -> (sql: String, kind: ColumnKind) {
+    let fn = a.function.rawValue
+    if a.distinct && (a.function == .min || a.function == .max) {
+      throw builder.invalid("\(path).distinct: distinct applies to count, sum and avg, not \(fn)", path + ".distinct")
+    }
+    guard let keyPath = a.keyPath else {
+      guard a.function == .count else { throw builder.invalid("\(path).key: \(fn) needs a key", path + ".key") }
+      if a.distinct { throw builder.invalid("\(path).distinct: count distinct needs a key", path + ".distinct") }
+      return ("count(*)", .count)
+    }
+    var (column, kind) = try builder.keyPathColumn(keyPath, path: path + ".key")
+    let distinct = a.distinct ? "DISTINCT " : ""
+    if a.function == .count { return ("count(\(distinct)\(column))", .count) }
+
+    let type: AttributeType
+    switch kind {
+    case .attribute(let t): type = t
+    case .count: type = .int
+    default:
+      throw builder.invalid("\(path).key: \(fn) needs an attribute, but '\(keyPath)' is a to-one relationship", path + ".key")
+    }
+    if type == .decimal {
+      // Stored as canonical text; aggregated as a number.
+      column = "CAST(\(column) AS REAL)"
+      kind = .number
+    }
+    switch a.function {
+    case .sum, .avg:
+      guard type.isNumeric else {
+        throw builder.invalid("\(path).key: \(fn) needs a numeric attribute, but '\(keyPath)' is \(type.rawValue)", path + ".key")
+      }
+      // As NSExpression's sum:, the sum of no values is 0.
+      if a.function == .sum { return ("coalesce(sum(\(distinct)\(column)), 0)", kind == .count || type.isInteger ? .count : .number) }
+      return ("avg(\(distinct)\(column))", .number)
+    default:
+      guard type.isNumeric || type == .date || type == .string else {
+        throw builder.invalid(
+          "\(path).key: \(fn) needs a number, date or string attribute, but '\(keyPath)' is \(type.rawValue)", path + ".key")
+      }
+      return ("\(fn)(\(column))", kind)
+    }
+  }
+
+  private func orderClause(
+    _ request: AggregateRequest, _ groups: [GroupedColumn], _ columns: [String: (sql: String, kind: ColumnKind)]
+  ) throws -> String {
+    var terms: [String] = []
+    for (i, k) in request.sort.enumerated() {
+      guard let (sql, kind) = columns[k.key] else {
+        let names = (groups.map(\.name) + request.aggregates.map(\.alias)).map { "'\($0)'" }.joined(separator: ", ")
+        throw StoreError(
+          .invalidArgument, "params.sort[\(i)].key: '\(k.key)' is not a group key or aggregate alias (use \(names))",
+          ["path": .string("params.sort[\(i)].key")])
+      }
+      let expr = kind.isDecimal ? "CAST(\(sql) AS REAL)" : sql
+      terms.append("\(expr) \(k.ascending ? "ASC" : "DESC")")
+    }
+    // Then by every group key, so the order is always defined.
+    for (i, g) in groups.enumerated() { terms.append(g.orderSQL("\"_g\(i)\"") + " ASC") }
+    return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
+  }
+}
+
+extension ColumnKind {
+  var isDecimal: Bool { if case .attribute(.decimal) = self { return true } else { return false } }
+}
