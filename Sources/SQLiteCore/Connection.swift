@@ -14,6 +14,9 @@ public final class Connection {
   private var cache: [String: Statement] = [:]
   private var levels: [(open: Statement, close: Statement)] = []
   public private(set) var cacheHits = 0
+  /// Statements executed on this connection (each `execute`, `first`, `forEachRow`); tests
+  /// use it to show that work does not grow into one statement per object.
+  public internal(set) var statementsRun = 0
   public private(set) var cacheMisses = 0
   /// Cap on cached statements; the cache is cleared when it is reached (rare: SQL here is generated from a schema).
   public var cacheLimit = 512

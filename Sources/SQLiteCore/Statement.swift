@@ -92,6 +92,7 @@ public final class Statement {
   /// Binds, runs to completion, resets. For INSERT/UPDATE/DELETE.
   public func execute(_ values: [SQLValue] = []) throws {
     defer { reset() }
+    connection.statementsRun &+= 1
     try bind(values)
     while try step() {}
   }
@@ -99,6 +100,7 @@ public final class Statement {
   /// Binds, calls `body` once per row, resets.
   public func forEachRow(_ values: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
     defer { reset() }
+    connection.statementsRun &+= 1
     try bind(values)
     let row = Row(statement: self)
     while try step() { try body(row) }
@@ -107,6 +109,7 @@ public final class Statement {
   /// Binds and returns the first row mapped by `body`, or nil.
   public func first<T>(_ values: [SQLValue] = [], _ body: (Row) throws -> T) throws -> T? {
     defer { reset() }
+    connection.statementsRun &+= 1
     try bind(values)
     return try step() ? body(Row(statement: self)) : nil
   }

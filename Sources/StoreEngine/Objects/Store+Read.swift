@@ -60,35 +60,74 @@ extension Store {
     }
   }
 
+  /// One level of an include path: the related objects of every object in `objects` are
+  /// read with one statement per hierarchy table (not one per object), then the next
+  /// segment is expanded over all of them at once. The number of statements depends on
+  /// the include paths and the schema, never on how many objects there are.
   private func expand(_ objects: inout [JSONObject], _ parts: ArraySlice<String>, path: String) throws {
     guard let key = parts.first else { return }
-    var cache: [String: JSONObject] = [:]
-    for i in objects.indices {
-      guard case .string(let entity)? = objects[i]["_entity"], let plan = plans[entity] else { continue }
+    // 1. What to load: ids not yet expanded, grouped by the table that holds them.
+    var wanted: [String: [Int64]] = [:]
+    var seen: Set<String> = []
+    for o in objects {
+      guard case .string(let entity)? = o["_entity"], let plan = plans[entity] else { continue }
       guard plan.model.relationship(key) != nil else {
         throw StoreError(
           .validation, "\(path): '\(key)' is not a relationship of '\(entity)'", ["entity": .string(entity), "relationship": .string(key)])
       }
-      func load(_ v: JSONValue) throws -> JSONValue {
-        // An already expanded object (from an earlier include) is expanded further in place.
-        if case .object(var nested) = v {
-          if parts.count > 1 {
-            var one = [nested]
-            try expand(&one, parts.dropFirst(), path: path)
-            nested = one[0]
-          }
-          return .object(nested)
-        }
-        guard case .string(let idText) = v, let id = ObjectID(idText) else { return v }
-        if let hit = cache[idText] { return .object(hit) }
-        var fetched = [try object(id)]
-        if parts.count > 1 { try expand(&fetched, parts.dropFirst(), path: path) }
-        cache[idText] = fetched[0]
-        return .object(fetched[0])
+      let values: [JSONValue]
+      switch o[key] {
+      case .array(let items)?: values = items
+      case let v?: values = [v]
+      case nil: values = []
       }
+      for case .string(let text) in values where seen.insert(text).inserted {
+        if let id = ObjectID(text), let target = plans[id.entity] { wanted[target.model.root.name, default: []].append(id.pk) }
+      }
+    }
+    // 2. One statement per table; the keys travel as one JSON array parameter.
+    var loaded: [String: JSONObject] = [:]
+    for (root, pks) in wanted.sorted(by: { $0.key < $1.key }) {
+      let read = readPlans[root]!
+      let list = JSONWriter.encodeString(.array(pks.map { .int($0) }))
+      try connection.cached(read.selectSQL + " WHERE t.\"_pk\" IN (SELECT value FROM json_each(?))").forEachRow([.text(list)]) {
+        let o = read.object($0)
+        if case .string(let id)? = o["_id"] { loaded[id] = o }
+      }
+    }
+    // 3. The next segment, over every related object (new or expanded earlier) at once.
+    var related = Array(loaded.values)
+    var nested: [JSONObject] = []
+    if parts.count > 1 {
+      for o in objects {
+        switch o[key] {
+        case .array(let items)?: for case .object(let n) in items { nested.append(n) }
+        case .object(let n)?: nested.append(n)
+        default: break
+        }
+      }
+      var all = related + nested
+      try expand(&all, parts.dropFirst(), path: path)
+      related = Array(all[..<related.count])
+      nested = Array(all[related.count...])
+      for o in related { if case .string(let id)? = o["_id"] { loaded[id] = o } }
+    }
+    // 4. Put them in place; ids of objects that no longer exist (noAction) stay ids.
+    var nestedIndex = 0
+    func place(_ v: JSONValue) -> JSONValue {
+      switch v {
+      case .string(let text): return loaded[text].map { .object($0) } ?? v
+      case .object:
+        guard parts.count > 1 else { return v }
+        defer { nestedIndex += 1 }
+        return .object(nested[nestedIndex])
+      default: return v
+      }
+    }
+    for i in objects.indices {
       switch objects[i][key] {
-      case .array(let items)?: objects[i][key] = .array(try items.map(load))
-      case let v? where !v.isNull: objects[i][key] = try load(v)
+      case .array(let items)?: objects[i][key] = .array(items.map(place))
+      case let v? where !v.isNull: objects[i][key] = place(v)
       default: break
       }
     }

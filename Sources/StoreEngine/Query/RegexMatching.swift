@@ -15,7 +15,9 @@ enum RegexMatching {
 
   static func compile(_ pattern: String, flags: Int64) throws -> Regex<AnyRegexOutput> {
     let source = flags & 2 != 0 ? TextFolding.fold(pattern, caseInsensitive: false, diacriticInsensitive: true) : pattern
-    let regex = try Regex(source)
+    // Unicode scalars, not characters: like ICU (NSPredicate's engine), and like every other
+    // operator here, "É" and "E\u{301}" are different text unless [d] folds them.
+    let regex = try Regex(source).matchingSemantics(.unicodeScalar)
     return flags & 1 != 0 ? regex.ignoresCase() : regex
   }
 

@@ -62,7 +62,10 @@ struct SQLBuilder {
       }
       if r.toMany {
         if i + 1 == parts.count - 1, parts[i + 1].lowercased() == "@count" {
-          return .count(sql: countSQL(r, plan: plan, alias: alias))
+          // Through a nil to-one the collection is nil, so its count is nil (not 0), as
+          // in predicates: sorts then place it with the nils.
+          let count = countSQL(r, plan: plan, alias: alias)
+          return .count(sql: alias == "t" ? count : "CASE WHEN \(alias).\"_pk\" IS NULL THEN NULL ELSE \(count) END")
         }
         throw PredicateError(
           "'\(parts[0...i].joined(separator: "."))' is a to-many relationship; only its @count can be used here",
