@@ -7,6 +7,13 @@ import PackageDescription
 /// the instructions of a pipelined insert); debug builds and tests keep them.
 let releaseSpeed: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
+/// Swift 6.3.1's optimizer crashes ("Found ownership error", in CopyPropagation) on some
+/// pattern matches of the predicate compiler in release builds; the pass is turned off
+/// for the engine module until the toolchain is fixed. Measured with callgrind on the
+/// pipelined-insert benchmark: no measurable change (1.785 vs 1.780 G instructions).
+let engineRelease: [SwiftSetting] =
+  releaseSpeed + [.unsafeFlags(["-Xfrontend", "-enable-copy-propagation=false"], .when(configuration: .release))]
+
 let package = Package(
   name: "ModelStore",
   products: [
@@ -22,7 +29,7 @@ let package = Package(
     .target(name: "JSONCore", dependencies: ["CJansson"], swiftSettings: releaseSpeed),
     .target(name: "SQLiteCore", dependencies: ["CSQLite"], swiftSettings: releaseSpeed),
     .target(name: "SchemaModel", dependencies: ["JSONCore", "SQLiteCore"], swiftSettings: releaseSpeed),
-    .target(name: "StoreEngine", dependencies: ["SchemaModel", "SQLiteCore", "JSONCore"], swiftSettings: releaseSpeed),
+    .target(name: "StoreEngine", dependencies: ["SchemaModel", "SQLiteCore", "JSONCore"], swiftSettings: engineRelease),
     .target(name: "RPCCore", dependencies: ["JSONCore"], swiftSettings: releaseSpeed),
     .target(name: "Handlers", dependencies: ["StoreEngine", "RPCCore", "SchemaModel", "JSONCore"], swiftSettings: releaseSpeed),
     .executableTarget(name: "modelstore", dependencies: ["Handlers", "RPCCore", "StoreEngine"], swiftSettings: releaseSpeed),

@@ -53,25 +53,31 @@ extension SQLBuilder {
   static func isNumeric(_ t: AttributeType) -> Bool { t.isInteger || t == .double || t == .float || t == .decimal || t == .bool }
 
   private mutating func arithmetic(_ op: String, _ args: [Expression], offset: Int) throws -> Compiled {
-    var sides: [(sql: String, type: AttributeType)] = []
-    for a in args {
-      switch try operand(a) {
-      case .value(.int(let i)): sides.append((bind(.integer(i)), .int))
-      case .value(.double(let d)): sides.append((bind(.real(d)), .double))
-      case .scalar(let o) where o.type.map { Self.isNumeric($0) || $0 == .date } ?? false:
-        sides.append((o.type == .decimal ? "CAST(\(o.sql) AS REAL)" : o.sql, o.type!))
-      default:
-        throw PredicateError("'\(op)' needs numbers, dates or number attributes on both sides", offset: offset)
-      }
+    guard args.count == 2 else { throw PredicateError("'\(op)' needs two operands", offset: offset) }
+    let left = try arithmeticSide(args[0], op: op, offset: offset)
+    let right = try arithmeticSide(args[1], op: op, offset: offset)
+    let type: AttributeType
+    if (left.type == .date) != (right.type == .date) && (op == "+" || op == "-") {
+      type = .date
+    } else if (left.type.isInteger || left.type == .bool) && (right.type.isInteger || right.type == .bool) && op != "/" {
+      type = .int
+    } else {
+      type = .double
     }
-    guard sides.count == 2 else { throw PredicateError("'\(op)' needs two operands", offset: offset) }
-    let types = sides.map(\.type)
-    let type: AttributeType =
-      types.contains(.date) && (op == "+" || op == "-") && !(types[0] == .date && types[1] == .date)
-      ? .date : types.allSatisfy { $0.isInteger || $0 == .bool } && op != "/" ? .int : .double
     // Division is real division, as NSExpression's divide:by: is.
-    let lhs = op == "/" ? "CAST(\(sides[0].sql) AS REAL)" : sides[0].sql
-    return .scalar(Operand(sql: "(\(lhs) \(op) \(sides[1].sql))", kind: .attribute(type), name: "expression"))
+    let lhs = op == "/" ? "CAST(\(left.sql) AS REAL)" : left.sql
+    return .scalar(Operand(sql: "(\(lhs) \(op) \(right.sql))", kind: .attribute(type), name: "expression"))
+  }
+
+  /// One side of `+ - * /`: a number, or a numeric or date attribute.
+  private mutating func arithmeticSide(_ a: Expression, op: String, offset: Int) throws -> (sql: String, type: AttributeType) {
+    let compiled = try operand(a)
+    if case .value(.int(let i)) = compiled { return (bind(.integer(i)), .int) }
+    if case .value(.double(let d)) = compiled { return (bind(.real(d)), .double) }
+    if case .scalar(let o) = compiled, let t = o.type, Self.isNumeric(t) || t == .date {
+      return (t == .decimal ? "CAST(\(o.sql) AS REAL)" : o.sql, t)
+    }
+    throw PredicateError("'\(op)' needs numbers, dates or number attributes on both sides", offset: offset)
   }
 }
 
