@@ -328,7 +328,7 @@ def main() -> None:
     if not os.access(args.binary, os.X_OK):
         sys.exit(f"no modelstore binary at {args.binary}: run 'swift build -c release' first")
     n, n_small, m, k, starts, runs = (20_000, 5_000, 10_000, 1_000, 10, 1) if args.quick else (200_000, 50_000, 100_000, 10_000, 50, 3)
-    q, q_repeats, f_count = (100_000, 200, 20_000) if args.quick else (1_000_000, 1_000, 100_000)
+    q, q_repeats, f_count = (100_000, 50, 20_000) if args.quick else (1_000_000, 100, 100_000)
 
     results: dict = {"sizes": {"a": n, "a_small": n_small, "b": m, "c": k, "d": starts}}
     with tempfile.TemporaryDirectory(prefix="modelstore-bench-") as tmp:
