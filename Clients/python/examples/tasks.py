@@ -104,6 +104,27 @@ def tour(store: Client) -> None:
     show("all tasks", store.count("Task")["count"])
     show("pending", store.count("Task", where="isCompleted == NO")["count"])
 
+    step("Group tasks into sections by category, as NSFetchedResultsController does")
+    grouped = store.fetch("Task", sort=[{"key": "category.name"}, {"key": "title"}],
+                          section_by="category.name")
+    for section in grouped["sections"]:
+        start, end = section["range"]
+        titles = [t["title"] for t in grouped["objects"][start:end]]
+        print(f"   {section['key'] or '(no category)'}: {titles}")
+
+    step("Aggregate: tasks and total priority per category, categories with any task")
+    totals = store.aggregate("Task", group_by=["category.name"],
+                             aggregates=[{"fn": "count", "as": "tasks"},
+                                         {"fn": "sum", "key": "priority", "as": "priority"}],
+                             having="tasks >= 1")
+    for group in totals["groups"]:
+        print(f"   {group['key']['category.name'] or '(no category)'}: {group['values']}")
+
+    step("Predicates over to-many relationships")
+    show("categories with an unfinished task",
+         store.call("query.ids", {"entity": "Category",
+                                  "where": "ANY tasks.isCompleted == NO"})["ids"])
+
     step("Delete the Work category: its tasks are cascaded away")
     show("deleted", store.delete(work["_id"])["deleted"])
     try:
