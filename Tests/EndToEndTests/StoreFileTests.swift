@@ -115,7 +115,7 @@ final class StoreFileTests: XCTestCase {
     try assertRefused(["serve", "--store", missing, "--no-create"], mentioning: ["missing.store"])
     XCTAssertFalse(dir.exists("missing.store"), "--no-create created the file")
     // An empty file is not a store either, and --no-create must not turn it into one.
-    FileManager.default.createFile(atPath: dir.file("empty.store"), contents: Data())
+    _ = FileManager.default.createFile(atPath: dir.file("empty.store"), contents: Data())
     try assertRefused(["serve", "--store", dir.file("empty.store"), "--no-create"], mentioning: ["empty.store"])
     XCTAssertEqual(dir.size("empty.store"), 0)
     // An existing store opens fine with --no-create.
