@@ -129,6 +129,43 @@ def median_of(runs, fn):
     return statistics.median(times), max(r[1] for r in results)
 
 
+def write_insert_script(sql: Path, n: int) -> None:
+    """The CLI's side of (a) and (b): n INSERT statements in one transaction."""
+    with open(sql, "w") as f:
+        f.write(PRAGMAS + CLI_DDL + "BEGIN;\n")
+        for r in rows(n):
+            f.write(cli_insert(r))
+        f.write("COMMIT;\n")
+
+
+def fresh(work: Path, name: str) -> Path:
+    """A store path with no file (or WAL/SHM side files) left from an earlier run."""
+    for p in work.glob(name + "*"):
+        p.unlink()
+    return work / name
+
+
+def insert_pair(binary: str, work: Path, req: Path, sql: Path, rows_expected: int, replies: int, runs: int):
+    """Times the server on `req` and the CLI on `sql`, each into a fresh database, and
+    checks that both hold the same number of rows."""
+
+    def ours():
+        db = fresh(work, "ours.store")
+        out = work / "replies.jsonl"
+        t, rss = run_timed([binary, "serve", "--store", str(db), "--max-message-bytes", str(1 << 28)], req, out)
+        check_replies(out, replies)
+        assert count_rows(db) == rows_expected
+        return t, rss
+
+    def cli():
+        db = fresh(work, "cli.db")
+        t, rss = run_timed(["sqlite3", str(db)], sql)
+        assert count_rows(db) == rows_expected
+        return t, rss
+
+    return median_of(runs, ours), median_of(runs, cli)
+
+
 def bench_pipelined(binary: str, work: Path, n: int, runs: int):
     req = work / f"a{n}.jsonl"
     sql = work / f"a{n}.sql"
@@ -138,31 +175,8 @@ def bench_pipelined(binary: str, work: Path, n: int, runs: int):
         for i, r in enumerate(rows(n)):
             f.write(rpc(i + 1, "objects.insert", {"entity": "Task", "values": values(r)}) + "\n")
         f.write(rpc("commit", "transaction.commit") + "\n")
-    with open(sql, "w") as f:
-        f.write(PRAGMAS + CLI_DDL + "BEGIN;\n")
-        for r in rows(n):
-            f.write(cli_insert(r))
-        f.write("COMMIT;\n")
-
-    def ours():
-        db = work / "ours.store"
-        for p in work.glob("ours.store*"):
-            p.unlink()
-        out = work / "replies.jsonl"
-        t, rss = run_timed([binary, "serve", "--store", str(db)], req, out)
-        check_replies(out, n + 3)
-        assert count_rows(db) == n
-        return t, rss
-
-    def cli():
-        db = work / "cli.db"
-        for p in work.glob("cli.db*"):
-            p.unlink()
-        t, rss = run_timed(["sqlite3", str(db)], sql)
-        assert count_rows(db) == n
-        return t, rss
-
-    return median_of(runs, ours), median_of(runs, cli)
+    write_insert_script(sql, n)
+    return insert_pair(binary, work, req, sql, n, n + 3, runs)
 
 
 def bench_save(binary: str, work: Path, m: int, runs: int):
@@ -172,37 +186,12 @@ def bench_save(binary: str, work: Path, m: int, runs: int):
     with open(req, "w") as f:
         f.write(rpc(0, "model.define", {"schema": SCHEMA}) + "\n")
         f.write(rpc(1, "context.save", {"changes": changes}) + "\n")
-    with open(sql, "w") as f:
-        f.write(PRAGMAS + CLI_DDL + "BEGIN;\n")
-        for r in rows(m):
-            f.write(cli_insert(r))
-        f.write("COMMIT;\n")
-
-    def ours():
-        db = work / "ours.store"
-        for p in work.glob("ours.store*"):
-            p.unlink()
-        out = work / "replies.jsonl"
-        t, rss = run_timed([binary, "serve", "--store", str(db), "--max-message-bytes", str(1 << 28)], req, out)
-        check_replies(out, 2)
-        assert count_rows(db) == m
-        return t, rss
-
-    def cli():
-        db = work / "cli.db"
-        for p in work.glob("cli.db*"):
-            p.unlink()
-        t, rss = run_timed(["sqlite3", str(db)], sql)
-        assert count_rows(db) == m
-        return t, rss
-
-    return median_of(runs, ours), median_of(runs, cli)
+    write_insert_script(sql, m)
+    return insert_pair(binary, work, req, sql, m, 2, runs)
 
 
 def bench_roundtrips(binary: str, work: Path, k: int):
-    db = work / "rt.store"
-    for p in work.glob("rt.store*"):
-        p.unlink()
+    db = fresh(work, "rt.store")
     p = subprocess.Popen([binary, "serve", "--store", str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     reader = p.stdout
 

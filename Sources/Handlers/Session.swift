@@ -61,6 +61,6 @@ public final class Session: @unchecked Sendable {
   public func methods() -> MethodRegistry {
     MethodRegistry(
       LifecycleHandlers.methods(self) + StoreHandlers.methods(self) + ModelHandlers.methods(self)
-        + ObjectHandlers.methods(self) + ContextHandlers.methods(self) + QueryHandlers.methods(self))
+        + ObjectHandlers.methods(self) + ContextHandlers.methods(self) + QueryHandlers.methods(self) + InterchangeHandlers.methods(self))
   }
 }

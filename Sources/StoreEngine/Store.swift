@@ -115,6 +115,16 @@ public final class Store {
     install(schema)
   }
 
+  /// Forgets the schema held in memory and reads the installed one again: after an
+  /// import that defined a schema inside its transaction was rolled back.
+  func reloadSchema() throws {
+    graph = nil
+    plans = [:]
+    readPlans = [:]
+    connection.clearCache()
+    try loadSchema()
+  }
+
   /// Rebuilds the per-entity plans for `schema`; the tables must already match it.
   func install(_ schema: Schema) {
     let g = ModelGraph(schema)

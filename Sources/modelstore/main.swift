@@ -13,6 +13,8 @@ let usage = """
 
   USAGE
     modelstore serve [--store PATH | --memory] [options]   serve one client on stdin/stdout
+    modelstore export --store PATH [--out FILE] [--format ndjson|json] [--entity E]... [--where PRED]
+    modelstore import --store PATH FILE [--mode insert|upsert|replace]
     modelstore --version | --help
 
   SERVE OPTIONS
@@ -104,6 +106,10 @@ var arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
 case "serve":
   serve(parseServe(arguments.dropFirst()))
+case "export":
+  runExport(arguments.dropFirst())
+case "import":
+  runImport(arguments.dropFirst())
 case "--version", "-V":
   printOut("modelstore \(Session.version)\n")
 case "--help", "-h", "help":

@@ -180,4 +180,35 @@ export class ModelStoreClient extends RpcConnection {
   aggregate(params: AggregateParams, options?: CallOptions): Promise<AggregateResult> {
     return this.call<AggregateResult>("query.aggregate", params, options);
   }
+
+  /** `export.json`: to a new file (`path`) or inline (`data`, below 8 MiB). */
+  exportJson(
+    params: {
+      entities?: string[];
+      where?: Predicate;
+      args?: unknown[];
+      format?: "ndjson" | "json";
+      path?: string;
+      progressToken?: string | number;
+    } = {},
+    options?: CallOptions,
+  ): Promise<{ format: string; objects: number; counts: Record<string, number>; bytes: number; path?: string; data?: string }> {
+    return this.call("export.json", params, options);
+  }
+
+  /** `import.json` of a file (`path`) or an export's text (`data`), all or nothing. */
+  importJson(
+    params: { path?: string; data?: string; mode?: "insert" | "upsert" | "replace"; progressToken?: string | number },
+    options?: CallOptions,
+  ): Promise<{
+    format: string;
+    mode: string;
+    objects: number;
+    inserted: number;
+    updated: number;
+    deleted: number;
+    schemaDefined: boolean;
+  }> {
+    return this.call("import.json", params, options);
+  }
 }

@@ -17,6 +17,8 @@ final class EntityPlan {
   let storage: [String: RelationshipStorage]
   /// `INSERT INTO t ("_ent", attrs..., toOnes...) VALUES (?, ...)`.
   let insertSQL: String
+  /// `insertSQL` with `"_pk"` first: an import that keeps the exported ids (`replace`).
+  let insertWithKeySQL: String
   /// Entities whose relationships point here without an inverse (cleared on delete).
   let incomingWithoutInverse: [(EntityModel, Relationship)]
   /// True when a write must re-check required to-ones or to-many counts.
@@ -50,6 +52,8 @@ final class EntityPlan {
     let cols = ["\"_ent\""] + storedAttributes.map { Identifier.quote($0.name) } + toOne.map { Identifier.quote($0.name) }
     insertSQL =
       "INSERT INTO \(table) (\(cols.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: cols.count).joined(separator: ", ")))"
+    insertWithKeySQL =
+      "INSERT INTO \(table) (\"_pk\", \(cols.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: cols.count + 1).joined(separator: ", ")))"
     var slots: [String: Int] = [:]
     var template: [SQLValue] = [.text(model.name)]
     for a in storedAttributes {

@@ -192,7 +192,11 @@ extension Store {
 
   // MARK: - Insert
 
-  func insertObject(_ entity: String, _ values: JSONObject, _ ctx: WriteContext, path: @autoclosure () -> String) throws -> ObjectID {
+  /// `key` gives the new object that primary key instead of the next free one (imports
+  /// that keep ids); the caller has checked that no object holds it.
+  func insertObject(
+    _ entity: String, _ values: JSONObject, _ ctx: WriteContext, path: @autoclosure () -> String, key: Int64? = nil
+  ) throws -> ObjectID {
     let plan = try self.plan(entity)
     let model = plan.model
     if model.entity.abstract {
@@ -250,7 +254,11 @@ extension Store {
       }
     }
     do {
-      try plan.insertStatement(connection).execute(bound)
+      if let key {
+        try connection.cached(plan.insertWithKeySQL).execute([.integer(key)] + bound)
+      } else {
+        try plan.insertStatement(connection).execute(bound)
+      }
     } catch let e as SQLiteError where e.isConstraint {
       throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path()) ?? StoreError(sqlite: e)
     }

@@ -243,6 +243,44 @@ class StoreMethods:
             ),
         )
 
+    # -- interchange ----------------------------------------------------------
+
+    def export_json(
+        self,
+        entities: Optional[Sequence[str]] = None,
+        where: Any = None,
+        args: Optional[Sequence[Any]] = None,
+        format: Optional[str] = None,
+        path: Optional[str] = None,
+        progress_token: Optional[Any] = None,
+    ) -> Any:
+        """``export.json``: ``{format, objects, counts, bytes}`` plus ``path`` (written to a
+        new file) or ``data`` (the export's text, inline below 8 MiB)."""
+        return self.call(
+            "export.json",
+            _params(
+                entities=_list(entities),
+                where=where,
+                args=_list(args),
+                format=format,
+                path=path,
+                progressToken=progress_token,
+            ),
+        )
+
+    def import_json(
+        self,
+        path: Optional[str] = None,
+        data: Optional[str] = None,
+        mode: Optional[str] = None,
+        progress_token: Optional[Any] = None,
+    ) -> Any:
+        """``import.json`` of a file (``path``) or an export's text (``data``), all or nothing;
+        ``mode`` is ``insert`` (default), ``upsert`` or ``replace``."""
+        return self.call(
+            "import.json", _params(path=path, data=data, mode=mode, progressToken=progress_token)
+        )
+
 
 def _list(value: Optional[Sequence[Any]]) -> Optional[List[Any]]:
     """Tuples and other sequences go on the wire as JSON arrays."""

@@ -1,0 +1,182 @@
+import JSONCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The bytes an import reads: a file (streamed line by line for ndjson) or text given
+/// inline. A file is read again for the second pass rather than kept in memory.
+public enum ImportInput {
+  case file(path: String)
+  case bytes([UInt8])
+
+  /// Calls `body` with each line (without its `\n` and a `\r` before it) and its 1-based
+  /// number, until the input ends or `body` returns false.
+  func forEachLine(_ body: (Int, ArraySlice<UInt8>) throws -> Bool) throws {
+    switch self {
+    case .bytes(let bytes):
+      var number = 0
+      var start = bytes.startIndex
+      while start < bytes.endIndex {
+        let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.endIndex
+        number += 1
+        guard try body(number, Self.trimCR(bytes[start..<end])) else { return }
+        start = end + 1
+      }
+    case .file(let path):
+      let fd = try Self.open(path)
+      defer { close(fd) }
+      var chunk = [UInt8](repeating: 0, count: 1 << 16)
+      var pending: [UInt8] = []
+      var number = 0
+      while true {
+        let n = try Self.read(fd, &chunk, path)
+        if n == 0 { break }
+        var start = 0
+        while let nl = chunk[start..<n].firstIndex(of: 0x0A) {
+          number += 1
+          let keepGoing: Bool
+          if pending.isEmpty {
+            keepGoing = try body(number, Self.trimCR(chunk[start..<nl]))
+          } else {
+            pending.append(contentsOf: chunk[start..<nl])
+            keepGoing = try body(number, Self.trimCR(pending[...]))
+            pending.removeAll(keepingCapacity: true)
+          }
+          guard keepGoing else { return }
+          start = nl + 1
+        }
+        pending.append(contentsOf: chunk[start..<n])
+      }
+      if !pending.isEmpty { _ = try body(number + 1, Self.trimCR(pending[...])) }
+    }
+  }
+
+  /// The whole input (the `json` layout is one document, parsed at once).
+  func readAll() throws -> [UInt8] {
+    switch self {
+    case .bytes(let bytes): return bytes
+    case .file(let path):
+      let fd = try Self.open(path)
+      defer { close(fd) }
+      var out: [UInt8] = []
+      var chunk = [UInt8](repeating: 0, count: 1 << 16)
+      while true {
+        let n = try Self.read(fd, &chunk, path)
+        if n == 0 { return out }
+        out.append(contentsOf: chunk[0..<n])
+      }
+    }
+  }
+
+  static func isBlank(_ line: ArraySlice<UInt8>) -> Bool { line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
+
+  private static func trimCR(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> { line.last == 0x0D ? line.dropLast() : line }
+
+  private static func open(_ path: String) throws -> Int32 {
+    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else {
+      let code = errno
+      let kind: StoreError.Kind = code == ENOENT ? .notFound : .storage
+      throw StoreError(kind, "cannot open '\(path)': \(String(cString: strerror(code)))", ["path": .string(path)])
+    }
+    return fd
+  }
+
+  private static func read(_ fd: Int32, _ buffer: inout [UInt8], _ path: String) throws -> Int {
+    while true {
+      let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+      if n >= 0 { return n }
+      if errno != EINTR {
+        throw StoreError(.storage, "cannot read '\(path)': \(String(cString: strerror(errno)))", ["path": .string(path)])
+      }
+    }
+  }
+}
+
+/// Where a record sits in the input: its line (ndjson) or its index in `objects` (json).
+/// Errors name it as `line N` (with `data.line`) or as a JSON pointer (`data.pointer`).
+struct RecordLocation {
+  let layout: InterchangeFormat.Layout
+  /// The line number (ndjson) or the index in `objects` (json).
+  let number: Int
+
+  /// The place inside the record, `sub` a JSON pointer relative to it (`/title`, `/tags/2`).
+  func describe(_ sub: String = "") -> String {
+    switch layout {
+    case .ndjson: return sub.isEmpty ? "line \(number)" : "line \(number) at \(sub)"
+    case .json: return "/objects/\(number)\(sub)"
+    }
+  }
+
+  func details(_ sub: String = "") -> JSONObject {
+    switch layout {
+    case .ndjson:
+      var o: JSONObject = ["line": .int(Int64(number))]
+      if !sub.isEmpty { o.append("pointer", .string(sub)) }
+      return o
+    case .json: return ["pointer": .string("/objects/\(number)\(sub)")]
+    }
+  }
+
+  /// The label given to engine calls as their `path`; `relocate` recognises it again.
+  var label: String { "@record" }
+
+  /// An error about this record.
+  func error(_ kind: StoreError.Kind, _ sub: String, _ message: String, _ extra: JSONObject = [:]) -> StoreError {
+    var details = extra
+    for m in self.details(sub).members { details[m.key] = m.value }
+    return StoreError(kind, "\(describe(sub)): \(message)", details)
+  }
+
+  /// Rewrites an engine error raised for this record so that it names the record's
+  /// position instead of a request path: `@record.tags[1]: ...` becomes
+  /// `line 7 at /tags/1: ...` (or `/objects/6/tags/1: ...`).
+  func relocate(_ e: StoreError) -> StoreError {
+    switch e.kind {
+    case .cancelled, .storage, .busy, .readOnly, .transaction: return e
+    default: break
+    }
+    var rest = Substring(e.message)
+    var sub = ""
+    if rest.hasPrefix(label) {
+      rest = rest.dropFirst(label.count)
+      if rest.hasPrefix("."), let colon = Self.firstColonSpace(rest) {
+        sub = Self.pointer(fromKeyPath: rest[rest.index(after: rest.startIndex)..<colon])
+        rest = rest[colon...].dropFirst(2)
+      } else if rest.hasPrefix(": ") {
+        rest = rest.dropFirst(2)
+      }
+    }
+    var details = e.details
+    details["path"] = nil
+    details["index"] = nil
+    for m in self.details(sub).members { details[m.key] = m.value }
+    return StoreError(e.kind, "\(describe(sub)): \(rest)", details)
+  }
+
+  private static func firstColonSpace(_ s: Substring) -> Substring.Index? {
+    var i = s.startIndex
+    while i < s.endIndex {
+      let next = s.index(after: i)
+      if s[i] == ":" && next < s.endIndex && s[next] == " " { return i }
+      i = next
+    }
+    return nil
+  }
+
+  /// `tags[2]` → `/tags/2`; `title` → `/title`.
+  static func pointer(fromKeyPath path: Substring) -> String {
+    var out = "/"
+    for c in path {
+      switch c {
+      case "[", ".": out.append("/")
+      case "]": continue
+      case "~": out.append("~0")
+      case "/": out.append("~1")
+      default: out.append(c)
+      }
+    }
+    return out
+  }
+}

@@ -1,0 +1,70 @@
+import JSONCore
+import SchemaModel
+
+/// How `import.json` treats the objects already in the store.
+public enum ImportMode: String, Sendable, CaseIterable {
+  /// Adds every object with a new id; references inside the file follow the new ids.
+  case insert
+  /// Updates the object that has the same values for a uniqueness constraint, inserts
+  /// the others.
+  case upsert
+  /// Deletes every object of the file's entities first, then inserts the file's objects
+  /// with the ids they had.
+  case replace
+}
+
+/// What an import did.
+public struct ImportSummary {
+  public var layout: InterchangeFormat.Layout
+  public var mode: ImportMode
+  public var objects = 0
+  public var inserted = 0
+  public var updated = 0
+  public var deleted = 0
+  /// True when the store had no schema and the file's was installed.
+  public var schemaDefined = false
+}
+
+extension Store {
+  /// Imports an interchange file, all or nothing: the whole import is one transaction,
+  /// every record goes through the same insert/update code as `objects.insert` (values,
+  /// uniqueness, inverses, relationship constraints), and any failure rolls everything
+  /// back, naming the record's line (ndjson) or JSON pointer (json). The file's schema
+  /// must have the store's version hash; a store without a schema gets the file's.
+  /// `progress(phase, done, total)` reports `rows` (first pass) and `links` (second).
+  public func importObjects(
+    _ input: ImportInput, mode: ImportMode, progress: ((_ phase: String, _ done: Int, _ total: Int?) -> Void)? = nil
+  ) throws -> ImportSummary {
+    try checkWritable()
+    let records = try ImportRecords(input)
+    let defines = graph == nil
+    if let graph {
+      let reasons = SchemaComparison.reasons(file: records.schema, store: graph.schema)
+      if let first = reasons.first {
+        throw StoreError(
+          .schemaMismatch,
+          "the file's schema does not match the store's (\(reasons.count) difference\(reasons.count == 1 ? "" : "s"); first: \(first["message"]?.stringValue ?? ""))",
+          ["reasons": .array(reasons)])
+      }
+    } else if userTransactions > 0 {
+      throw StoreError(
+        .transaction,
+        "the store has no schema, so the import would install the file's, which a client transaction cannot roll back; commit or roll back first"
+      )
+    }
+    do {
+      return try write {
+        let run = ImportRun(store: self, records: records, mode: mode, progress: progress)
+        if defines {
+          _ = try define(records.schemaJSON)
+          run.summary.schemaDefined = true
+        }
+        return try run.perform()
+      }
+    } catch {
+      // The schema installed inside the rolled-back transaction is gone from the file.
+      if defines { try? reloadSchema() }
+      throw error
+    }
+  }
+}
