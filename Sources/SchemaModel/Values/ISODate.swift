@@ -5,7 +5,13 @@ public enum ISODate {
   /// Parses `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS[.fff...]]` with `Z` or `±HH:MM` / `±HHMM`
   /// (no zone means UTC). Returns seconds since 1970, rounded to the millisecond.
   public static func parse(_ s: String) -> Double? {
-    let b = Array(s.utf8)
+    var s = s
+    return s.withUTF8 { parse(utf8: $0) }
+  }
+
+  /// The parse proper, over the string's bytes in place (no copy: it runs for every date
+  /// written).
+  static func parse(utf8 b: UnsafeBufferPointer<UInt8>) -> Double? {
     var i = 0
     func digits(_ n: Int) -> Int? {
       guard i + n <= b.count else { return nil }

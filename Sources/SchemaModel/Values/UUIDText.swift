@@ -6,8 +6,10 @@
 public enum UUIDText {
   /// The canonical uppercase form of a UUID string in any case, or nil if it is not one.
   public static func canonical(_ s: String) -> String? {
+    guard s.utf8.count == 36 else { return nil }
+    // Already canonical (the common case: ids this store wrote): no new string.
+    if isCanonical(s.utf8) { return s }
     let b = Array(s.utf8)
-    guard b.count == 36 else { return nil }
     var out = [UInt8]()
     out.reserveCapacity(36)
     for (i, c) in b.enumerated() {
@@ -23,6 +25,19 @@ public enum UUIDText {
       }
     }
     return String(decoding: out, as: UTF8.self)
+  }
+
+  private static func isCanonical(_ u: String.UTF8View) -> Bool {
+    var i = 0
+    for c in u {
+      if i == 8 || i == 13 || i == 18 || i == 23 {
+        if c != 45 { return false }
+      } else if !((c >= 48 && c <= 57) || (c >= 65 && c <= 70)) {
+        return false
+      }
+      i += 1
+    }
+    return true
   }
 
   /// A new random (version 4) UUID from the system CSPRNG (getrandom on Linux).
