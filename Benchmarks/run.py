@@ -10,6 +10,11 @@
       isCompleted == NO` sorted by createdAt, limit 100, repeated, vs the CLI running the
       same SQL with -json output the same number of times
   (f) a full fetch of F objects serialized, vs the CLI's `-json` of the same rows
+  (g) `modelstore export` of the Q Task objects as ndjson to a file, vs the CLI's `-json`
+      of the same rows and columns to a file
+  (h) peak memory of that export for a tenth of Q vs Q objects (streaming: flat)
+  (i) `modelstore import` of the file (g) wrote into an empty store, vs the CLI running
+      the equivalent INSERT script (same rows, same table and indexes) in one transaction
 
 Usage: python3 Benchmarks/run.py [--binary PATH] [--quick] [--out DIR]
 Prints a Markdown table of times and ratios; writes results.json to --out.
@@ -304,6 +309,65 @@ def bench_full_fetch(binary: str, work: Path, q: int, f_count: int):
     return ours, cli
 
 
+def export_file(binary: str, work: Path, db: Path, name: str):
+    """`modelstore export` of the whole store to a new file; (seconds, peak KiB), path."""
+    out = fresh(work, name)
+    t, rss = run_timed([binary, "export", "--store", str(db), "--out", str(out), "--format", "ndjson"], Path(os.devnull))
+    return (t, rss), out
+
+
+def bench_export(binary: str, work: Path, q: int, runs: int):
+    db = query_store(binary, work, q)
+    results = [export_file(binary, work, db, f"g{q}.ndjson") for _ in range(runs)]
+    out = results[-1][1]
+    with open(out, "rb") as f:
+        lines = sum(1 for _ in f)
+    if lines != q + 1:
+        sys.exit(f"the export of {q} objects has {lines} lines, expected {q + 1}")
+    ours = (statistics.median(sorted(r[0][0] for r in results)), max(r[0][1] for r in results))
+    sql = work / "g.sql"
+    sql.write_text('.mode json\nSELECT "_pk", "_ent", "id", "title", "isCompleted", "createdAt", "priority" '
+                   'FROM "Task" ORDER BY "_pk";\n')
+    cli = median_of(runs, lambda: run_timed(["sqlite3", "-readonly", str(db)], sql, work / "g.cli"))
+    return ours, cli, out
+
+
+def bench_export_memory(binary: str, work: Path, q_small: int):
+    """Peak RSS of exporting a store of q_small objects (beside (g)'s for Q)."""
+    db = query_store(binary, work, q_small)
+    (_, rss), out = export_file(binary, work, db, f"h{q_small}.ndjson")
+    out.unlink()
+    return rss
+
+
+def bench_import(binary: str, work: Path, ndjson: Path, q: int, source: Path, runs: int):
+    # The CLI's side: the tables and indexes of the store the file came from, then one
+    # INSERT per row of the same values, in one transaction.
+    ddl = subprocess.run(["sqlite3", "-readonly", str(source),
+                          "SELECT sql || ';' FROM sqlite_master WHERE tbl_name = 'Task' AND sql IS NOT NULL "
+                          "ORDER BY type DESC, name"], capture_output=True, text=True, check=True).stdout
+    sql = work / f"i{q}.sql"
+    with open(sql, "w") as f:
+        f.write(PRAGMAS + ddl + "BEGIN;\n")
+        for r in rows(q):
+            f.write(cli_insert(r))
+        f.write("COMMIT;\n")
+
+    def ours():
+        db = fresh(work, "imported.store")
+        t, rss = run_timed([binary, "import", "--store", str(db), str(ndjson)], Path(os.devnull))
+        assert count_rows(db) == q
+        return t, rss
+
+    def cli():
+        db = fresh(work, "imported.db")
+        t, rss = run_timed(["sqlite3", str(db)], sql)
+        assert count_rows(db) == q
+        return t, rss
+
+    return median_of(runs, ours), median_of(runs, cli)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default=str(ROOT / ".build" / "release" / "modelstore"))
@@ -329,6 +393,10 @@ def main() -> None:
         d_ours, d_cli = bench_startup(args.binary, starts)
         (e_t, _), (e_cli, _) = bench_indexed_fetch(args.binary, work, q, q_repeats)
         (f_t, f_rss), (f_cli, f_cli_rss) = bench_full_fetch(args.binary, work, q, f_count)
+        (g_t, g_rss), (g_cli, g_cli_rss), g_file = bench_export(args.binary, work, q, runs)
+        g_bytes = g_file.stat().st_size
+        h_rss_small = bench_export_memory(args.binary, work, q // 10)
+        (i_t, i_rss), (i_cli, i_cli_rss) = bench_import(args.binary, work, g_file, q, query_store(args.binary, work, q), runs)
 
     results.update(
         a={"seconds": a_t, "cli_seconds": a_cli, "ratio": a_t / a_cli, "peak_rss_kib": a_rss, "peak_rss_kib_small": s_rss,
@@ -339,6 +407,12 @@ def main() -> None:
         e={"seconds": e_t, "cli_seconds": e_cli, "ratio": e_t / e_cli, "objects": q, "repeats": q_repeats, "target_ratio": 1.5},
         f={"seconds": f_t, "cli_seconds": f_cli, "ratio": f_t / f_cli, "objects": f_count, "peak_rss_kib": f_rss,
            "cli_peak_rss_kib": f_cli_rss, "target_ratio": 1.5},
+        g={"seconds": g_t, "cli_seconds": g_cli, "ratio": g_t / g_cli, "objects": q, "bytes": g_bytes, "peak_rss_kib": g_rss,
+           "cli_peak_rss_kib": g_cli_rss, "target_ratio": 1.5},
+        h={"objects_small": q // 10, "objects": q, "peak_rss_kib_small": h_rss_small, "peak_rss_kib": g_rss,
+           "ratio": g_rss / max(h_rss_small, 1), "target_ratio": 1.1, "target_peak_mib": 64},
+        i={"seconds": i_t, "cli_seconds": i_cli, "ratio": i_t / i_cli, "objects": q, "peak_rss_kib": i_rss,
+           "cli_peak_rss_kib": i_cli_rss, "target_ratio": 2.0},
     )
     print(f"| benchmark | modelstore | sqlite3 CLI | ratio | target |")
     print(f"|---|---|---|---|---|")
@@ -349,6 +423,9 @@ def main() -> None:
     print(f"| (d) start-up to initialize reply (median of {starts}) | {d_ours * 1e3:.1f} ms | {d_cli * 1e3:.1f} ms (spawn, SELECT 1) | | <= 15 ms |")
     print(f"| (e) indexed fetch, limit 100, x{q_repeats} on {q:,} objects | {e_t:.3f} s | {e_cli:.3f} s (-json) | {e_t / e_cli:.2f}x | <= 1.5x |")
     print(f"| (f) full fetch of {f_count:,} objects serialized | {f_t:.3f} s, {f_rss / 1024:.0f} MiB | {f_cli:.3f} s, {f_cli_rss / 1024:.0f} MiB (-json) | {f_t / f_cli:.2f}x | <= 1.5x |")
+    print(f"| (g) export of {q:,} objects as ndjson to a file | {g_t:.3f} s, {g_rss / 1024:.1f} MiB | {g_cli:.3f} s, {g_cli_rss / 1024:.1f} MiB (-json) | {g_t / g_cli:.2f}x | <= 1.5x |")
+    print(f"| (h) export peak RSS, {q // 10:,} vs {q:,} objects | {h_rss_small / 1024:.1f} MiB vs {g_rss / 1024:.1f} MiB | | {g_rss / max(h_rss_small, 1):.2f}x | <= 1.1x, < 64 MiB |")
+    print(f"| (i) import of that file ({q:,} objects) into an empty store | {i_t:.3f} s, {i_rss / 1024:.1f} MiB | {i_cli:.3f} s, {i_cli_rss / 1024:.1f} MiB (INSERT script) | {i_t / i_cli:.2f}x | <= 2.0x |")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")

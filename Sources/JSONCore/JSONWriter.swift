@@ -100,15 +100,33 @@ public struct JSONWriter {
   private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
   public mutating func writeString(_ s: String) {
-    bytes.append(UInt8(ascii: "\""))
     var s = s
-    s.withUTF8 { utf8 in
+    s.withUTF8 { writeString(utf8: $0) }
+  }
+
+  /// Writes a string given as valid UTF-8 bytes (quoted and escaped like `writeString`).
+  public mutating func writeString(utf8: UnsafeBufferPointer<UInt8>) {
+    bytes.append(UInt8(ascii: "\""))
+    do {
       var start = 0
-      for i in 0..<utf8.count {
+      var i = 0
+      let n = utf8.count
+      while i < n {
+        // Eight bytes at a time while none needs escaping (no control character, quote
+        // or backslash): the usual case for text.
+        if i + 8 <= n {
+          let word = UnsafeRawPointer(utf8.baseAddress! + i).loadUnaligned(as: UInt64.self)
+          if !Self.needsEscape(word) {
+            i += 8
+            continue
+          }
+        }
         let c = utf8[i]
+        i += 1
         if c >= 0x20 && c != UInt8(ascii: "\"") && c != UInt8(ascii: "\\") { continue }
-        if start < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i])) }
-        start = i + 1
+        let at = i - 1
+        if start < at { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<at])) }
+        start = i
         bytes.append(UInt8(ascii: "\\"))
         switch c {
         case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
@@ -122,9 +140,21 @@ public struct JSONWriter {
           bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, Self.hex[Int(c >> 4)], Self.hex[Int(c & 0xF)]])
         }
       }
-      if start < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }
+      if start < n { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }
     }
     bytes.append(UInt8(ascii: "\""))
+  }
+
+  /// True when one of the word's eight bytes is below 0x20, a quote or a backslash.
+  @inline(__always)
+  private static func needsEscape(_ w: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let high: UInt64 = 0x8080_8080_8080_8080
+    func hasZero(_ x: UInt64) -> Bool { (x &- ones) & ~x & high != 0 }
+    // Bytes >= 0x80 (UTF-8 sequences) can make `below` report a false positive, which
+    // only sends the word through the byte loop.
+    let below = (w &- 0x2020_2020_2020_2020) & ~w & high != 0
+    return below || hasZero(w ^ 0x2222_2222_2222_2222) || hasZero(w ^ 0x5C5C_5C5C_5C5C_5C5C)
   }
 }
 

@@ -112,6 +112,9 @@ public final class Server: @unchecked Sendable {
   /// Queues a notification to the client.
   public func notify(method: String, params: JSONValue) {
     send(.object(["jsonrpc": "2.0", "method": .string(method), "params": params]))
+    // Sent while a handler runs ($/progress): written now, not when the handler returns,
+    // so the client sees the work advance.
+    flush()
   }
 
   private func send(_ message: JSONValue) {

@@ -138,6 +138,52 @@ public struct Row {
     return Array(UnsafeRawBufferPointer(start: p, count: n))
   }
 
+  /// A column's storage class in the current row.
+  public enum StorageClass { case null, integer, real, text, blob }
+
+  public func storageClass(_ i: Int) -> StorageClass {
+    switch sqlite3_column_type(handle, Int32(i)) {
+    case SQLITE_NULL: return .null
+    case SQLITE_INTEGER: return .integer
+    case SQLITE_FLOAT: return .real
+    case SQLITE_TEXT: return .text
+    default: return .blob
+    }
+  }
+
+  /// Calls `body` with a text column's bytes, without making a String, when they are all
+  /// ASCII (so valid UTF-8 that `text(_:)` would return unchanged); returns false without
+  /// calling it otherwise.
+  public func withASCIIText(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+    let n = Int(sqlite3_column_bytes(handle, Int32(i)))
+    guard let p = sqlite3_column_text(handle, Int32(i)) else {
+      body(UnsafeBufferPointer(start: nil, count: 0))
+      return true
+    }
+    let bytes = UnsafeBufferPointer(start: p, count: n)
+    var k = 0
+    let raw = UnsafeRawPointer(p)
+    while k + 8 <= n {
+      if raw.loadUnaligned(fromByteOffset: k, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+      k += 8
+    }
+    while k < n {
+      if bytes[k] >= 0x80 { return false }
+      k += 1
+    }
+    body(bytes)
+    return true
+  }
+
+  /// True when a text column holds exactly `utf8`.
+  public func textEquals(_ i: Int, _ utf8: [UInt8]) -> Bool {
+    let n = Int(sqlite3_column_bytes(handle, Int32(i)))
+    guard n == utf8.count else { return false }
+    guard let p = sqlite3_column_text(handle, Int32(i)) else { return n == 0 }
+    for k in 0..<n where p[k] != utf8[k] { return false }
+    return true
+  }
+
   public func value(_ i: Int) -> SQLValue {
     switch sqlite3_column_type(handle, Int32(i)) {
     case SQLITE_NULL: return .null

@@ -79,6 +79,43 @@ final class JSONWriterTests: XCTestCase {
     XCTAssertEqual(Array(JSONWriter.encode(.string("é"))), [0x22, 0xC3, 0xA9, 0x22])
   }
 
+  /// Characters that need escaping at every offset of strings longer than a word, so
+  /// that the eight-bytes-at-a-time scan meets them in each lane and in the tail.
+  func testEscapesAtEveryOffsetOfLongStrings() {
+    func reference(_ s: String) -> String {
+      var out = "\""
+      for u in s.unicodeScalars {
+        switch u {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case "\u{08}": out += "\\b"
+        case "\u{0C}": out += "\\f"
+        default:
+          if u.value < 0x20 {
+            let hex = String(u.value, radix: 16)
+            out += "\\u00" + (hex.count == 1 ? "0" + hex : hex)
+          } else {
+            out.unicodeScalars.append(u)
+          }
+        }
+      }
+      return out + "\""
+    }
+    for special in ["\"", "\\", "\n", "\u{01}", "\u{1F}", "é", "😀"] {
+      for length in [7, 8, 9, 15, 16, 17, 24, 31] {
+        for at in 0..<length {
+          var chars = Array(repeating: "a", count: length)
+          chars[at] = special
+          let s = chars.joined()
+          XCTAssertEqual(enc(.string(s)), reference(s), "\(special.debugDescription) at \(at) of \(length)")
+        }
+      }
+    }
+  }
+
   func testOutputIsOneLine() {
     let v: JSONValue = .object(["text": .string("line1\nline2\r\n"), "list": .array([.string("\n")])])
     XCTAssertFalse(JSONWriter.encode(v).contains(0x0A))

@@ -300,6 +300,63 @@ final class InterchangeTests: XCTestCase {
       mode: .replace)
   }
 
+  func testRelationshipConstraintsAreCheckedWhenTheImportInstallsTheSchema() throws {
+    // The store has no schema: the import installs the file's and still checks the
+    // required to-one of every record, in every mode.
+    let (_, header) = try smallStore()
+    for mode in ImportMode.allCases {
+      let empty = try Store(path: nil)
+      let text = header + "\n" + #"{"_id":"Task/1","_entity":"Task","title":"b"}"# + "\n"
+      let e = expectStoreError(.validation) { try empty.importObjects(.bytes(Array(text.utf8)), mode: mode) }
+      XCTAssertEqual(e?.details["line"], 2, "\(mode)")
+      XCTAssertEqual(e?.details["relationship"], "category", "\(mode)")
+      XCTAssertNil(empty.schema)
+    }
+  }
+
+  func testReplaceEmptiesEntitiesWithoutRelationships() throws {
+    // Note has no relationships (its objects are deleted with one statement); Category
+    // and Task have (deleted one by one with their rules). Both are counted.
+    let withNotes = schema(
+      entity("Note", [attr("text", "string")]),
+      entity("Category", [attr("name", "string", unique: true)], relationships: [rel("tasks", "Task", inverse: "category", toMany: true)]),
+      entity(
+        "Task", [attr("title", "string")],
+        relationships: [rel("category", "Category", inverse: "tasks", optional: false)]))
+    let source = try makeStore(withNotes)
+    try source.add("Note", ["text": "kept"])
+    let c = try source.add("Category", ["name": "Home"])
+    try source.add("Task", ["title": "dishes", "category": .string(c)])
+    let file = try export(source)
+    let target = try makeStore(withNotes)
+    for i in 0..<3 { try target.add("Note", ["text": .string("old \(i)")]) }
+    let c2 = try target.add("Category", ["name": "Work"])
+    try target.add("Task", ["title": "old", "category": .string(c2)])
+    let summary = try target.importObjects(.bytes(Array(file.utf8)), mode: .replace)
+    XCTAssertEqual(summary.deleted, 5)
+    XCTAssertEqual(summary.inserted, 3)
+    XCTAssertEqual(try export(target), file)
+  }
+
+  func testKeyMapRunsAndStrayKeys() {
+    var m = KeyMap()
+    XCTAssertNil(m[1])
+    for k in Int64(1)...1000 { m.insert(k, k + 10) }  // one run
+    m.insert(2000, 5)  // a new run
+    m.insert(2001, 6)
+    m.insert(1500, 7)  // below the last run: a stray key
+    m.insert(-3, 8)
+    XCTAssertEqual(m[1], 11)
+    XCTAssertEqual(m[1000], 1010)
+    XCTAssertNil(m[1001])
+    XCTAssertEqual(m[2000], 5)
+    XCTAssertEqual(m[2001], 6)
+    XCTAssertNil(m[2002])
+    XCTAssertEqual(m[1500], 7)
+    XCTAssertEqual(m[-3], 8)
+    XCTAssertNil(m[0])
+  }
+
   func testFailedImportIntoEmptyStoreLeavesNoSchema() throws {
     let (_, header) = try smallStore()
     let empty = try Store(path: nil)

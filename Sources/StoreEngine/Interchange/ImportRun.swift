@@ -15,8 +15,12 @@ final class ImportRun {
   let ctx = WriteContext()
   var summary: ImportSummary
   private let listed: Set<String>
-  /// Insert and upsert: the object each file key became, by hierarchy root then key.
-  private var newIDs: [String: [Int64: ObjectID]] = [:]
+  /// Insert and upsert: the store key each file key became, by hierarchy root (`replace`
+  /// keeps ids and needs none).
+  private var newKeys: [String: KeyMap] = [:]
+  /// Insert and upsert: the concrete entity of each store object that is not its
+  /// hierarchy's root, by root then file key (only hierarchies with sub-entities fill it).
+  private var newEntities: [String: [Int64: String]] = [:]
   /// Upsert: objects already matched or inserted, so that two records never merge.
   private var claimed: Set<ObjectID> = []
 
@@ -29,7 +33,15 @@ final class ImportRun {
     summary = ImportSummary(layout: records.layout, mode: mode)
   }
 
+  /// The store object that the file's object `pk` of hierarchy `root` became.
+  private func newID(root: String, pk: Int64) -> ObjectID? {
+    guard let key = newKeys[root]?[pk] else { return nil }
+    return ObjectID(entity: newEntities[root]?[pk] ?? root, pk: key)
+  }
+
   func perform() throws -> ImportSummary {
+    // Read here, not at init: a store without a schema gets the file's just before.
+    ctx.checkedEntities = Set(store.plans.values.filter(\.needsRelationshipValidation).map(\.model.name))
     if mode == .replace { try emptyListedEntities() }
     var rows = 0
     try records.forEach { location, value in
@@ -43,12 +55,18 @@ final class ImportRun {
     summary.objects = rows
     progress?("rows", rows, rows)
     var links = 0
-    try records.forEach { location, value in
-      try at(location) { try linkRow(location, value) }
-      links += 1
-      if links % Store.interchangeProgressInterval == 0 {
-        try store.checkCancelled()
-        progress?("links", links, rows)
+    // The second pass only sets relationships: skipped when no entity of the file has
+    // any (every record's shape was already checked by the first).
+    let hasLinks = try records.entities.contains { !(try store.plan($0)).model.relationships.isEmpty }
+    if !hasLinks { links = rows }
+    if hasLinks {
+      try records.forEach { location, value in
+        try at(location) { try linkRow(location, value) }
+        links += 1
+        if links % Store.interchangeProgressInterval == 0 {
+          try store.checkCancelled()
+          progress?("links", links, rows)
+        }
       }
     }
     progress?("links", links, rows)
@@ -76,13 +94,21 @@ final class ImportRun {
   /// `replace`: every object of the file's entities goes first, with delete rules.
   private func emptyListedEntities() throws {
     var doomed: [ObjectID] = []
+    var removed = 0
     for name in records.entities {
       let plan = try store.plan(name)
+      if plan.model.relationships.isEmpty && plan.incomingWithoutInverse.isEmpty {
+        // Nothing links to these objects or from them: no delete rule, inverse or join
+        // row to follow, so one statement deletes them without listing them in memory.
+        try store.connection.prepare("DELETE FROM \(plan.table) WHERE \"_ent\" = ?").execute([.text(name)])
+        removed += store.connection.changes
+        continue
+      }
       try store.connection.prepare("SELECT \"_pk\" FROM \(plan.table) WHERE \"_ent\" = ? ORDER BY \"_pk\"").forEachRow([.text(name)]) {
         doomed.append(ObjectID(entity: name, pk: $0.int(0)))
       }
     }
-    summary.deleted = try store.deleteObjects(doomed, ctx).count
+    summary.deleted = removed + (doomed.isEmpty ? 0 : try store.deleteObjects(doomed, ctx).count)
   }
 
   /// The record's id after checking its shape: an object with `_id` and a matching `_entity`.
@@ -121,7 +147,7 @@ final class ImportRun {
       _ = try store.insertObject(id.entity, values, ctx, path: location.label, key: id.pk)
       summary.inserted += 1
     case .insert, .upsert:
-      if newIDs[root]?[id.pk] != nil {
+      if newKeys[root]?[id.pk] != nil {
         throw location.error(.validation, "/_id", "'\(id)' appears twice in the file", ["id": .string(id.description)])
       }
       let target: ObjectID
@@ -134,8 +160,9 @@ final class ImportRun {
         target = try store.insertObject(id.entity, values, ctx, path: location.label)
         summary.inserted += 1
       }
-      claimed.insert(target)
-      newIDs[root, default: [:]][id.pk] = target
+      if mode == .upsert { claimed.insert(target) }
+      newKeys[root, default: KeyMap()].insert(id.pk, target.pk)
+      if target.entity != root { newEntities[root, default: [:]][id.pk] = target.entity }
     }
   }
 
@@ -174,7 +201,7 @@ final class ImportRun {
       links.append(m.key, try mapped(m.value, sub: "/\(m.key)", location))
     }
     guard !links.isEmpty else { return }
-    let target = mode == .replace ? id : newIDs[plan.model.root.name]![id.pk]!
+    let target = mode == .replace ? id : newID(root: plan.model.root.name, pk: id.pk)!
     try store.updateObject(target, links, ctx, path: location.label)
   }
 
@@ -199,7 +226,7 @@ final class ImportRun {
 
   private func mappedID(_ text: String, sub: String, _ location: RecordLocation) throws -> JSONValue {
     guard let id = ObjectID(text), let plan = store.plans[id.entity] else { return .string(text) }
-    guard let target = newIDs[plan.model.root.name]?[id.pk] else {
+    guard let target = newID(root: plan.model.root.name, pk: id.pk) else {
       throw location.error(.notFound, sub, "\(text) is not an object of this file (a dangling reference)", ["id": .string(text)])
     }
     return .string(target.description)

@@ -52,13 +52,13 @@ extension Store {
   private func writeExport(_ options: ExportOptions, _ sink: ByteSink, _ progress: ((Int, Int) -> Void)?) throws -> ExportSummary {
     let graph = try requireGraph()
     let models = try exportedEntities(options)
-    let queries = try models.map { try exportQuery($0, options) }
+    let queries = try models.map { try exportQuery($0, options, graph) }
     var total = 0
     if progress != nil {
       for q in queries { total += Int(try connection.prepare(q.count).first(q.args) { $0.int(0) } ?? 0) }
     }
     var summary = ExportSummary()
-    var w = JSONWriter(capacity: 4096)
+    var w = JSONWriter(capacity: 1 << 16)
     w.write(InterchangeFormat.header(schema: graph.schema, entities: models.map(\.name)))
     if options.layout == .json {
       w.bytes.removeLast()  // the header's closing brace: the objects array goes inside
@@ -68,14 +68,17 @@ extension Store {
     }
     try emit(&w, sink, &summary)
     for (model, query) in zip(models, queries) {
-      let read = readPlan(for: try plan(model.name))
-      let keys = InterchangeFormat.writtenKeys(model, graph: graph)
+      let rowWriter = ExportRowWriter(
+        entity: model.name, read: readPlan(for: try plan(model.name)), keys: InterchangeFormat.writtenKeys(model, graph: graph))
       var count = 0
       try connection.prepare(query.select).forEachRow(query.args) { row in
-        if options.layout == .json { w.bytes.append(contentsOf: summary.objects == 0 ? [0x0A] : [0x2C, 0x0A]) }
-        w.write(read.object(row, select: keys))
+        if options.layout == .json {
+          if summary.objects > 0 { w.bytes.append(UInt8(ascii: ",")) }
+          w.bytes.append(UInt8(ascii: "\n"))
+        }
+        rowWriter.write(row, to: &w)
         if options.layout == .ndjson { w.bytes.append(UInt8(ascii: "\n")) }
-        try emit(&w, sink, &summary)
+        if w.bytes.count >= 1 << 15 { try emit(&w, sink, &summary) }  // the sink sees chunks, not rows
         summary.objects += 1
         count += 1
         if summary.objects % Store.interchangeProgressInterval == 0 {
@@ -122,7 +125,10 @@ extension Store {
   }
 
   /// The select (by key) and count statements for one concrete entity's exported objects.
-  private func exportQuery(_ model: EntityModel, _ options: ExportOptions) throws -> (select: String, count: String, args: [SQLValue]) {
+  /// The select computes only the columns the export writes (`ReadPlan.selectSQL(for:keys:)`).
+  private func exportQuery(_ model: EntityModel, _ options: ExportOptions, _ graph: ModelGraph) throws -> (
+    select: String, count: String, args: [SQLValue]
+  ) {
     let plan = try self.plan(model.name)
     var request = FetchRequest(entity: model.name, predicate: options.predicate)
     request.predicateLocations = options.predicateLocations
@@ -131,7 +137,8 @@ extension Store {
     let filter = try whereClause(request, plan, &builder)
     let from = builder.joinSQL + filter
     return (
-      readPlan(for: plan).selectSQL + from + " ORDER BY t.\"_pk\"", "SELECT count(*) FROM \(plan.table) t" + from, builder.args
+      readPlan(for: plan).selectSQL(for: model.name, keys: InterchangeFormat.writtenKeys(model, graph: graph)) + from
+        + " ORDER BY t.\"_pk\"", "SELECT count(*) FROM \(plan.table) t" + from, builder.args
     )
   }
 }

@@ -105,6 +105,8 @@ final class ReadPlan {
   /// `SELECT t._pk, t._ent, ... FROM table t` (no WHERE).
   let selectSQL: String
   private let columnList: String
+  /// The select's column expressions, in order (`columnList` joined).
+  private let columns: [String]
   private let fromClause: String
   let slotsByEntity: [String: [Slot]]
 
@@ -170,6 +172,7 @@ final class ReadPlan {
       slots[m.name] = list
     }
     slotsByEntity = slots
+    columns = exprs
     columnList = exprs.joined(separator: ", ")
     fromClause = " FROM \(Identifier.quote(root.name)) t"
     selectSQL = "SELECT " + columnList + fromClause
@@ -183,6 +186,27 @@ final class ReadPlan {
 
   /// `selectSQL` with `extra` as one more column, the row's last (`sectionBy` keys).
   func selectSQL(appending extra: String) -> String { "SELECT " + columnList + ", " + extra + fromClause }
+
+  /// `selectSQL` computing only the columns that `entity`'s members named in `keys`
+  /// read; every other column is NULL at the same position, so `object(_:select:)` with
+  /// the same `keys` reads the rows unchanged. An export uses it so that to-many lists it
+  /// leaves out are never built.
+  func selectSQL(for entity: String, keys: Set<String>) -> String {
+    var used: Set<Int> = [0, 1]
+    for slot in slotsByEntity[entity] ?? [] {
+      switch slot {
+      case .attribute(let a, let c): if keys.contains(a.name) { used.insert(c) }
+      case .transient: break
+      case .toOne(let r, let c, let ec, _):
+        guard keys.contains(r.name) else { continue }
+        used.insert(c)
+        if let ec { used.insert(ec) }
+      case .toMany(let r, let c, _): if keys.contains(r.name) { used.insert(c) }
+      }
+    }
+    let list = columns.indices.map { used.contains($0) ? columns[$0] : "NULL" }
+    return "SELECT " + list.joined(separator: ", ") + fromClause
+  }
 
   /// The wire object for the current row of a statement running `selectSQL`.
   func object(_ row: Row, select: Set<String>? = nil) -> JSONObject {

@@ -22,7 +22,13 @@ final class WriteContext {
 
   init(allowsRefs: Bool = false) { self.allowsRefs = allowsRefs }
 
+  /// When set, only objects of these entities are kept in `touched`: the entities whose
+  /// relationships `Store.validateTouched` checks (it skips every other), so that a long
+  /// write such as an import does not keep a list growing with objects needing no check.
+  var checkedEntities: Set<String>?
+
   func touch(_ id: ObjectID) {
+    if let checkedEntities, !checkedEntities.contains(id.entity) { return }
     touched.append(id)
     touchedIndex.append(currentIndex)
   }

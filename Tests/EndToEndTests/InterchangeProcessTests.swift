@@ -1,0 +1,103 @@
+import Foundation
+import JSONCore
+import TestSupport
+import XCTest
+
+/// `import.json` and the `export`/`import` commands against a real process and store file:
+/// a SIGKILL in the middle of a large import leaves the store as it was, and a store
+/// exported, imported into an empty one and exported again gives the same bytes.
+final class InterchangeProcessTests: XCTestCase {
+  private var dir: TemporaryDirectory!
+
+  override func setUpWithError() throws { dir = try TemporaryDirectory() }
+  override func tearDown() { dir.remove() }
+
+  /// The inline ndjson export of the store `server` serves.
+  private func exported(_ server: ServerProcess) throws -> String {
+    guard let data = try server.call("export.json", ["format": "ndjson"])["data"]?.stringValue else {
+      XCTFail("export.json gave no data")
+      return ""
+    }
+    return data
+  }
+
+  func testSIGKILLDuringLargeImportLeavesStoreUnchanged() throws {
+    let store = dir.file("killed.store")
+    let server = try ServerProcess(arguments: ["serve", "--store", store])
+    _ = try server.call("model.define", ["schema": itemSchema])
+    for i in 0..<5 {
+      _ = try server.call("objects.insert", ["entity": "Item", "values": ["title": .string("kept \(i)"), "n": .int(Int64(i))]])
+    }
+    let before = try exported(server)
+    let header = String(before.split(separator: "\n", maxSplits: 1)[0])
+
+    // A file large enough that its import is still running well after it started.
+    let big = dir.file("big.ndjson")
+    var text = header + "\n"
+    text.reserveCapacity(64 << 20)
+    for i in 1...200_000 { text += "{\"_id\":\"Item/\(i)\",\"_entity\":\"Item\",\"title\":\"imported \(i)\",\"n\":\(i)}\n" }
+    try text.write(toFile: big, atomically: false, encoding: .utf8)
+
+    let importID = server.sendRequest("import.json", ["path": .string(big), "progressToken": "imp"])
+    // The first progress report (written as soon as it is made): the import's transaction
+    // is open and rows are going in.
+    guard let first = try server.readMessage(timeout: 60)?.objectValue else {
+      return XCTFail("no progress from the import; stderr: \(server.stderr)")
+    }
+    XCTAssertEqual(first["method"]?.stringValue, "$/progress", "expected progress before the import ends: \(first)")
+    XCTAssertNil(first["id"], "the import finished before it could be killed: \(first)")
+    usleep(50_000)
+    XCTAssertTrue(server.process.isRunning, "the server ended during the import: \(server.stderr)")
+    XCTAssertEqual(kill(server.process.processIdentifier, SIGKILL), 0)
+    XCTAssertNotNil(server.waitForExit(), "the killed server did not end")
+    XCTAssertTrue(server.endedBySignal)
+    let rest = String(decoding: server.readToEnd(timeout: 2), as: UTF8.self)
+    XCTAssertFalse(rest.contains("\"id\":\(JSONWriter.encodeString(importID))"), "the import replied before the kill: \(rest)")
+
+    let again = try ServerProcess(arguments: ["serve", "--store", store])
+    let check = try again.call("store.check")
+    XCTAssertEqual(check["ok"], .bool(true), "\(check)")
+    XCTAssertEqual(try again.call("query.count", ["entity": "Item"])["count"], .int(5))
+    XCTAssertEqual(try exported(again), before, "the store changed")
+    again.closeInput()
+    XCTAssertEqual(again.waitForExit(), 0, again.stderr)
+  }
+
+  func testCommandLineRoundTripIsByteIdentical() throws {
+    let a = dir.file("a.store")
+    let server = try ServerProcess(arguments: ["serve", "--store", a])
+    _ = try server.call("model.define", ["schema": taskCategorySchema])
+    var categories: [JSONValue] = []
+    for name in ["home", "work", "empty"] {
+      categories.append(try server.call("objects.insert", ["entity": "Category", "values": ["name": .string(name)]])["_id"] ?? .null)
+    }
+    for i in 0..<40 {
+      var values: JSONObject = [
+        "title": .string("task \(i) \u{e9}\u{1F600} \"quoted\""), "isCompleted": .bool(i % 3 == 0), "priority": .int(Int64(i % 5)),
+        "createdAt": .string("2026-03-0\(i % 9 + 1)T10:20:30.\(100 + i)Z"),
+      ]
+      if i % 4 != 3 { values.append("category", categories[i % 2]) }
+      _ = try server.call("objects.insert", ["entity": "Task", "values": .object(values)])
+    }
+    server.closeInput()
+    XCTAssertEqual(server.waitForExit(), 0, server.stderr)
+
+    let first = dir.file("a.ndjson")
+    let exportA = try runModelstore(["export", "--store", a, "--out", first])
+    XCTAssertEqual(exportA.status, 0, exportA.stderr)
+    XCTAssertTrue(exportA.stderr.contains("exported 43 objects"), exportA.stderr)
+
+    let b = dir.file("b.store")
+    let importB = try runModelstore(["import", "--store", b, first])
+    XCTAssertEqual(importB.status, 0, importB.stderr)
+    XCTAssertTrue(importB.stderr.contains("imported 43 objects"), importB.stderr)
+
+    let second = dir.file("b.ndjson")
+    let exportB = try runModelstore(["export", "--store", b, "--out", second])
+    XCTAssertEqual(exportB.status, 0, exportB.stderr)
+    let bytesA = try XCTUnwrap(FileManager.default.contents(atPath: first))
+    let bytesB = try XCTUnwrap(FileManager.default.contents(atPath: second))
+    XCTAssertGreaterThan(bytesA.count, 1000)
+    XCTAssertEqual(bytesA, bytesB, "the round trip through the CLI changed the export")
+  }
+}
