@@ -14,8 +14,8 @@ enum QueryHandlers {
           request.sectionBy = try p.value("sectionBy").map {
             try RequestParsing.groupingKey($0, path: "params.sectionBy", allowAlias: false)
           }
-          let result = try s.requireStore().fetchWithSections(request)
-          var out: JSONObject = ["objects": .array(result.objects.map { .object($0) })]
+          let result = try s.requireStore().fetchWithSections(request, encoded: true)
+          var out: JSONObject = ["objects": result.encoded.map { .encoded($0) } ?? .array(result.objects.map { .object($0) })]
           if let sections = result.sections { out.append("sections", .array(sections.map(\.json))) }
           return .object(out)
         }

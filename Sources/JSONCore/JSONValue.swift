@@ -10,6 +10,9 @@ public enum JSONValue: Equatable, Sendable {
   case string(String)
   case array([JSONValue])
   case object(JSONObject)
+  /// Text already encoded by `JSONWriter`, written out as it is: lets a large result be
+  /// serialized row by row instead of being built as a tree first.
+  case encoded(EncodedJSON)
 
   /// The JSON type name used in error messages ("expected string, got integer").
   public var typeName: String {
@@ -21,6 +24,7 @@ public enum JSONValue: Equatable, Sendable {
     case .string: return "string"
     case .array: return "array"
     case .object: return "object"
+    case .encoded: return "encoded JSON"
     }
   }
 
@@ -34,6 +38,13 @@ public enum JSONValue: Equatable, Sendable {
     if case .object(let o) = self { return o[key] }
     return nil
   }
+}
+
+/// One complete JSON value as compact UTF-8 text, produced by `JSONWriter` (so it is valid
+/// and holds no raw newline).
+public struct EncodedJSON: Equatable, Sendable {
+  public let bytes: [UInt8]
+  public init(writtenBy writer: JSONWriter) { bytes = writer.bytes }
 }
 
 /// An ordered JSON object. Lookups are linear: request objects are small, and order

@@ -42,6 +42,7 @@ public struct JSONWriter {
       }
       bytes.append(UInt8(ascii: "]"))
     case .object(let o): write(o)
+    case .encoded(let text): bytes.append(contentsOf: text.bytes)
     }
   }
 

@@ -25,7 +25,10 @@ public struct Section: Equatable, Sendable {
 
 /// What `query.fetch` returns: the page and, with `sectionBy`, its sections.
 public struct FetchResult {
+  /// The objects, unless they were asked for already encoded (then empty).
   public var objects: [JSONObject]
+  /// The objects as one encoded JSON array, when the fetch was asked to encode them.
+  public var encoded: EncodedJSON?
   public var sections: [Section]?
 }
 

@@ -9,7 +9,11 @@ extension Store {
 
   /// The objects matching `request` and, when it has `sectionBy`, their sections (the
   /// section key is put first in the sort when the sort does not start with it).
-  public func fetchWithSections(_ request: FetchRequest) throws -> FetchResult {
+  ///
+  /// With `encoded: true` (and no `include`, which needs the objects), the objects are
+  /// written row by row straight into one JSON array instead of being built as a tree:
+  /// the reply to a large fetch then costs a fraction of the memory and time.
+  public func fetchWithSections(_ request: FetchRequest, encoded: Bool = false) throws -> FetchResult {
     try translatingErrors {
       let plan = try self.plan(request.entity)
       let read = readPlan(for: plan)
@@ -32,13 +36,31 @@ extension Store {
       var out: [JSONObject] = []
       var keys: [JSONValue] = []
       let args = trailing.values.isEmpty ? builder.args : builder.args + trailing.values
+      if encoded && request.include.isEmpty {
+        let writer = ExportRowWriter(
+          entity: plan.model.name, read: read,
+          keys: select ?? Set(plan.model.attributes.map(\.name) + plan.model.relationships.map(\.name)))
+        let polymorphic = plan.model.concreteNames.count > 1 || plan.model.entity.abstract
+        var w = JSONWriter(capacity: 1 << 16)
+        w.bytes.append(UInt8(ascii: "["))
+        var n = 0
+        try connection.cached(sql).forEachRow(args) { row in
+          if n > 0 { w.bytes.append(UInt8(ascii: ",")) }
+          if polymorphic { w.write(read.object(row, select: select)) } else { writer.write(row, to: &w) }
+          if let section { keys.append(section.kind.decode(row.value(row.count - 1))) }
+          n += 1
+          if n & 1023 == 0 { try checkCancelled() }
+        }
+        w.bytes.append(UInt8(ascii: "]"))
+        return FetchResult(objects: [], encoded: EncodedJSON(writtenBy: w), sections: section == nil ? nil : Sections.runs(keys))
+      }
       try connection.cached(sql).forEachRow(args) { row in
         out.append(read.object(row, select: select))
         if let section { keys.append(section.kind.decode(row.value(row.count - 1))) }
         if out.count & 1023 == 0 { try checkCancelled() }
       }
       try expand(&out, include: request.include, path: "params.include")
-      return FetchResult(objects: out, sections: section == nil ? nil : Sections.runs(keys))
+      return FetchResult(objects: out, encoded: nil, sections: section == nil ? nil : Sections.runs(keys))
     }
   }
 

@@ -279,7 +279,7 @@ struct DRenderer {
       }
       return t + String(q)
     case .array(let items): return "{" + items.map { inline($0) }.joined(separator: ", ") + "}"
-    case .object: return "{}"
+    case .object, .encoded: return "{}"
     }
   }
 }
