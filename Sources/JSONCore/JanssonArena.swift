@@ -9,8 +9,9 @@ import CJansson
 /// A request is parsed, converted to `JSONValue`, and thrown away at once, so its jansson
 /// values never need to be freed one by one: while a parse runs on a thread with an arena,
 /// jansson's allocations come from that arena, `json_decref` of the root is skipped, and
-/// the arena is rewound afterwards. Measured on pipelined inserts (callgrind), freeing the
-/// tree cost about as much as a third of the parse. Allocations made outside a parse (or
+/// the arena is rewound afterwards. Measured with callgrind on a 10,000-insert
+/// `context.save`: 7% fewer instructions in all than freeing the tree node by node (860 to
+/// 802 million). Allocations made outside a parse (or
 /// on another thread) go to malloc as usual; a 16-byte header tells `free` which is
 /// which, so mixing is safe.
 final class JanssonArena {
