@@ -17,6 +17,8 @@ public final class Store {
   var plans: [String: EntityPlan] = [:]
   var readPlans: [String: ReadPlan] = [:]
   var userTransactions = 0
+  /// Set while `migrate` runs: schema changes and nested migrations are refused.
+  var migrating = false
   /// Time zones loaded for date buckets (`ms_bucket`, request validation).
   let timeZones = TimeZoneCache()
 

@@ -152,7 +152,8 @@ final class SchemaDefineTests: XCTestCase {
     let e = expectStoreError(.migrationRequired) { try store.define(changed) }
     let reasons = e?.details["reasons"]?.arrayValue ?? []
     XCTAssertEqual(reasons.first?["attribute"], "title")
-    XCTAssertTrue(reasons.first?["message"]?.stringValue?.contains("changes storage type from TEXT to INTEGER") ?? false)
+    XCTAssertTrue(reasons.first?["message"]?.stringValue?.contains("changes type from string to int, and 1 stored value does not convert exactly") ?? false)
+    XCTAssertEqual(reasons.first?["ids"], ids(t))
     XCTAssertEqual(store.schema?.versionHash, hash)
     XCTAssertEqual(try store.value(t, "title"), "Buy milk")
     XCTAssertEqual(try store.schemaHistory().count, 1)

@@ -19,7 +19,7 @@ public func attr(
 
 public func rel(
   _ name: String, _ destination: String, inverse: String? = nil, toMany: Bool? = nil, optional: Bool? = nil,
-  ordered: Bool? = nil, deleteRule: String? = nil, min: Int? = nil, max: Int? = nil
+  ordered: Bool? = nil, deleteRule: String? = nil, min: Int? = nil, max: Int? = nil, originalName: String? = nil
 ) -> JSONValue {
   var o: JSONObject = ["name": .string(name), "destination": .string(destination)]
   if let inverse { o.append("inverse", .string(inverse)) }
@@ -29,14 +29,16 @@ public func rel(
   if let deleteRule { o.append("deleteRule", .string(deleteRule)) }
   if let min { o.append("min", .int(Int64(min))) }
   if let max { o.append("max", .int(Int64(max))) }
+  if let originalName { o.append("originalName", .string(originalName)) }
   return .object(o)
 }
 
 public func entity(
   _ name: String, parent: String? = nil, abstract: Bool? = nil, _ attributes: [JSONValue] = [],
-  relationships: [JSONValue] = [], indexes: [[String]]? = nil, uniqueness: [[String]]? = nil
+  relationships: [JSONValue] = [], indexes: [[String]]? = nil, uniqueness: [[String]]? = nil, originalName: String? = nil
 ) -> JSONValue {
   var o: JSONObject = ["name": .string(name)]
+  if let originalName { o.append("originalName", .string(originalName)) }
   if let parent { o.append("parent", .string(parent)) }
   if let abstract { o.append("abstract", .bool(abstract)) }
   o.append("attributes", .array(attributes))

@@ -1,0 +1,99 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// The checks of the stored data against the new schema's constraints.
+extension StageApplier {
+  /// Required attributes with nulls get their default; without one, the ids are reported.
+  mutating func fillRequired(_ root: EntityModel) throws {
+    let table = Identifier.quote(root.name)
+    for m in root.hierarchy {
+      let filter = "t.\"_ent\" IN (\(quotedList(m.concreteNames)))"
+      for a in m.entity.attributes where !a.transient && !a.optional {
+        let col = Identifier.quote(a.name)
+        let nullFilter = "\(filter) AND t.\(col) IS NULL"
+        let missing = try count(root.name, where: nullFilter)
+        guard missing > 0 else { continue }
+        switch a.defaultValue {
+        case .literal(let v)?:
+          try connection.prepare("UPDATE \(table) AS t SET \(col) = ? WHERE \(nullFilter)").execute([try a.type.encode(v)])
+          report.steps.append(.init("fill \(m.name).\(a.name) with its default", rows: missing))
+        case .generate(let g)?:
+          var pks: [Int64] = []
+          try connection.prepare("SELECT t.\"_pk\" FROM \(table) t WHERE \(nullFilter)").forEachRow { pks.append($0.int(0)) }
+          let update = try connection.prepare("UPDATE \(table) SET \(col) = ? WHERE \"_pk\" = ?")
+          for pk in pks {
+            let value: SQLValue = g == .uuid ? .text(UUIDText.random()) : .real(currentTimeSeconds())
+            try update.execute([value, .integer(pk)])
+          }
+          report.steps.append(.init("fill \(m.name).\(a.name) with generated values", rows: pks.count))
+        case nil:
+          var ids: [String] = []
+          try connection.prepare("SELECT t.\"_ent\", t.\"_pk\" FROM \(table) t WHERE \(nullFilter) LIMIT 20").forEachRow {
+            ids.append("\($0.text(0))/\($0.int(1))")
+          }
+          report.blockers.append(
+            MigrationReport.place(
+              m.name, "'\(a.name)' is required and has no default, but \(missing) stored object\(missing == 1 ? " has" : "s have") no value for it",
+              attribute: a.name, count: missing, ids: ids))
+        }
+      }
+    }
+  }
+
+  /// Links to objects a stage deleted are cleared, as the nullify rule would.
+  mutating func clearDanglingLinks() throws {
+    for m in new.ordered {
+      for r in m.entity.relationships {
+        let destTable = Identifier.quote(StorageLayout.table(new[r.destination]!))
+        switch StorageLayout.storage(of: r, in: m, graph: new) {
+        case .foreignKey(let column):
+          let t = Identifier.quote(StorageLayout.table(m))
+          let c = Identifier.quote(column)
+          try connection.execute("UPDATE \(t) SET \(c) = NULL WHERE \(c) IS NOT NULL AND \(c) NOT IN (SELECT \"_pk\" FROM \(destTable))")
+          if connection.changes > 0 { report.steps.append(.init("clear links of \(m.name).\(r.name) to deleted objects", rows: connection.changes)) }
+        case .joinTable(let table, let source, let destination, _):
+          let t = Identifier.quote(table)
+          let ownTable = Identifier.quote(StorageLayout.table(m))
+          try connection.execute(
+            "DELETE FROM \(t) WHERE \"\(destination)\" NOT IN (SELECT \"_pk\" FROM \(destTable)) OR \"\(source)\" NOT IN (SELECT \"_pk\" FROM \(ownTable))")
+          if connection.changes > 0 { report.steps.append(.init("remove links of \(m.name).\(r.name) to deleted objects", rows: connection.changes)) }
+        case .inverseForeignKey:
+          continue  // the to-one side clears it
+        }
+      }
+    }
+  }
+
+  /// Rebuilds every index; a uniqueness the stored objects break is reported with them.
+  func createIndexes() throws {
+    for root in new.ordered where root.isRoot {
+      for sql in StorageLayout.indexSQL(root, graph: new) {
+        do { try connection.execute(sql) } catch let e as SQLiteError where e.isConstraint {
+          throw try uniquenessConflict(root, e)
+        }
+      }
+    }
+  }
+
+  private func uniquenessConflict(_ root: EntityModel, _ e: SQLiteError) throws -> StoreError {
+    let table = Identifier.quote(root.name)
+    for m in root.hierarchy {
+      for keys in m.entity.attributes.filter(\.unique).map({ [$0.name] }) + m.entity.uniqueness {
+        let cols = keys.map(Identifier.quote).joined(separator: ", ")
+        let filter = m.isRoot ? "" : "WHERE \"_ent\" IN (\(quotedList(m.concreteNames)))"
+        var groups: [JSONValue] = []
+        try connection.prepare(
+          "SELECT group_concat(\"_ent\" || '/' || \"_pk\", ' ') FROM \(table) \(filter) GROUP BY \(cols) HAVING count(*) > 1 LIMIT 20"
+        ).forEachRow { groups.append(.array($0.text(0).split(separator: " ").map { .string(String($0)) })) }
+        if !groups.isEmpty {
+          return StoreError(
+            .constraint,
+            "the uniqueness of (\(keys.joined(separator: ", "))) for '\(m.name)' does not hold for the stored objects: \(groups.count) group\(groups.count == 1 ? "" : "s") of objects share a value",
+            ["entity": .string(m.name), "keys": .array(keys.map { .string($0) }), "conflicts": .array(groups)])
+        }
+      }
+    }
+    return StoreError(.constraint, "a uniqueness constraint of '\(root.name)' does not hold for the stored objects: \(e.message)", ["entity": .string(root.name)])
+  }
+}

@@ -1,0 +1,299 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// Brings the tables from one schema's layout to the next one's, once renames are done
+/// (`LayoutRenamer`), in two phases so a custom stage can work in between:
+/// `expand` adds tables and columns, converts retyped values and moves relationship links
+/// to their new storage, all without dropping anything; `contract` drops what the new
+/// schema no longer has (refused when it holds data, unless data loss is allowed), fills
+/// required attributes, checks the stored data against the new constraints and rebuilds
+/// the indexes. Either phase throws `migrationRequired` with every reason it found.
+struct StageApplier {
+  let connection: Connection
+  /// The store's schema under the new names; nil for a store without one.
+  let old: ModelGraph?
+  let new: ModelGraph
+  var allowDataLoss = false
+  /// `Entity.attribute` → what to do with values that do not convert (custom stages).
+  var conversionRules: [String: ValueConversion.Rule] = [:]
+  var report = MigrationReport()
+  /// Columns (`table.column`) and tables whose contents moved elsewhere: dropped freely.
+  var moved: Set<String> = []
+  var deletedObjects = false
+
+  init(connection: Connection, old: ModelGraph?, new: ModelGraph) {
+    self.connection = connection
+    self.old = old
+    self.new = new
+  }
+
+  // MARK: - Expand
+
+  mutating func expand() throws {
+    try dropManagedIndexes()
+    for root in new.ordered where root.isRoot {
+      if try tableExists(root.name) {
+        try addAndConvertColumns(root)
+      } else {
+        try connection.execute(StorageLayout.createTableSQL(root, graph: new))
+        report.steps.append(.init("create table \(root.name)"))
+      }
+    }
+    for (name, sql) in StorageLayout.joinTables(new) where try !tableExists(name) {
+      for s in sql { try connection.execute(s) }
+      report.steps.append(.init("create join table \(name)"))
+    }
+    try moveRelationshipLinks()
+    try throwIfBlocked("the new schema cannot be applied")
+  }
+
+  private mutating func addAndConvertColumns(_ root: EntityModel) throws {
+    let table = Identifier.quote(root.name)
+    let existing = try existingColumns(root.name)
+    for c in StorageLayout.columns(ofHierarchy: root, graph: new) {
+      guard let type = existing[c.name] else {
+        try connection.execute("ALTER TABLE \(table) ADD COLUMN \(Identifier.quote(c.name)) \(c.affinity)")
+        report.steps.append(.init("add column \(root.name).\(c.name)"))
+        continue
+      }
+      if type != c.affinity, try !isConverted(c.name, in: root) {
+        // The column held something else (a removed property of another type).
+        let values = try count(root.name, where: "t.\(Identifier.quote(c.name)) IS NOT NULL")
+        if values > 0 {
+          try loseData(
+            MigrationReport.place(
+              root.name, "'\(c.name)' is replaced by a property of another type; its \(values) stored values are dropped",
+              attribute: c.name, count: values))
+        }
+        try connection.execute("ALTER TABLE \(table) DROP COLUMN \(Identifier.quote(c.name))")
+        try connection.execute("ALTER TABLE \(table) ADD COLUMN \(Identifier.quote(c.name)) \(c.affinity)")
+        report.steps.append(.init("retype column \(root.name).\(c.name) to \(c.affinity)"))
+      }
+    }
+    try convertRetypedValues(root, existing: existing)
+  }
+
+  /// True when the column belongs to an attribute that changes type (converted below).
+  private func isConverted(_ column: String, in root: EntityModel) throws -> Bool {
+    guard let old else { return false }
+    for m in root.hierarchy {
+      if let a = m.entity.attributes.first(where: { $0.name == column && !$0.transient }),
+        let b = old[m.name]?.attribute(column), !b.transient, b.type != a.type
+      {
+        return true
+      }
+    }
+    return false
+  }
+
+  /// Converts each stored value of an attribute whose type changes; a column whose storage
+  /// class changes is rebuilt through a temporary column, an O(n) step only for it.
+  private mutating func convertRetypedValues(_ root: EntityModel, existing: [String: String]) throws {
+    guard let old else { return }
+    let table = Identifier.quote(root.name)
+    for m in root.hierarchy {
+      for a in m.entity.attributes where !a.transient {
+        guard let b = old[m.name]?.attribute(a.name), !b.transient, b.type != a.type else { continue }
+        let place = "\(m.name).\(a.name)"
+        let rule = conversionRules[place] ?? .fail
+        let col = Identifier.quote(a.name)
+        let newClass = existing[a.name] != a.type.columnAffinity
+        let target = newClass ? "\"_ms_convert\"" : col
+        if newClass { try connection.execute("ALTER TABLE \(table) ADD COLUMN \"_ms_convert\" \(a.type.columnAffinity)") }
+        let defaultValue = try a.defaultValue.flatMap { d -> SQLValue? in
+          if case .literal(let v) = d { return try a.type.encode(v) }
+          return nil
+        }
+        var writes: [(Int64, SQLValue)] = []
+        var failing: [String] = []
+        var failures = 0
+        let filter = "\"_ent\" IN (\(quotedList(m.concreteNames))) AND \(col) IS NOT NULL"
+        try connection.prepare("SELECT \"_ent\", \"_pk\", \(col) FROM \(table) WHERE \(filter)").forEachRow { row in
+          let stored = row.value(2)
+          let converted =
+            ValueConversion.convert(stored, from: b.type, to: a.type)
+            ?? ValueConversion.fallback(stored, from: b.type, to: a.type, rule: rule, defaultValue: defaultValue)
+          guard let converted else {
+            failures += 1
+            if failing.count < 20 { failing.append("\(row.text(0))/\(row.int(1))") }
+            return
+          }
+          if newClass || converted != stored { writes.append((row.int(1), converted)) }
+        }
+        if failures > 0 {
+          report.blockers.append(
+            MigrationReport.place(
+              m.name,
+              "'\(a.name)' changes type from \(b.type.rawValue) to \(a.type.rawValue), and \(failures) stored value\(failures == 1 ? " does" : "s do") not convert exactly"
+                + (rule == .fail ? " (a custom stage can convert them with a 'convert' transform and a rule)" : " with rule '\(rule.rawValue)'"),
+              attribute: a.name, count: failures, ids: failing))
+          if newClass { try connection.execute("ALTER TABLE \(table) DROP COLUMN \"_ms_convert\"") }
+          continue
+        }
+        let update = try connection.prepare("UPDATE \(table) SET \(target) = ? WHERE \"_pk\" = ?")
+        for (pk, value) in writes { try update.execute([value, .integer(pk)]) }
+        if newClass {
+          try connection.execute("ALTER TABLE \(table) DROP COLUMN \(col)")
+          try connection.execute("ALTER TABLE \(table) RENAME COLUMN \"_ms_convert\" TO \(col)")
+        }
+        report.steps.append(.init("convert \(place) from \(b.type.rawValue) to \(a.type.rawValue)", rows: writes.count))
+      }
+    }
+  }
+
+  // MARK: - Contract
+
+  mutating func contract() throws {
+    var wantedTables = Set(new.ordered.filter(\.isRoot).map(\.name))
+    for (name, _) in StorageLayout.joinTables(new) { wantedTables.insert(name) }
+    for table in try managedTables() where !wantedTables.contains(table) {
+      let rows = try count(table)
+      if rows > 0 && !moved.contains(table) {
+        let isJoin = table.hasPrefix("_J_")
+        try loseData(
+          MigrationReport.place(
+            isJoin ? String(table.dropFirst(3)) : table,
+            isJoin
+              ? "the relationship stored in '\(table)' is removed with its \(rows) links"
+              : "entity '\(table)' is removed with its \(rows) objects", count: rows))
+      }
+      guard allowDataLoss || rows == 0 || moved.contains(table) else { continue }
+      try connection.execute("DROP TABLE \(Identifier.quote(table))")
+      report.steps.append(.init(rows == 0 ? "drop empty table \(table)" : "drop table \(table)", rows: rows))
+      if rows > 0 && !table.hasPrefix("_J_") { deletedObjects = true }
+    }
+    for root in new.ordered where root.isRoot {
+      try removeObjectsOfRemovedEntities(root)
+      try dropRemovedColumns(root)
+    }
+    if old != nil { try checkMovedEntities() }
+    if deletedObjects { try clearDanglingLinks() }
+    for root in new.ordered where root.isRoot { try fillRequired(root) }
+    try throwIfBlocked("the new schema cannot be applied")
+    try createIndexes()
+  }
+
+  /// Objects whose entity the new hierarchy no longer has (or that became abstract).
+  private mutating func removeObjectsOfRemovedEntities(_ root: EntityModel) throws {
+    let table = Identifier.quote(root.name)
+    var counts: [(String, Int)] = []
+    try connection.prepare(
+      "SELECT \"_ent\", count(*) FROM \(table) WHERE \"_ent\" NOT IN (\(quotedList(root.hierarchy.flatMap(\.concreteNames)))) GROUP BY \"_ent\""
+    ).forEachRow { counts.append(($0.text(0), Int($0.int(1)))) }
+    for (entity, n) in counts {
+      if let model = new[entity], model.root === root {
+        var ids: [String] = []
+        try connection.prepare("SELECT \"_pk\" FROM \(table) WHERE \"_ent\" = ? LIMIT 20").forEachRow([.text(entity)]) {
+          ids.append("\(entity)/\($0.int(0))")
+        }
+        report.blockers.append(
+          MigrationReport.place(entity, "\(entity) becomes abstract, but \(n) objects are exactly \(entity)", count: n, ids: ids))
+        continue
+      }
+      if new[entity] != nil { continue }  // moved to another hierarchy: checkMovedEntities reports it
+      let merged = moved.contains("entity:\(entity)")
+      if !merged { try loseData(MigrationReport.place(entity, "entity '\(entity)' is removed with its \(n) objects", count: n)) }
+      if allowDataLoss || merged {
+        try connection.run("DELETE FROM \(table) WHERE \"_ent\" = ?", [.text(entity)])
+        report.steps.append(.init("delete the objects of removed entity \(entity)", rows: n))
+        deletedObjects = true
+      }
+    }
+  }
+
+  private mutating func dropRemovedColumns(_ root: EntityModel) throws {
+    let table = Identifier.quote(root.name)
+    let wanted = Set(StorageLayout.columns(ofHierarchy: root, graph: new).map(\.name))
+    for (name, _) in try existingColumns(root.name).sorted(by: { $0.key < $1.key }) where !wanted.contains(name) {
+      if name == "_pk" || name == "_ent" || name == "_opt" { continue }
+      let values = name.hasPrefix("_") ? 0 : try count(root.name, where: "t.\(Identifier.quote(name)) IS NOT NULL")
+      if values > 0 && !moved.contains("\(root.name).\(name)") {
+        try loseData(
+          MigrationReport.place(
+            root.name, "'\(name)' is removed with its \(values) stored value\(values == 1 ? "" : "s")", attribute: name, count: values))
+        guard allowDataLoss else { continue }
+      }
+      try connection.execute("ALTER TABLE \(table) DROP COLUMN \(Identifier.quote(name))")
+      if !name.hasPrefix("_") {
+        report.steps.append(.init(values == 0 ? "drop empty column \(root.name).\(name)" : "drop column \(root.name).\(name)", rows: values))
+      }
+    }
+  }
+
+  /// An entity moving to another hierarchy would need its rows moved between tables.
+  private mutating func checkMovedEntities() throws {
+    guard let old else { return }
+    for m in new.ordered {
+      guard let before = old[m.name], before.root.name != m.root.name, try tableExists(before.root.name) else { continue }
+      let n = try count(before.root.name, where: "t.\"_ent\" = '\(m.name.replacingQuotes)'")
+      if n > 0 {
+        report.blockers.append(
+          MigrationReport.place(
+            m.name, "entity '\(m.name)' moves from hierarchy '\(before.root.name)' to '\(m.root.name)' and has \(n) stored objects", count: n))
+      }
+    }
+  }
+
+  // MARK: - Helpers
+
+  /// Records data the stage drops; without permission it also stops the stage.
+  mutating func loseData(_ place: JSONValue) throws {
+    report.dataLoss.append(place)
+    if !allowDataLoss {
+      var o = place.objectValue ?? [:]
+      let message = o["message"]?.stringValue ?? ""
+      o["message"] = .string(message + " (pass allowDataLoss: true to accept)")
+      report.blockers.append(.object(o))
+    }
+  }
+
+  func throwIfBlocked(_ what: String) throws {
+    guard !report.blockers.isEmpty else { return }
+    let n = report.blockers.count
+    var details: JSONObject = ["reasons": .array(report.blockers)]
+    if !report.dataLoss.isEmpty { details.append("dataLoss", .array(report.dataLoss)) }
+    throw StoreError(.migrationRequired, "\(what): \(n) reason\(n == 1 ? "" : "s") (see data.reasons)", details)
+  }
+
+  func quotedList(_ names: [String]) -> String {
+    names.isEmpty ? "NULL" : names.map { "'\($0.replacingQuotes)'" }.joined(separator: ", ")
+  }
+
+  func tableExists(_ name: String) throws -> Bool {
+    try connection.scalar("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(name)]) != nil
+  }
+
+  func managedTables() throws -> [String] {
+    var out: [String] = []
+    try connection.prepare(
+      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE '\\_ms\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
+    ).forEachRow { out.append($0.text(0)) }
+    return out
+  }
+
+  func count(_ table: String, where filter: String? = nil) throws -> Int {
+    let sql = "SELECT count(*) FROM \(Identifier.quote(table)) t" + (filter.map { " WHERE \($0)" } ?? "")
+    if case .integer(let n)? = try connection.scalar(sql) { return Int(n) }
+    return 0
+  }
+
+  func existingColumns(_ table: String) throws -> [String: String] {
+    var out: [String: String] = [:]
+    try connection.prepare("SELECT name, type FROM pragma_table_info(?)").forEachRow([.text(table)]) { out[$0.text(0)] = $0.text(1) }
+    return out
+  }
+
+  private func dropManagedIndexes() throws {
+    var names: [String] = []
+    try connection.prepare(
+      "SELECT name FROM sqlite_schema WHERE type = 'index' AND (name LIKE '\\_ix\\_%' ESCAPE '\\' OR name LIKE '\\_ux\\_%' ESCAPE '\\' OR name LIKE '\\_fk\\_%' ESCAPE '\\')"
+    ).forEachRow { names.append($0.text(0)) }
+    for n in names { try connection.execute("DROP INDEX \(Identifier.quote(n))") }
+  }
+}
+
+extension String {
+  /// The text with single quotes doubled, for an SQL string literal of a validated name.
+  var replacingQuotes: String { split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") }
+}
