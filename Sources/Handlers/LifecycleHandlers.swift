@@ -21,7 +21,7 @@ enum LifecycleHandlers {
                 "string", "int", "int16", "int32", "int64", "double", "float", "decimal", "bool", "date", "uuid", "data", "url", "json",
               ]),
               "deleteRules": .array(["nullify", "cascade", "deny", "noAction"]),
-              "cancellation": true, "batches": true,
+              "cancellation": true, "batches": true, "migrationHooks": true,
             ]),
             "sqliteVersion": .string(Connection.libraryVersion),
           ])
@@ -31,6 +31,7 @@ enum LifecycleHandlers {
         "shutdown",
         { p, _ in
           try p.rejectUnknown([])
+          try s.requireNoMigration("shutdown")
           s.server.beginShutdown()
           s.closeStore()
           return .null

@@ -38,6 +38,29 @@ enum ModelHandlers {
         }
       ),
       (
+        "model.diff",
+        { p, _ in
+          try p.rejectUnknown(["from", "to"])
+          // `from` defaults to the store's schema.
+          let from: Schema
+          if let json = p.value("from") {
+            from = try Store.decodeSchema(json, path: "params.from")
+          } else {
+            guard let current = try s.requireStore().schema else {
+              throw RPCError.invalidParams("params.from: the store has no schema, so give 'from'", ["path": "params.from"])
+            }
+            from = current
+          }
+          let to = try Store.decodeSchema(try p.require("to", expected: "schema object"), path: "params.to")
+          let diff = SchemaDiff(from: from, to: to)
+          return .object([
+            "from": .string(from.version), "to": .string(to.version), "identical": .bool(from.versionHash == to.versionHash && diff.isEmpty),
+            "lightweight": .bool(diff.isLightweight), "changes": .array(diff.changes.map(\.json)),
+            "ambiguous": .array(diff.mapping.conflicts.map { .string($0) }),
+          ])
+        }
+      ),
+      (
         "model.validate",
         { p, _ in
           try p.rejectUnknown(["schema"])

@@ -51,6 +51,14 @@ public final class Session: @unchecked Sendable {
     return store
   }
 
+  /// Refuses to replace or close the store while a migration waits for a client hook
+  /// (the hook's requests are served meanwhile).
+  func requireNoMigration(_ method: String) throws {
+    if store?.isMigrating == true {
+      throw RPCError(code: -32011, message: "\(method) cannot run while a migration is in progress", kind: "transaction")
+    }
+  }
+
   /// Closes the store cleanly (rolls back open transactions, checkpoints the WAL).
   public func closeStore() {
     store?.close()
@@ -61,6 +69,7 @@ public final class Session: @unchecked Sendable {
   public func methods() -> MethodRegistry {
     MethodRegistry(
       LifecycleHandlers.methods(self) + StoreHandlers.methods(self) + ModelHandlers.methods(self)
-        + ObjectHandlers.methods(self) + ContextHandlers.methods(self) + QueryHandlers.methods(self) + InterchangeHandlers.methods(self))
+        + ObjectHandlers.methods(self) + ContextHandlers.methods(self) + QueryHandlers.methods(self) + MigrationHandlers.methods(self)
+        + InterchangeHandlers.methods(self))
   }
 }

@@ -21,6 +21,12 @@ public final class RequestContext {
     server.notify(method: "$/progress", params: .object(p))
   }
 
+  /// Sends a request to the client and returns its result, serving the client's other
+  /// requests meanwhile (see `Server.callClient`).
+  public func callClient(_ method: String, _ params: JSONValue) throws -> JSONValue {
+    try server.callClient(method, params, on: id)
+  }
+
   /// True once the client cancelled this request; long loops should check it.
   public var isCancelled: Bool { server.isCancelled(id) }
 }

@@ -45,6 +45,17 @@ public final class Server: @unchecked Sendable {
   /// Cancellations read but not yet reached by the dispatcher: the id and the position of
   /// the `$/cancelRequest`. One applies to a request with that id read before it.
   private var cancelled: [(id: JSONValue, seq: Int)] = []
+  /// The request waiting in `callClient`, and whether the client cancelled it since.
+  private var waitingOn: JSONValue?
+  private var waitingCancelled = false
+
+  /// Items taken from the queue and not yet handled (`callClient` handles some of them).
+  private var pending: [InboundItem] = []
+  private var pendingIndex = 0
+  private var serverRequests = 0
+  /// Ids of the server's requests still waiting, and answers not yet collected.
+  private var awaiting: [JSONValue] = []
+  private var answers: [(id: JSONValue, outcome: Result<JSONValue, RPCError>)] = []
 
   public init(input: Int32 = 0, output: Int32 = 1, options: Options = Options(), log: Logger) {
     self.input = input
@@ -63,34 +74,93 @@ public final class Server: @unchecked Sendable {
       onFraming: { [weak self] f in self?.setFraming(f) },
       onCancelCandidate: { [weak self] bytes, seq in self?.noteCancel(bytes, seq: seq) })
     reader.start()
-    outer: while running {
-      for item in queue.takeAll() {
-        switch item {
-        case .message(let bytes, let seq):
-          setSeq(seq)
-          if let reply = handle(bytes) { send(reply) }
-        case .tooLarge(let n):
-          send(
-            errorResponse(
-              id: .null,
-              .invalidRequest(
-                "message of \(n) bytes exceeds the limit of \(options.maxMessageBytes) bytes (--max-message-bytes)",
-                kind: "messageTooLarge",
-                ["limit": .int(Int64(options.maxMessageBytes)), "size": .int(Int64(n))])))
-        case .badHeader(let why):
-          send(errorResponse(id: .null, .parseError(why, ["framing": "headers"])))
-        case .endOfInput:
-          log.info("end of input")
-          running = false
-        }
-        if !running { break outer }
-        if out.count > (1 << 16) { flush() }
-      }
-      flush()
+    while running {
+      process(nextItem())
+      if pendingIndex == pending.count || out.count > (1 << 16) { flush() }
     }
     flush()
     onFinish?()
     return exitCode
+  }
+
+  /// The next inbound item: from the batch taken last, else waiting for the reader.
+  private func nextItem() -> InboundItem {
+    if pendingIndex == pending.count {
+      pending = queue.takeAll()
+      pendingIndex = 0
+    }
+    pendingIndex += 1
+    return pending[pendingIndex - 1]
+  }
+
+  private func process(_ item: InboundItem) {
+    switch item {
+    case .message(let bytes, let seq):
+      setSeq(seq)
+      if let reply = handle(bytes) { send(reply) }
+    case .tooLarge(let n):
+      send(
+        errorResponse(
+          id: .null,
+          .invalidRequest(
+            "message of \(n) bytes exceeds the limit of \(options.maxMessageBytes) bytes (--max-message-bytes)",
+            kind: "messageTooLarge",
+            ["limit": .int(Int64(options.maxMessageBytes)), "size": .int(Int64(n))])))
+    case .badHeader(let why):
+      send(errorResponse(id: .null, .parseError(why, ["framing": "headers"])))
+    case .endOfInput:
+      log.info("end of input")
+      running = false
+    }
+  }
+
+  // MARK: - Requests to the client
+
+  /// Sends a request to the client and serves the client's messages (ordinary requests
+  /// included) until its answer arrives: how a handler waits for a client hook while the
+  /// client works against the store. Throws the client's error, `cancelled` when the
+  /// waiting request is cancelled, or an error when the input ends first.
+  public func callClient(_ method: String, _ params: JSONValue, on outer: JSONValue?) throws -> JSONValue {
+    serverRequests += 1
+    let id: JSONValue = .string("modelstore-\(serverRequests)")
+    awaiting.append(id)
+    let (savedID, savedSeq) = (currentID, currentSeq)
+    pthread_mutex_lock(&cancelLock)
+    waitingOn = outer
+    waitingCancelled = false
+    pthread_mutex_unlock(&cancelLock)
+    defer {
+      awaiting.removeAll { $0 == id }
+      setCurrent(savedID)
+      pthread_mutex_lock(&cancelLock)
+      currentSeq = savedSeq
+      waitingOn = nil
+      pthread_mutex_unlock(&cancelLock)
+    }
+    send(.object(["jsonrpc": "2.0", "id": id, "method": .string(method), "params": params]))
+    flush()
+    while true {
+      if let i = answers.firstIndex(where: { $0.id == id }) {
+        let answer = answers.remove(at: i)
+        return try answer.outcome.get()
+      }
+      pthread_mutex_lock(&cancelLock)
+      let cancelledNow = waitingCancelled
+      pthread_mutex_unlock(&cancelLock)
+      if cancelledNow { throw RPCError.cancelled() }
+      if !running {
+        throw RPCError(code: -32603, message: "the client ended the session while the server waited for its answer to \(method)", kind: "clientGone")
+      }
+      let item = nextItem()
+      if case .endOfInput = item {
+        pendingIndex -= 1  // the main loop sees it too
+        throw RPCError(
+          code: -32603, message: "the client closed its input while the server waited for its answer to \(method)", kind: "clientGone")
+      }
+      process(item)
+      setCurrent(outer)
+      flush()
+    }
   }
 
   /// Ends the loop after the current message (the `exit` notification).
@@ -155,6 +225,7 @@ public final class Server: @unchecked Sendable {
     else { return }
     pthread_mutex_lock(&cancelLock)
     cancelled.append((id, seq))
+    if let waitingOn, waitingOn == id { waitingCancelled = true }
     let isCurrent = currentID == id && currentSeq < seq
     pthread_mutex_unlock(&cancelLock)
     if isCurrent {
@@ -186,6 +257,16 @@ public final class Server: @unchecked Sendable {
   }
 
   // MARK: - Dispatch
+
+  /// The client's answer to a server request: its result, or its error as an RPCError.
+  private func clientOutcome(_ o: JSONObject) -> Result<JSONValue, RPCError> {
+    guard let error = o["error"] else { return .success(o["result"] ?? .null) }
+    let code = error["code"].flatMap { v -> Int? in if case .int(let i) = v { return Int(i) } else { return nil } } ?? -32603
+    let message = error["message"]?.stringValue ?? "the client answered with an error"
+    var data: JSONObject = [:]
+    if case .object(let d)? = error["data"] { data = d }
+    return .failure(RPCError(code: code, message: message, kind: data["kind"]?.stringValue ?? "clientError", data: data))
+  }
 
   private func errorResponse(id: JSONValue, _ e: RPCError) -> JSONValue {
     .object(["jsonrpc": "2.0", "id": id, "error": e.json])
@@ -243,7 +324,11 @@ public final class Server: @unchecked Sendable {
     }
     guard let methodValue = o["method"] else {
       if o["result"] != nil || o["error"] != nil {
-        log.debug("ignoring a response from the client (no server request is outstanding)")
+        if let id = idMember, awaiting.contains(id) {
+          answers.append((id, clientOutcome(o)))
+        } else {
+          log.debug("ignoring a response from the client (no server request is outstanding)")
+        }
         return nil
       }
       return errorResponse(id: replyID, .invalidRequest("missing \"method\""))

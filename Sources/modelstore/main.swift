@@ -15,6 +15,7 @@ let usage = """
     modelstore serve [--store PATH | --memory] [options]   serve one client on stdin/stdout
     modelstore export --store PATH [--out FILE] [--format ndjson|json] [--entity E]... [--where PRED]
     modelstore import --store PATH FILE [--mode insert|upsert|replace]
+    modelstore migrate --store PATH (--to SCHEMA.json | --plan PLAN.json) [--dry-run] [--allow-data-loss] [--no-backup] [--json]
     modelstore --version | --help
 
   SERVE OPTIONS
@@ -110,6 +111,8 @@ case "export":
   runExport(arguments.dropFirst())
 case "import":
   runImport(arguments.dropFirst())
+case "migrate":
+  runMigrate(arguments.dropFirst())
 case "--version", "-V":
   printOut("modelstore \(Session.version)\n")
 case "--help", "-h", "help":

@@ -209,9 +209,14 @@ struct StageApplier {
       if name == "_pk" || name == "_ent" || name == "_opt" { continue }
       let values = name.hasPrefix("_") ? 0 : try count(root.name, where: "t.\(Identifier.quote(name)) IS NOT NULL")
       if values > 0 && !moved.contains("\(root.name).\(name)") {
+        // The column held an attribute or a to-one relationship of the old version.
+        let link = old?.ordered.first { $0.root.name == root.name && $0.entity.relationships.contains { $0.name == name && !$0.toMany } }
         try loseData(
-          MigrationReport.place(
-            root.name, "'\(name)' is removed with its \(values) stored value\(values == 1 ? "" : "s")", attribute: name, count: values))
+          link.map {
+            MigrationReport.place($0.name, "relationship '\($0.name).\(name)' is removed with its \(values) link\(values == 1 ? "" : "s")", relationship: name, count: values)
+          }
+            ?? MigrationReport.place(
+              root.name, "'\(name)' is removed with its \(values) stored value\(values == 1 ? "" : "s")", attribute: name, count: values))
         guard allowDataLoss else { continue }
       }
       try connection.execute("ALTER TABLE \(table) DROP COLUMN \(Identifier.quote(name))")
@@ -253,7 +258,12 @@ struct StageApplier {
     let n = report.blockers.count
     var details: JSONObject = ["reasons": .array(report.blockers)]
     if !report.dataLoss.isEmpty { details.append("dataLoss", .array(report.dataLoss)) }
-    throw StoreError(.migrationRequired, "\(what): \(n) reason\(n == 1 ? "" : "s") (see data.reasons)", details)
+    let first = report.blockers[0]
+    let place = [first["entity"]?.stringValue, first["attribute"]?.stringValue ?? first["relationship"]?.stringValue].compactMap { $0 }
+    throw StoreError(
+      .migrationRequired,
+      "\(what): \(place.joined(separator: ".")): \(first["message"]?.stringValue ?? "")" + (n > 1 ? " (and \(n - 1) more reasons in data.reasons)" : ""),
+      details)
   }
 
   func quotedList(_ names: [String]) -> String {

@@ -47,18 +47,27 @@ public struct MigrationResult {
 }
 
 extension Store {
+  /// True while `migrate` runs (a client hook's requests are served meanwhile).
+  public var isMigrating: Bool { migrating }
+
+  /// Decodes and validates one schema; errors name `path`.
+  public static func decodeSchema(_ json: JSONValue, path: String) throws -> Schema {
+    let (schema, issues) = SchemaValidator.check(json)
+    let errors = issues.filter { $0.severity == .error }
+    if !errors.isEmpty {
+      throw StoreError(
+        .invalidModel, "\(path) has \(errors.count) problem\(errors.count == 1 ? "" : "s"); first: \(errors[0].path): \(errors[0].message)",
+        ["path": .string(path), "issues": .array(issues.map(\.json))])
+    }
+    return schema
+  }
+
   /// Decodes and validates a chain of schema versions, oldest first.
   public func decodeChain(_ schemas: [JSONValue], path: String) throws -> [Schema] {
     guard !schemas.isEmpty else { throw StoreError(.invalidArgument, "\(path): give at least one schema", ["path": .string(path)]) }
     var seen: Set<String> = []
     return try schemas.enumerated().map { i, json in
-      let (schema, issues) = SchemaValidator.check(json)
-      let errors = issues.filter { $0.severity == .error }
-      if !errors.isEmpty {
-        throw StoreError(
-          .invalidModel, "\(path)[\(i)] (version \(schema.version)) has \(errors.count) problem\(errors.count == 1 ? "" : "s"); first: \(errors[0].path): \(errors[0].message)",
-          ["path": .string("\(path)[\(i)]"), "issues": .array(issues.map(\.json))])
-      }
+      let schema = try Store.decodeSchema(json, path: "\(path)[\(i)]")
       guard seen.insert(schema.version).inserted else {
         throw StoreError(.invalidArgument, "\(path)[\(i)]: version '\(schema.version)' appears twice in the chain", ["path": .string("\(path)[\(i)]")])
       }

@@ -1,0 +1,123 @@
+import JSONCore
+import RPCCore
+import SchemaModel
+import StoreEngine
+
+/// `migration.status`, `migration.plan`, `migration.apply`, and `model.diff`'s result form.
+enum MigrationHandlers {
+  static func methods(_ s: Session) -> [(String, MethodHandler)] {
+    [
+      ("migration.status", { p, _ in try status(s, p) }),
+      ("migration.plan", { p, context in try run(s, p, context, dryRun: true) }),
+      ("migration.apply", { p, context in try run(s, p, context, dryRun: false) }),
+    ]
+  }
+
+  private static func status(_ s: Session, _ p: JSONReader) throws -> JSONValue {
+    try p.rejectUnknown(["schema"])
+    let store = try s.requireStore()
+    var o: JSONObject = [:]
+    guard let current = store.schema else {
+      o.append("version", .null)
+      o.append("status", .string(p.has("schema") ? "noSchema" : "empty"))
+      return .object(o)
+    }
+    o.append("version", .string(current.version))
+    o.append("hash", .string(current.versionHash))
+    o.append("entities", .object(JSONObject(current.entities.map { .init($0.name, .string($0.versionHash)) })))
+    o.append(
+      "history",
+      .array(
+        try store.schemaHistory().map {
+          .object(["version": .string($0.version), "hash": .string($0.hash), "appliedAt": .string(ISODate.format($0.appliedAt))])
+        }))
+    guard let json = p.value("schema") else { return .object(o) }
+    let target = try store.decodeChain([json], path: "params.schema")[0]
+    let diff = SchemaDiff(from: current, to: target)
+    o.append("changes", .array(diff.changes.map(\.json)))
+    if target.versionHash == current.versionHash {
+      o.append("status", "current")
+    } else if try store.schemaHistory().contains(where: { $0.hash == target.versionHash }) {
+      o.append("status", "newer")
+      o.append("reasons", .array([.string("the store already moved on from this schema; it is refused, never altered")]))
+    } else if !diff.isLightweight {
+      o.append("status", "custom")
+      o.append("reasons", .array(diff.changes.filter { !$0.lightweight }.map { .string($0.message) }))
+    } else {
+      // Measured against the data: a dry run of the one lightweight stage.
+      let planned = try store.migrate(chain: [current, target], stages: [], options: MigrationOptions(dryRun: true))
+      let stage = planned.stages.first
+      let blocked = stage?.status == "blocked"
+      o.append("status", .string(blocked ? "blocked" : "lightweight"))
+      if let stage {
+        if blocked { o.append("reasons", .array(stage.report.blockers)) }
+        o.append("dataLoss", .array(stage.report.dataLoss))
+      }
+    }
+    return .object(o)
+  }
+
+  private static func run(_ s: Session, _ p: JSONReader, _ context: RequestContext, dryRun: Bool) throws -> JSONValue {
+    try p.rejectUnknown(dryRun ? ["schemas", "stages", "allowDataLoss"] : ["schemas", "stages", "allowDataLoss", "backup", "progressToken"])
+    let store = try s.requireStore()
+    guard case .array(let schemas)? = p.value("schemas") else {
+      throw RPCError.invalidParams("params.schemas: expected an array of schemas, oldest first", ["path": "params.schemas", "expected": "array"])
+    }
+    let chain = try store.decodeChain(schemas, path: "params.schemas")
+    let stages = try MigrationStageDecoder.decode(p.value("stages") ?? .array([]), path: "params.stages")
+    let hooksWanted = stages.contains { $0.willMigrate || $0.didMigrate }
+    if hooksWanted && !dryRun && s.clientCapabilities["migrationHooks"] != .bool(true) {
+      throw RPCError.invalidParams(
+        "params.stages: a stage asks for willMigrate/didMigrate, but the client did not announce capabilities.migrationHooks: true in initialize",
+        ["path": "params.stages"])
+    }
+    var options = MigrationOptions(allowDataLoss: try p.bool("allowDataLoss") ?? false, dryRun: dryRun)
+    let backup = try p.bool("backup") ?? (store.path != nil)
+    options.backup = !dryRun && backup
+    if options.backup && store.path == nil {
+      throw RPCError.invalidParams("params.backup: an in-memory store cannot be backed up", ["path": "params.backup"])
+    }
+    var hooks = MigrationHooks()
+    hooks.willMigrate = { stage in try callHook("migration/willMigrate", stage, store, context) }
+    hooks.didMigrate = { stage in try callHook("migration/didMigrate", stage, store, context) }
+    if let token = p.value("progressToken") {
+      hooks.progress = { done, total, message in context.progress(token: token, done: done, total: total, message: message) }
+    }
+    let result = try store.migrate(chain: chain, stages: stages, options: options, hooks: hooks)
+    return describe(result)
+  }
+
+  /// Asks the client to run its hook; its error rolls the stage back.
+  private static func callHook(_ method: String, _ stage: MigrationStage, _ store: Store, _ context: RequestContext) throws {
+    let params: JSONValue = .object([
+      "from": .string(stage.from), "to": .string(stage.to), "schema": store.schema?.json ?? .null,
+    ])
+    do {
+      _ = try context.callClient(method, params)
+    } catch let e as RPCError where e.kind != "cancelled" && e.kind != "clientGone" {
+      throw RPCError(
+        code: -32014, message: "the client's \(method) failed: \(e.message); stage \(stage.from) → \(stage.to) was rolled back",
+        kind: "hookFailed", data: ["stage": stage.json, "clientError": e.json])
+    }
+  }
+
+  static func describe(_ result: MigrationResult) -> JSONValue {
+    var o: JSONObject = ["from": result.from.map { .string($0) } ?? .null, "to": .string(result.to)]
+    if let backup = result.backupPath { o.append("backup", .string(backup)) }
+    o.append(
+      "stages",
+      .array(
+        result.stages.map { st in
+          .object([
+            "from": .string(st.stage.from), "to": .string(st.stage.to), "kind": .string(st.stage.kind.rawValue), "status": .string(st.status),
+            "changes": .array(st.changes.map(\.json)), "steps": .array(st.report.steps.map(\.json)),
+            "dataLoss": .array(st.report.dataLoss), "blockers": .array(st.report.blockers),
+          ])
+        }))
+    o.append("dataLoss", .bool(result.stages.contains { !$0.report.dataLoss.isEmpty }))
+    return .object(o)
+  }
+}
+
+/// The JSON form of a migration's outcome, as `migration.apply` returns it (the CLI prints it too).
+public func migrationResultJSON(_ result: MigrationResult) -> JSONValue { MigrationHandlers.describe(result) }

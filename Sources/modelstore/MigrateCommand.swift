@@ -1,0 +1,108 @@
+import Handlers
+import JSONCore
+import StoreEngine
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// `modelstore migrate --store PATH --to SCHEMA.json [--plan PLAN.json] [--dry-run]
+//  [--allow-data-loss] [--no-backup] [--json]`: migration.plan / migration.apply from the
+// shell. Prints the plan on stdout (JSON with --json), progress on stderr when it is a
+// terminal. Exit status 0 when the store is at the target version (or the dry run found
+// nothing blocking), 1 when the migration is refused or fails, 2 for wrong arguments.
+
+func runMigrate(_ args: ArraySlice<String>) -> Never {
+  var storePath: String?
+  var schemaPath: String?
+  var planPath: String?
+  var options = MigrationOptions(backup: true)
+  var json = false
+  var it = args.makeIterator()
+  func value(_ flag: String) -> String {
+    guard let v = it.next() else { fail("\(flag) needs a value") }
+    return v
+  }
+  while let a = it.next() {
+    switch a {
+    case "--store": storePath = value(a)
+    case "--to": schemaPath = value(a)
+    case "--plan": planPath = value(a)
+    case "--dry-run": options.dryRun = true
+    case "--allow-data-loss": options.allowDataLoss = true
+    case "--no-backup": options.backup = false
+    case "--json": json = true
+    default: fail("unknown option '\(a)' for migrate")
+    }
+  }
+  guard let storePath else { fail("migrate needs --store PATH") }
+  guard schemaPath != nil || planPath != nil else { fail("migrate needs --to SCHEMA.json or --plan PLAN.json") }
+  let store = openStore(storePath, create: false)
+  let bar = ProgressLine()
+  do {
+    var schemas: [JSONValue] = []
+    var stages: [MigrationStage] = []
+    if let planPath {
+      let plan = try JSONParser.parse(contentsOf: planPath)
+      guard case .array(let list)? = plan["schemas"] else { fail("\(planPath): expected {\"schemas\": [...], \"stages\": [...]}") }
+      schemas = list
+      stages = try MigrationStageDecoder.decode(plan["stages"] ?? .array([]), path: "\(planPath): stages")
+    }
+    if let schemaPath {
+      let target = try JSONParser.parse(contentsOf: schemaPath)
+      if schemas.isEmpty {
+        // Without a plan: one lightweight stage from the store's schema; never backwards.
+        let hash = try Store.decodeSchema(target, path: schemaPath).versionHash
+        if hash != store.schema?.versionHash, try store.schemaHistory().contains(where: { $0.hash == hash }) {
+          failed("migrate", StoreError(.schemaMismatch, "the store already held \(schemaPath) and moved past it; it is not migrated backwards (give a --plan to do that on purpose)"))
+        }
+        schemas = (store.schema.map { [$0.json] } ?? []) + [target]
+      } else if try Store.decodeSchema(target, path: schemaPath).versionHash != store.decodeChain(schemas, path: "plan").last?.versionHash {
+        fail("--to \(schemaPath) is not the last version of --plan \(planPath!)")
+      }
+    }
+    let chain = try store.decodeChain(schemas, path: planPath.map { "\($0): schemas" } ?? "schemas")
+    var hooks = MigrationHooks()
+    hooks.progress = { done, total, message in bar.show("\(message) [\(done)/\(total) stages]") }
+    if stages.contains(where: { $0.willMigrate || $0.didMigrate }) && !options.dryRun {
+      fail("the plan has client hooks (willMigrate/didMigrate): run it through migration.apply from a client")
+    }
+    let result = try store.migrate(chain: chain, stages: stages, options: options, hooks: hooks)
+    bar.clear()
+    store.close()
+    if json {
+      var w = JSONWriter()
+      w.write(migrationResultJSON(result))
+      printOut(String(decoding: w.bytes, as: UTF8.self) + "\n")
+    } else {
+      printOut(describeMigration(result, dryRun: options.dryRun))
+    }
+    exit(result.stages.contains { $0.status == "blocked" } ? 1 : 0)
+  } catch {
+    bar.clear()
+    store.close()
+    if let e = error as? StoreError, let reasons = e.details["reasons"]?.arrayValue {
+      printErr("modelstore migrate: \(e.message)\n")
+      for r in reasons { printErr("  - \(r["entity"]?.stringValue ?? ""): \(r["message"]?.stringValue ?? "\(r)")\n") }
+      exit(1)
+    }
+    failed("migrate", error)
+  }
+}
+
+/// The plan or outcome in words: one block per stage.
+func describeMigration(_ result: MigrationResult, dryRun: Bool) -> String {
+  guard !result.stages.isEmpty else { return "the store is already at version \(result.to)\n" }
+  var out = dryRun ? "plan: \(result.from ?? "empty") → \(result.to) (dry run, nothing changed)\n" : "migrated \(result.from ?? "empty") → \(result.to)\n"
+  if let backup = result.backupPath { out += "backup: \(backup)\n" }
+  for s in result.stages {
+    out += "stage \(s.stage.from) → \(s.stage.to) (\(s.stage.kind.rawValue)): \(s.status)\n"
+    for c in s.changes {
+      out += "  change: \(c.message)\(c.lightweight ? "" : " [needs a custom stage]")\(c.condition.map { " [requires: \($0.text)]" } ?? "")\n"
+    }
+    for step in s.report.steps { out += "  step: \(step.action)\(step.rows.map { " (\($0) rows)" } ?? "")\n" }
+    for d in s.report.dataLoss { out += "  DATA LOSS: \(d["message"]?.stringValue ?? "")\n" }
+    for b in s.report.blockers { out += "  BLOCKED: \(b["message"]?.stringValue ?? "")\n" }
+  }
+  return out
+}
