@@ -7,14 +7,7 @@ import XCTest
 
 /// Chains of versions, custom stages, dry runs and the refusals of `migrate`.
 final class MigrationChainTests: XCTestCase {
-  static let v3 = schema(
-    entity(
-      "Task",
-      [attr("title", "string"), attr("isCompleted", "bool", default: false, originalName: "done"), attr("priority", "int", default: 0),
-       attr("status", "string", default: "open")],
-      relationships: [rel("category", "Category", inverse: "tasks")]),
-    entity("Category", [attr("name", "string", unique: true)], relationships: [rel("tasks", "Task", inverse: "category", toMany: true)]),
-    version: "3.0.0")
+  static let v3 = Seeds.appV3
 
   func testSeedScenarioTwoWithADeclarativeTransform() throws {
     let store = try makeStore(Seeds.taskV1)
