@@ -15,6 +15,9 @@
   (h) peak memory of that export for a tenth of Q vs Q objects (streaming: flat)
   (i) `modelstore import` of the file (g) wrote into an empty store, vs the CLI running
       the equivalent INSERT script (same rows, same table and indexes) in one transaction
+  (j) `modelstore migrate` of a copy of the Q-object store through one lightweight stage
+      (rename title -> name through originalName, add notes with a default), vs the CLI
+      running the same ALTER TABLE / UPDATE statements in one transaction
 
 Usage: python3 Benchmarks/run.py [--binary PATH] [--quick] [--out DIR]
 Prints a Markdown table of times and ratios; writes results.json to --out.
@@ -357,6 +360,39 @@ def bench_import(binary: str, work: Path, ndjson: Path, q: int, source: Path, ru
     return median_of(runs, ours), median_of(runs, cli)
 
 
+def bench_migrate(binary: str, work: Path, source: Path, q: int, runs: int):
+    """(j): one lightweight stage on a copy of the q-object store, beside the CLI."""
+    v2 = copy.deepcopy(QUERY_SCHEMA)
+    v2["version"] = "2.0.0"
+    attrs = v2["entities"][0]["attributes"]
+    next(a for a in attrs if a["name"] == "title").update(name="name", originalName="title")
+    attrs.append({"name": "notes", "type": "string", "default": ""})
+    schema_file = work / "v2.json"
+    schema_file.write_text(json.dumps(v2))
+    sql = work / "migrate.sql"
+    sql.write_text(PRAGMAS + 'BEGIN;\nALTER TABLE "Task" RENAME COLUMN "title" TO "name";\n'
+                   'ALTER TABLE "Task" ADD COLUMN "notes" TEXT;\nUPDATE "Task" SET "notes" = \'\' WHERE "notes" IS NULL;\nCOMMIT;\n')
+
+    def copy_of(name: str) -> Path:
+        db = fresh(work, name)
+        shutil.copyfile(source, db)
+        return db
+
+    def ours():
+        db = copy_of("migrated.store")
+        t, rss = run_timed([binary, "migrate", "--store", str(db), "--to", str(schema_file), "--no-backup"], Path(os.devnull))
+        assert count_rows(db) == q
+        return t, rss
+
+    def cli():
+        db = copy_of("migrated.db")
+        t, rss = run_timed(["sqlite3", str(db)], sql)
+        assert count_rows(db) == q
+        return t, rss
+
+    return median_of(runs, ours), median_of(runs, cli)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default=str(ROOT / ".build" / "release" / "modelstore"))
@@ -386,6 +422,7 @@ def main() -> None:
         g_bytes = g_file.stat().st_size
         h_rss_small = bench_export_memory(args.binary, work, q // 10)
         (i_t, i_rss), (i_cli, i_cli_rss) = bench_import(args.binary, work, g_file, q, query_store(args.binary, work, q), runs)
+        (j_t, j_rss), (j_cli, _) = bench_migrate(args.binary, work, query_store(args.binary, work, q), q, runs)
 
     results.update(
         a={"seconds": a_t, "cli_seconds": a_cli, "ratio": a_t / a_cli, "peak_rss_kib": a_rss, "peak_rss_kib_small": s_rss,
@@ -402,6 +439,7 @@ def main() -> None:
            "ratio": g_rss / max(h_rss_small, 1), "target_ratio": 1.1, "target_peak_mib": 64},
         i={"seconds": i_t, "cli_seconds": i_cli, "ratio": i_t / i_cli, "objects": q, "peak_rss_kib": i_rss,
            "cli_peak_rss_kib": i_cli_rss, "target_ratio": 2.0},
+        j={"seconds": j_t, "cli_seconds": j_cli, "ratio": j_t / j_cli, "objects": q, "peak_rss_kib": j_rss},
     )
     print(f"| benchmark | modelstore | sqlite3 CLI | ratio | target |")
     print(f"|---|---|---|---|---|")
@@ -415,6 +453,7 @@ def main() -> None:
     print(f"| (g) export of {q:,} objects as ndjson to a file | {g_t:.3f} s, {g_rss / 1024:.1f} MiB | {g_cli:.3f} s, {g_cli_rss / 1024:.1f} MiB (-json) | {g_t / g_cli:.2f}x | <= 1.5x |")
     print(f"| (h) export peak RSS, {q // 10:,} vs {q:,} objects | {h_rss_small / 1024:.1f} MiB vs {g_rss / 1024:.1f} MiB | | {g_rss / max(h_rss_small, 1):.2f}x | <= 1.1x, < 64 MiB |")
     print(f"| (i) import of that file ({q:,} objects) into an empty store | {i_t:.3f} s, {i_rss / 1024:.1f} MiB | {i_cli:.3f} s, {i_cli_rss / 1024:.1f} MiB (INSERT script) | {i_t / i_cli:.2f}x | <= 2.0x |")
+    print(f"| (j) lightweight migration of {q:,} objects (rename + defaulted column) | {j_t:.3f} s, {j_rss / 1024:.1f} MiB | {j_cli:.3f} s (same ALTER/UPDATE) | {j_t / j_cli:.2f}x | report |")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")

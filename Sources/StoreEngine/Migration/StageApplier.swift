@@ -31,7 +31,7 @@ struct StageApplier {
   // MARK: - Expand
 
   mutating func expand() throws {
-    try dropManagedIndexes()
+    try dropStaleIndexes()
     for root in new.ordered where root.isRoot {
       if try tableExists(root.name) {
         try addAndConvertColumns(root)
@@ -66,6 +66,7 @@ struct StageApplier {
               root.name, "'\(c.name)' is replaced by a property of another type; its \(values) stored values are dropped",
               attribute: c.name, count: values))
         }
+        try dropIndexes(on: root.name, column: c.name)
         try connection.execute("ALTER TABLE \(table) DROP COLUMN \(Identifier.quote(c.name))")
         try connection.execute("ALTER TABLE \(table) ADD COLUMN \(Identifier.quote(c.name)) \(c.affinity)")
         report.steps.append(.init("retype column \(root.name).\(c.name) to \(c.affinity)"))
@@ -134,6 +135,7 @@ struct StageApplier {
         let update = try connection.prepare("UPDATE \(table) SET \(target) = ? WHERE \"_pk\" = ?")
         for (pk, value) in writes { try update.execute([value, .integer(pk)]) }
         if newClass {
+          try dropIndexes(on: root.name, column: a.name)
           try connection.execute("ALTER TABLE \(table) DROP COLUMN \(col)")
           try connection.execute("ALTER TABLE \(table) RENAME COLUMN \"_ms_convert\" TO \(col)")
         }
@@ -219,6 +221,7 @@ struct StageApplier {
               root.name, "'\(name)' is removed with its \(values) stored value\(values == 1 ? "" : "s")", attribute: name, count: values))
         guard allowDataLoss else { continue }
       }
+      try dropIndexes(on: root.name, column: name)
       try connection.execute("ALTER TABLE \(table) DROP COLUMN \(Identifier.quote(name))")
       if !name.hasPrefix("_") {
         report.steps.append(.init(values == 0 ? "drop empty column \(root.name).\(name)" : "drop column \(root.name).\(name)", rows: values))
@@ -294,12 +297,36 @@ struct StageApplier {
     return out
   }
 
-  private func dropManagedIndexes() throws {
+  /// The managed indexes (`_ix_`, `_ux_`, `_fk_`) in the file: name → CREATE statement.
+  func managedIndexes() throws -> [String: String] {
+    var out: [String: String] = [:]
+    try connection.prepare(
+      "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND (name LIKE '\\_ix\\_%' ESCAPE '\\' OR name LIKE '\\_ux\\_%' ESCAPE '\\' OR name LIKE '\\_fk\\_%' ESCAPE '\\')"
+    ).forEachRow { out[$0.text(0)] = $0.text(1) }
+    return out
+  }
+
+  /// The index statements the new schema wants.
+  func wantedIndexes() -> Set<String> {
+    Set(new.ordered.filter(\.isRoot).flatMap { StorageLayout.indexSQL($0, graph: new) })
+  }
+
+  /// Drops the managed indexes the new schema does not want exactly as they are; the
+  /// others stay, so a stage rebuilds only the indexes it changes (big tables migrate fast).
+  private func dropStaleIndexes() throws {
+    let wanted = wantedIndexes()
+    for (name, sql) in try managedIndexes() where !wanted.contains(sql) {
+      try connection.execute("DROP INDEX \(Identifier.quote(name))")
+    }
+  }
+
+  /// Drops every index that covers `column` of `table` (before the column is dropped).
+  func dropIndexes(on table: String, column: String) throws {
     var names: [String] = []
     try connection.prepare(
-      "SELECT name FROM sqlite_schema WHERE type = 'index' AND (name LIKE '\\_ix\\_%' ESCAPE '\\' OR name LIKE '\\_ux\\_%' ESCAPE '\\' OR name LIKE '\\_fk\\_%' ESCAPE '\\')"
-    ).forEachRow { names.append($0.text(0)) }
-    for n in names { try connection.execute("DROP INDEX \(Identifier.quote(n))") }
+      "SELECT DISTINCT il.name FROM pragma_index_list(?) il, pragma_index_info(il.name) ii WHERE ii.name = ? AND il.origin = 'c'"
+    ).forEachRow([.text(table), .text(column)]) { names.append($0.text(0)) }
+    for n in names where !n.hasSuffix("_dst") { try connection.execute("DROP INDEX \(Identifier.quote(n))") }
   }
 }
 

@@ -264,4 +264,28 @@ final class LightweightMigrationTests: XCTestCase {
     XCTAssertTrue(e?.message.contains("needs a custom stage") ?? false, e?.message ?? "")
     XCTAssertNoThrow(try store.migrate([v1, v2], stages: .array([custom("1", "2")])))
   }
+
+  func testUnchangedIndexesAreKeptNotRebuilt() throws {
+    let v1 = schema(entity("T", [attr("a", "string", unique: true), attr("b", "int", indexed: true)]))
+    let store = try makeStore(v1)
+    for i in 0..<100 { try store.add("T", ["a": .string("k\(i)"), "b": .int(Int64(i))]) }
+    func pages() throws -> [String: Int64] {
+      var out: [String: Int64] = [:]
+      try store.connection.prepare("SELECT name, rootpage FROM sqlite_schema WHERE type = 'index' AND name LIKE '\\_%' ESCAPE '\\'").forEachRow {
+        out[$0.text(0)] = $0.int(1)
+      }
+      return out
+    }
+    let before = try pages()
+    XCTAssertEqual(before.count, 2)
+    let r = try store.migrate([v1, schema(entity("T", [attr("a", "string", unique: true), attr("b", "int", indexed: true), attr("c", "string", optional: true)]), version: "2")])
+    XCTAssertEqual(r.stages[0].report.steps.map(\.action), ["add column T.c"])
+    XCTAssertEqual(try pages(), before, "the same index b-trees: nothing was rebuilt")
+    // A retyped indexed column gets its index rebuilt on the new column.
+    try store.migrate([schema(entity("T", [attr("a", "string", unique: true), attr("b", "int", indexed: true), attr("c", "string", optional: true)]), version: "2"),
+      schema(entity("T", [attr("a", "string", unique: true), attr("b", "double", indexed: true), attr("c", "string", optional: true)]), version: "3")])
+    XCTAssertTrue(try store.indexColumns().contains(["b"]))
+    XCTAssertEqual(try store.idsWhere("T", "b == 5.0").count, 1)
+  }
 }
+
