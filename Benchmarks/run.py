@@ -15,6 +15,9 @@
   (h) peak memory of that export for a tenth of Q vs Q objects (streaming: flat)
   (i) `modelstore import` of the file (g) wrote into an empty store, vs the CLI running
       the equivalent INSERT script (same rows, same table and indexes) in one transaction
+  (k) the cost of history: (a) again with `serve --no-history`; the ratio is (a) / (k)
+  (l) live query latency: one process commits an insert (its reply marks the commit), another
+      observes the entity; time until its `query/changed` arrives (median and p99 of L)
   (j) `modelstore migrate` of a copy of the Q-object store through one lightweight stage
       (rename title -> name through originalName, add notes with a default), vs the CLI
       running the same ALTER TABLE / UPDATE statements in one transaction
@@ -360,6 +363,57 @@ def bench_import(binary: str, work: Path, ndjson: Path, q: int, source: Path, ru
     return median_of(runs, ours), median_of(runs, cli)
 
 
+def bench_no_history(binary: str, work: Path, n: int, runs: int):
+    """(a) with `--no-history`: the same requests, no history written."""
+    req = work / f"a{n}.jsonl"  # written by bench_pipelined
+
+    def ours():
+        db = fresh(work, "nohistory.store")
+        out = work / "replies.jsonl"
+        t, rss = run_timed([binary, "serve", "--store", str(db), "--no-history", "--max-message-bytes", str(1 << 28)], req, out)
+        check_replies(out, n + 3)
+        return t, rss
+
+    return median_of(runs, ours)
+
+
+def bench_live_latency(binary: str, work: Path, count: int):
+    """(l): commit in one process -> query/changed in another, through the Python client."""
+    sys.path.insert(0, str(ROOT / "Clients" / "python" / "src"))
+    import threading
+    from modelstore_client import Client  # noqa: E402 (the client ships in this repository)
+
+    db = fresh(work, "live.store")
+    observer = Client(binary, store=str(db))
+    writer = Client(binary, store=str(db))
+    try:
+        observer.model_define(SCHEMA)
+        arrived = threading.Event()
+        stamp = [0.0]
+
+        def changed(_live, _change):
+            stamp[0] = time.perf_counter()
+            arrived.set()
+
+        live = observer.observe("Task", where="priority == 1", callback=changed)
+        samples = []
+        for r in rows(count):
+            arrived.clear()
+            v = values(r)
+            v["priority"] = 1
+            writer.insert("Task", v)
+            committed = time.perf_counter()
+            if not arrived.wait(5):
+                sys.exit("live query: no query/changed within 5 s")
+            samples.append(max(stamp[0] - committed, 0.0))
+        live.close()
+    finally:
+        observer.close()
+        writer.close()
+    samples.sort()
+    return statistics.median(samples), samples[min(len(samples) - 1, int(len(samples) * 0.99))]
+
+
 def bench_migrate(binary: str, work: Path, source: Path, q: int, runs: int):
     """(j): one lightweight stage on a copy of the q-object store, beside the CLI."""
     v2 = copy.deepcopy(QUERY_SCHEMA)
@@ -422,6 +476,8 @@ def main() -> None:
         g_bytes = g_file.stat().st_size
         h_rss_small = bench_export_memory(args.binary, work, q // 10)
         (i_t, i_rss), (i_cli, i_cli_rss) = bench_import(args.binary, work, g_file, q, query_store(args.binary, work, q), runs)
+        k_t, _ = bench_no_history(args.binary, work, n, runs)
+        l_med, l_p99 = bench_live_latency(args.binary, work, 200 if args.quick else 1000)
         (j_t, j_rss), (j_cli, _) = bench_migrate(args.binary, work, query_store(args.binary, work, q), q, runs)
 
     results.update(
@@ -439,6 +495,8 @@ def main() -> None:
            "ratio": g_rss / max(h_rss_small, 1), "target_ratio": 1.1, "target_peak_mib": 64},
         i={"seconds": i_t, "cli_seconds": i_cli, "ratio": i_t / i_cli, "objects": q, "peak_rss_kib": i_rss,
            "cli_peak_rss_kib": i_cli_rss, "target_ratio": 2.0},
+        k={"seconds_with_history": a_t, "seconds_without": k_t, "ratio": a_t / k_t, "target_ratio": 1.15},
+        l={"median_ms": l_med * 1e3, "p99_ms": l_p99 * 1e3},
         j={"seconds": j_t, "cli_seconds": j_cli, "ratio": j_t / j_cli, "objects": q, "peak_rss_kib": j_rss},
     )
     print(f"| benchmark | modelstore | sqlite3 CLI | ratio | target |")
@@ -453,6 +511,8 @@ def main() -> None:
     print(f"| (g) export of {q:,} objects as ndjson to a file | {g_t:.3f} s, {g_rss / 1024:.1f} MiB | {g_cli:.3f} s, {g_cli_rss / 1024:.1f} MiB (-json) | {g_t / g_cli:.2f}x | <= 1.5x |")
     print(f"| (h) export peak RSS, {q // 10:,} vs {q:,} objects | {h_rss_small / 1024:.1f} MiB vs {g_rss / 1024:.1f} MiB | | {g_rss / max(h_rss_small, 1):.2f}x | <= 1.1x, < 64 MiB |")
     print(f"| (i) import of that file ({q:,} objects) into an empty store | {i_t:.3f} s, {i_rss / 1024:.1f} MiB | {i_cli:.3f} s, {i_cli_rss / 1024:.1f} MiB (INSERT script) | {i_t / i_cli:.2f}x | <= 2.0x |")
+    print(f"| (k) (a) with history vs --no-history | {a_t:.3f} s vs {k_t:.3f} s | | {a_t / k_t:.2f}x | <= 1.15x |")
+    print(f"| (l) commit -> query/changed in another process | median {l_med * 1e3:.1f} ms, p99 {l_p99 * 1e3:.1f} ms | | | report |")
     print(f"| (j) lightweight migration of {q:,} objects (rename + defaulted column) | {j_t:.3f} s, {j_rss / 1024:.1f} MiB | {j_cli:.3f} s (same ALTER/UPDATE) | {j_t / j_cli:.2f}x | report |")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -10,9 +10,12 @@ enum ContextHandlers {
         "context.save",
         { p, _ in
           try p.rejectUnknown(["changes", "author"])
-          _ = try p.string("author")
+          let author = try p.string("author")
           let changes = try p.requireArray("changes").enumerated().map { i, v in try change(JSONReader(v, arrayPath: "params.changes", index: i)) }
-          let r = try s.requireStore().save(changes)
+          let store = try s.requireStore()
+          store.requestAuthor = author
+          defer { store.requestAuthor = nil }
+          let r = try store.save(changes)
           var refs = JSONObject()
           for (ref, id) in r.refs { refs.append(ref, .string(id)) }
           return .object([

@@ -12,13 +12,15 @@ enum InterchangeHandlers {
     [
       ("export.json", { p, context in try export(s, p, context) }),
       ("import.json", { p, context in try importJSON(s, p, context) }),
+      ("import.coreData", { p, context in try importCoreData(s, p, context) }),
     ]
   }
 
   private static func export(_ s: Session, _ p: JSONReader, _ context: RequestContext) throws -> JSONValue {
-    try p.rejectUnknown(["entities", "where", "args", "variables", "format", "path", "progressToken"])
+    try p.rejectUnknown(["entities", "where", "args", "variables", "format", "path", "progressToken", "withRelated"])
     let store = try s.requireStore()
     var options = ExportOptions(entities: try p.stringArray("entities"), layout: try layout(p))
+    options.withRelated = try p.bool("withRelated") ?? false
     if let condition = try RequestParsing.condition(p) {
       options.predicate = condition.predicate
       options.predicateLocations = condition.locations
@@ -65,7 +67,7 @@ enum InterchangeHandlers {
     return .object([
       "format": .string(summary.layout.rawValue), "mode": .string(summary.mode.rawValue), "objects": .int(Int64(summary.objects)),
       "inserted": .int(Int64(summary.inserted)), "updated": .int(Int64(summary.updated)), "deleted": .int(Int64(summary.deleted)),
-      "schemaDefined": .bool(summary.schemaDefined),
+      "schemaDefined": .bool(summary.schemaDefined), "migrated": .array(summary.migrated.map(\.json)),
     ])
   }
 
@@ -80,7 +82,7 @@ enum InterchangeHandlers {
   }
 
   /// As in LSP, a token is a string or an integer; it is echoed in every `$/progress`.
-  private static func progressToken(_ p: JSONReader) throws -> JSONValue? {
+  static func progressToken(_ p: JSONReader) throws -> JSONValue? {
     guard let token = p.value("progressToken") else { return nil }
     switch token {
     case .string, .int: return token

@@ -12,6 +12,7 @@ enum LifecycleHandlers {
           try p.rejectUnknown(["clientInfo", "capabilities", "author"])
           s.clientInfo = p.value("clientInfo") ?? .null
           s.clientCapabilities = try p.object("capabilities")?.object ?? [:]
+          s.author = try p.string("author")
           return .object([
             "serverInfo": .object(["name": "modelstore", "version": .string(Session.version)]),
             "protocolVersion": .string(Session.protocolVersion),

@@ -71,7 +71,7 @@ enum ModelHandlers {
           return .object(o)
         }
       ),
-    ]
+    ] + coreDataMethods(s)
   }
 
   /// The schema with its version and hashes, as `model.define` and `model.get` return it.

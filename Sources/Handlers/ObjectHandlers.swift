@@ -16,8 +16,9 @@ enum ObjectHandlers {
       (
         "objects.update",
         { p, _ in
-          try p.rejectUnknown(["id", "values"])
-          return .object(try s.requireStore().update(id: try p.requireString("id"), values: try RequestParsing.values(p)))
+          try p.rejectUnknown(["id", "values", "ifVersion"])
+          return .object(
+            try s.requireStore().update(id: try p.requireString("id"), values: try RequestParsing.values(p), ifVersion: try p.int("ifVersion", min: 1)))
         }
       ),
       (
@@ -39,17 +40,19 @@ enum ObjectHandlers {
       (
         "objects.get",
         { p, _ in
-          try p.rejectUnknown(["id", "ids", "include"])
+          try p.rejectUnknown(["id", "ids", "include", "withVersion"])
           let include = try p.stringArray("include") ?? []
           let store = try s.requireStore()
+          let versions = try p.bool("withVersion") ?? false
+          func shaped(_ objects: [JSONObject]) throws -> [JSONObject] { versions ? try store.withVersions(objects) : objects }
           if let ids = try p.stringArray("ids") {
             guard !p.has("id") else { throw RPCError.invalidParams("give either 'id' or 'ids', not both", ["path": "params"]) }
-            return .object(["objects": .array(try store.get(ids: ids, include: include).map { .object($0) })])
+            return .object(["objects": .array(try shaped(try store.get(ids: ids, include: include)).map { .object($0) })])
           }
           guard let id = try p.string("id") else {
             throw RPCError.invalidParams("params.id: missing (or give params.ids)", ["path": "params.id", "expected": "string"])
           }
-          return .object(try store.get(id: id, include: include))
+          return .object(try shaped([try store.get(id: id, include: include)])[0])
         }
       ),
       (

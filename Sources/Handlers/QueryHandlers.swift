@@ -2,22 +2,37 @@ import JSONCore
 import RPCCore
 import StoreEngine
 
-/// `query.fetch`, `query.count`, `query.ids`, `query.aggregate`, `query.parse`.
+/// `query.fetch`, `query.observe`, `query.unobserve`, `query.count`, `query.ids`, `query.aggregate`, `query.parse`.
 enum QueryHandlers {
   static func methods(_ s: Session) -> [(String, MethodHandler)] {
     [
       (
         "query.fetch",
         { p, _ in
-          try p.rejectUnknown(RequestParsing.sectionedFetchKeys)
-          var request = try RequestParsing.fetchRequest(p)
-          request.sectionBy = try p.value("sectionBy").map {
-            try RequestParsing.groupingKey($0, path: "params.sectionBy", allowAlias: false)
-          }
-          let result = try s.requireStore().fetchWithSections(request, encoded: true)
+          let result = try s.requireStore().fetchWithSections(try sectionedRequest(p), encoded: true)
           var out: JSONObject = ["objects": result.encoded.map { .encoded($0) } ?? .array(result.objects.map { .object($0) })]
           if let sections = result.sections { out.append("sections", .array(sections.map(\.json))) }
           return .object(out)
+        }
+      ),
+      (
+        "query.observe",
+        { p, _ in
+          let (id, first, token) = try s.observe(try sectionedRequest(p))
+          var out: JSONObject = ["subscription": .string(id), "token": .int(token), "objects": .array(first.objects.map { .object($0) })]
+          if let sections = first.sections { out.append("sections", .array(sections.map(\.json))) }
+          return .object(out)
+        }
+      ),
+      (
+        "query.unobserve",
+        { p, _ in
+          try p.rejectUnknown(["subscription"])
+          let id = try p.requireString("subscription")
+          guard s.unobserve(id) else {
+            throw RPCError(code: -32003, message: "no subscription '\(id)'", kind: "notFound", data: ["subscription": .string(id)])
+          }
+          return .null
         }
       ),
       (
@@ -54,5 +69,15 @@ enum QueryHandlers {
         }
       ),
     ]
+  }
+
+  /// `query.fetch`'s and `query.observe`'s params: a fetch request with `sectionBy`.
+  private static func sectionedRequest(_ p: JSONReader) throws -> FetchRequest {
+    try p.rejectUnknown(RequestParsing.sectionedFetchKeys)
+    var request = try RequestParsing.fetchRequest(p)
+    request.sectionBy = try p.value("sectionBy").map {
+      try RequestParsing.groupingKey($0, path: "params.sectionBy", allowAlias: false)
+    }
+    return request
   }
 }

@@ -16,7 +16,18 @@ public final class Session: @unchecked Sendable {
       pthread_mutex_lock(&storeLock)
       storeRef = newValue
       pthread_mutex_unlock(&storeLock)
+      newValue?.defaultAuthor = author
     }
+  }
+  /// Live queries by subscription id, in creation order, and the last history token seen.
+  var subscriptions: [String: LiveQuery] = [:]
+  var subscriptionOrder: [String] = []
+  var nextSubscription = 0
+  var historyCursor: Int64 = 0
+
+  /// The author recorded in the history for this session's commits (`initialize`).
+  public var author: String? {
+    didSet { store?.defaultAuthor = author }
   }
   private var storeRef: Store?
   private var storeLock = pthread_mutex_t()
@@ -31,7 +42,10 @@ public final class Session: @unchecked Sendable {
     pthread_mutex_init(&storeLock, nil)
     storeRef = store
     server.interruptHook = { [weak self] in self?.interruptStore() }
-    server.requestWillStart = { [weak self] in self?.storeRef?.resetInterrupt() }
+    server.requestWillStart = { [weak self] in
+      self?.storeRef?.resetInterrupt()
+      self?.storeRef?.followSchemaChanges()
+    }
   }
 
   /// Cancels the store's running work; called from the reader thread.
@@ -61,6 +75,7 @@ public final class Session: @unchecked Sendable {
 
   /// Closes the store cleanly (rolls back open transactions, checkpoints the WAL).
   public func closeStore() {
+    dropSubscriptions()
     store?.close()
     store = nil
   }
@@ -70,6 +85,6 @@ public final class Session: @unchecked Sendable {
     MethodRegistry(
       LifecycleHandlers.methods(self) + StoreHandlers.methods(self) + ModelHandlers.methods(self)
         + ObjectHandlers.methods(self) + ContextHandlers.methods(self) + QueryHandlers.methods(self) + MigrationHandlers.methods(self)
-        + InterchangeHandlers.methods(self))
+        + HistoryHandlers.methods(self) + InterchangeHandlers.methods(self))
   }
 }

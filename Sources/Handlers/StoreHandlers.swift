@@ -9,14 +9,15 @@ enum StoreHandlers {
       (
         "store.open",
         { p, _ in
-          try p.rejectUnknown(["path", "memory", "readOnly", "create"])
+          try p.rejectUnknown(["path", "memory", "readOnly", "create", "format", "model"])
           let memory = try p.bool("memory") ?? false
           let path = try p.string("path")
           guard memory != (path != nil) else {
             throw RPCError.invalidParams("give exactly one of 'path' or 'memory: true'", ["path": "params"])
           }
           let options = Store.OpenOptions(readOnly: try p.bool("readOnly") ?? false, create: try p.bool("create") ?? true)
-          let store = try Store(path: path, options: options)
+          try s.requireNoMigration("store.open")
+          let store = try InterchangeHandlers.openCoreData(p, path: path) ?? Store(path: path, options: options)
           s.closeStore()
           s.store = store
           return .object(try store.info())

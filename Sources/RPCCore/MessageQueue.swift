@@ -66,9 +66,34 @@ final class MessageQueue: @unchecked Sendable {
     return out
   }
 
+  /// Everything queued, waiting at most `milliseconds`; empty when nothing came.
+  func takeAll(waitingAtMost milliseconds: Int) -> [InboundItem] {
+    pthread_mutex_lock(&mutex)
+    if items.isEmpty {
+      var now = timespec()
+      clock_gettime(CLOCK_REALTIME, &now)
+      var deadline = now
+      deadline.tv_sec += milliseconds / 1000
+      deadline.tv_nsec += (milliseconds % 1000) * 1_000_000
+      if deadline.tv_nsec >= 1_000_000_000 {
+        deadline.tv_sec += 1
+        deadline.tv_nsec -= 1_000_000_000
+      }
+      while items.isEmpty {
+        if pthread_cond_timedwait(&nonEmpty, &mutex, &deadline) == ETIMEDOUT { break }
+      }
+    }
+    return drainLocked()
+  }
+
   /// Everything queued right now, without waiting.
   func takeAvailable() -> [InboundItem] {
     pthread_mutex_lock(&mutex)
+    return drainLocked()
+  }
+
+  /// Takes every item and makes room for the reader; called with the mutex held, releases it.
+  private func drainLocked() -> [InboundItem] {
     let out = items
     items = []
     queuedBytes = 0

@@ -32,6 +32,12 @@ public final class Server: @unchecked Sendable {
   /// Called on this thread right before each request's handler runs (e.g. to clear a
   /// cancellation flag left by an earlier request).
   public var requestWillStart: (() -> Void)?
+  /// Called after each message was handled and its reply queued (live queries notify here).
+  public var requestDidFinish: (() -> Void)?
+  /// Called when no message came for `idleIntervalMilliseconds` (set only while needed:
+  /// without it the loop sleeps until input arrives).
+  public var idleHook: (() -> Void)?
+  public var idleIntervalMilliseconds = 10
   /// Called once when the input ends or `exit` arrives, before `run` returns.
   public var onFinish: (() -> Void)?
   /// Set by `shutdown`: later requests are refused.
@@ -85,9 +91,18 @@ public final class Server: @unchecked Sendable {
 
   /// The next inbound item: from the batch taken last, else waiting for the reader.
   private func nextItem() -> InboundItem {
-    if pendingIndex == pending.count {
-      pending = queue.takeAll()
+    while pendingIndex == pending.count {
       pendingIndex = 0
+      guard let idle = idleHook else {
+        pending = queue.takeAll()
+        break
+      }
+      // With an idle hook (live queries), wake up regularly to run it while no message comes.
+      pending = queue.takeAll(waitingAtMost: idleIntervalMilliseconds)
+      if pending.isEmpty {
+        idle()
+        flush()
+      }
     }
     pendingIndex += 1
     return pending[pendingIndex - 1]
@@ -98,6 +113,7 @@ public final class Server: @unchecked Sendable {
     case .message(let bytes, let seq):
       setSeq(seq)
       if let reply = handle(bytes) { send(reply) }
+      requestDidFinish?()
     case .tooLarge(let n):
       send(
         errorResponse(

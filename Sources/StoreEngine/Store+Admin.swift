@@ -26,6 +26,13 @@ extension Store {
         "path": path.map { .string($0) } ?? .null, "memory": .bool(path == nil), "readOnly": .bool(isReadOnly),
         "format": "modelstore", "formatVersion": .int(Int64(Store.formatVersion)),
       ]
+      if let coreData {
+        o["format"] = "coredata"
+        o["formatVersion"] = nil
+        o["path"] = coreData["path"] ?? .null
+        o["memory"] = false
+        o.append("coreData", .object(coreData))
+      }
       if let schema {
         o.append("schemaVersion", .string(schema.version))
         o.append("schemaHash", .string(schema.versionHash))
@@ -103,6 +110,10 @@ extension Store {
   /// A consistent copy of the store at `destination` (SQLite online backup). Refuses to
   /// overwrite an existing file.
   public func backup(to destination: String) throws -> (path: String, bytes: Int64) {
+    if coreData != nil {
+      throw StoreError(
+        .invalidArgument, "store.backup copies a ModelStore store; this is a Core Data store opened in place: use import.coreData to copy it")
+    }
     if userTransactions > 0 {
       throw StoreError(
         .transaction, "store.backup cannot run inside a client transaction (it would copy uncommitted work); commit or roll back first")

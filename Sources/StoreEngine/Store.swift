@@ -12,22 +12,43 @@ public final class Store {
 
   public let connection: Connection
   public let path: String?
-  public let isReadOnly: Bool
+  public internal(set) var isReadOnly: Bool
   public private(set) var graph: ModelGraph?
+  /// Set when this store is a Core Data file opened in place (`openCoreData`): the facts
+  /// `store.info` reports about it.
+  public internal(set) var coreData: JSONObject?
+  /// Run once by `close()` (a Core Data store removes its temporary copy).
+  var closeActions: [() -> Void] = []
   var plans: [String: EntityPlan] = [:]
   var readPlans: [String: ReadPlan] = [:]
   var userTransactions = 0
   /// Set while `migrate` runs: schema changes and nested migrations are refused.
   var migrating = false
+  /// History: the running request's changes, and one log per open client transaction.
+  var requestLog = ChangeLog()
+  var transactionLogs: [ChangeLog] = []
+  /// False for a store without a history table (a read-only file written before it).
+  var historyEnabled = false
+  /// False while bulk work (an import) records one summary instead of every object.
+  var recordsObjectHistory = true
+  /// SQLite's schema cookie when the installed schema was last read (`followSchemaChanges`).
+  var schemaCookie: Int64?
+  /// Recorded as each history transaction's author: the request's, else the session's.
+  public var requestAuthor: String?
+  public var defaultAuthor: String?
   /// Time zones loaded for date buckets (`ms_bucket`, request validation).
   let timeZones = TimeZoneCache()
 
   public struct OpenOptions {
     public var readOnly: Bool
     public var create: Bool
-    public init(readOnly: Bool = false, create: Bool = true) {
+    /// False: commits write no history (and live queries see no changes); for stores
+    /// whose writers need no history and measured against it in the benchmarks.
+    public var history: Bool
+    public init(readOnly: Bool = false, create: Bool = true, history: Bool = true) {
       self.readOnly = readOnly
       self.create = create
+      self.history = history
     }
   }
 
@@ -48,6 +69,7 @@ public final class Store {
     }
     do {
       try prepare(create: options.create)
+      if !options.history { historyEnabled = false }
     } catch let e as SQLiteError where e.isNotADatabase {
       connection.close()
       throw StoreError(.notAStore, "'\(path ?? "")' is not a ModelStore store (not an SQLite database)", ["path": .string(path ?? "")])
@@ -58,8 +80,11 @@ public final class Store {
   }
 
   private func prepare(create: Bool) throws {
-    let appID = try connection.scalar("PRAGMA application_id")
-    let tables = try connection.scalar("SELECT count(*) FROM sqlite_schema")
+    // One statement, so both come from one snapshot even while another process creates the file.
+    let (tables, appID) =
+      try connection.prepare("SELECT (SELECT count(*) FROM sqlite_schema), application_id FROM pragma_application_id").first {
+        ($0.value(0), $0.value(1))
+      } ?? (.integer(0), .integer(0))
     let isEmpty = tables == .integer(0)
     if isEmpty {
       guard create, !isReadOnly else {
@@ -81,11 +106,27 @@ public final class Store {
       return .text(TextFolding.fold(s, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0))
     }
     try RegexMatching.register(on: connection)
+    if !isReadOnly { try createHistoryTable() }
+    historyEnabled = try connection.scalar("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(Store.historyTable)]) != nil
     try connection.createFunction("ms_bucket", argumentCount: 3, DateBucket.sqlFunction(timeZones))
     try loadSchema()
   }
 
+  /// Creates the bookkeeping tables of a new store. Two processes opening the same new
+  /// file at once both see it empty: the write lock is taken first and emptiness checked
+  /// again under it, so only one of them creates the tables.
   private func initializeFile() throws {
+    try connection.execute("BEGIN IMMEDIATE")
+    do {
+      if try connection.scalar("SELECT count(*) FROM sqlite_schema") == .integer(0) { try createBookkeeping() }
+      try connection.execute("COMMIT")
+    } catch {
+      try? connection.execute("ROLLBACK")
+      throw error
+    }
+  }
+
+  private func createBookkeeping() throws {
     try connection.execute(
       """
       PRAGMA application_id = \(Store.applicationID);
@@ -109,6 +150,7 @@ public final class Store {
   }
 
   private func loadSchema() throws {
+    if case .integer(let cookie)? = try connection.scalar("PRAGMA schema_version") { schemaCookie = cookie }
     guard let text = try meta("schema") else { return }
     let (schema, issues) = SchemaValidator.check(try JSONParser.parse(text))
     guard !issues.contains(where: { $0.severity == .error }) else {
@@ -143,8 +185,11 @@ public final class Store {
     // Work left in an open client transaction was never committed: it is undone.
     while connection.transactionDepth > 0 { connection.rollback() }
     userTransactions = 0
+    transactionLogs = []
     if path != nil && !isReadOnly { try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     connection.close()
+    for action in closeActions { action() }
+    closeActions = []
   }
 
   /// Aborts the running work (from any thread); the request fails with `cancelled`.
@@ -152,6 +197,19 @@ public final class Store {
 
   /// Forgets a cancellation aimed at earlier work; call before each request.
   public func resetInterrupt() { connection.clearInterrupt() }
+
+  /// Another process may have changed the schema (`model.define`, a migration): when
+  /// SQLite's schema cookie moved, the installed schema is read again. One PRAGMA per
+  /// request; call before each request, outside client transactions.
+  public func followSchemaChanges() {
+    guard path != nil, userTransactions == 0, !migrating,
+      case .integer(let cookie)? = try? connection.scalar("PRAGMA schema_version")
+    else { return }
+    if cookie != schemaCookie {
+      try? reloadSchema()
+      schemaCookie = cookie
+    }
+  }
 
   /// Throws `cancelled` once `interrupt()` was called; loops over many objects call it.
   func checkCancelled() throws {
@@ -186,13 +244,16 @@ public final class Store {
           let result = try body()
           // A cancel that arrived while the last statements ran still wins: nothing commits.
           try checkCancelled()
+          try settleRequestLog()
           return result
         }
       }
     } catch {
+      requestLog.removeAll()
       if connection.transactionWasLost {
         connection.transactionWasLost = false
         userTransactions = 0
+        transactionLogs = []
         throw StoreError(
           .transaction, "the request failed and SQLite rolled back the whole client transaction (\(error)); nothing of it was kept",
           ["transactionRolledBack": true])

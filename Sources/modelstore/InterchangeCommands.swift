@@ -36,34 +36,33 @@ func failed(_ command: String, _ error: Error) -> Never {
   exit(1)
 }
 
-/// `modelstore export --store PATH [--out FILE] [--format ndjson|json] [--entity E]... [--where PRED]`
+/// `modelstore export --store PATH [--out FILE] [--format ndjson|json] [--entity E]... [--where PRED] [--with-related]`
 func runExport(_ args: ArraySlice<String>) -> Never {
   var storePath: String?
   var out: String?
   var layout = InterchangeFormat.Layout.ndjson
   var entities: [String] = []
   var predicateText: String?
-  var it = args.makeIterator()
-  func value(_ flag: String) -> String {
-    guard let v = it.next() else { fail("\(flag) needs a value") }
-    return v
-  }
+  var withRelated = false
+  var it = ArgumentCursor(args)
   while let a = it.next() {
     switch a {
-    case "--store": storePath = value(a)
-    case "--out", "-o": out = value(a)
+    case "--store": storePath = it.value(a)
+    case "--out", "-o": out = it.value(a)
     case "--format":
-      let v = value(a)
+      let v = it.value(a)
       guard let l = InterchangeFormat.Layout(rawValue: v) else { fail("--format must be ndjson or json, got '\(v)'") }
       layout = l
-    case "--entity": entities.append(value(a))
-    case "--where": predicateText = value(a)
+    case "--entity": entities.append(it.value(a))
+    case "--where": predicateText = it.value(a)
+    case "--with-related": withRelated = true
     default: fail("unknown option '\(a)' for export")
     }
   }
   guard let storePath else { fail("export needs --store PATH") }
   if predicateText != nil && entities.count != 1 { fail("--where needs exactly one --entity") }
   var options = ExportOptions(entities: entities.isEmpty ? nil : entities, layout: layout)
+  options.withRelated = withRelated
   if let predicateText {
     do {
       options.predicate = try PredicateParser.parse(predicateText)
@@ -95,16 +94,12 @@ func runImport(_ args: ArraySlice<String>) -> Never {
   var storePath: String?
   var file: String?
   var mode = ImportMode.insert
-  var it = args.makeIterator()
-  func value(_ flag: String) -> String {
-    guard let v = it.next() else { fail("\(flag) needs a value") }
-    return v
-  }
+  var it = ArgumentCursor(args)
   while let a = it.next() {
     switch a {
-    case "--store": storePath = value(a)
+    case "--store": storePath = it.value(a)
     case "--mode":
-      let v = value(a)
+      let v = it.value(a)
       guard let m = ImportMode(rawValue: v) else { fail("--mode must be insert, upsert or replace, got '\(v)'") }
       mode = m
     default:

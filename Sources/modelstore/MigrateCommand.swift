@@ -18,16 +18,12 @@ func runMigrate(_ args: ArraySlice<String>) -> Never {
   var planPath: String?
   var options = MigrationOptions(backup: true)
   var json = false
-  var it = args.makeIterator()
-  func value(_ flag: String) -> String {
-    guard let v = it.next() else { fail("\(flag) needs a value") }
-    return v
-  }
+  var it = ArgumentCursor(args)
   while let a = it.next() {
     switch a {
-    case "--store": storePath = value(a)
-    case "--to": schemaPath = value(a)
-    case "--plan": planPath = value(a)
+    case "--store": storePath = it.value(a)
+    case "--to": schemaPath = it.value(a)
+    case "--plan": planPath = it.value(a)
     case "--dry-run": options.dryRun = true
     case "--allow-data-loss": options.allowDataLoss = true
     case "--no-backup": options.backup = false

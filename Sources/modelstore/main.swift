@@ -13,9 +13,11 @@ let usage = """
 
   USAGE
     modelstore serve [--store PATH | --memory] [options]   serve one client on stdin/stdout
-    modelstore export --store PATH [--out FILE] [--format ndjson|json] [--entity E]... [--where PRED]
+    modelstore export --store PATH [--out FILE] [--format ndjson|json] [--entity E]... [--where PRED] [--with-related]
     modelstore import --store PATH FILE [--mode insert|upsert|replace]
     modelstore migrate --store PATH (--to SCHEMA.json | --plan PLAN.json) [--dry-run] [--allow-data-loss] [--no-backup] [--json]
+    modelstore import-coredata STORE [--model PATH] --store OUT   copy a Core Data SQLite store into a ModelStore file
+    modelstore xcdatamodel PATH [--audit | --generate TARGET [--out DIR]] [--report]   read a Core Data model
     modelstore --version | --help
 
   SERVE OPTIONS
@@ -23,6 +25,8 @@ let usage = """
     --memory                  use an in-memory store (the default when no --store is given)
     --read-only               open the store read-only; every write fails with kind readOnly
     --no-create               refuse to create PATH when it does not exist
+    --no-history              commits write no history (history.fetch and live queries then see no changes)
+    --format coredata         PATH is a Core Data SQLite store: browse and query it in place, read-only
     --max-message-bytes N     largest accepted message (default 67108864 = 64 MiB)
     --max-depth N             deepest accepted nesting of arrays/objects (default 64)
     --log-level LEVEL         error | warning | info | debug (default warning); logs go to stderr
@@ -47,9 +51,12 @@ struct ServeOptions {
   var storePath: String?
   var memory = false
   var readOnly = false
+  var history = true
   var create = true
   var server = Server.Options()
   var logLevel = Logger.Level.warning
+  /// `--format coredata`: the store is a Core Data SQLite file, opened in place read-only.
+  var coreData = false
 }
 
 func parseServe(_ args: ArraySlice<String>) -> ServeOptions {
@@ -70,6 +77,11 @@ func parseServe(_ args: ArraySlice<String>) -> ServeOptions {
     case "--memory": o.memory = true
     case "--read-only": o.readOnly = true
     case "--no-create": o.create = false
+    case "--no-history": o.history = false
+    case "--format":
+      let v = value(a)
+      guard v == "modelstore" || v == "coredata" else { fail("--format must be modelstore or coredata, got '\(v)'") }
+      o.coreData = v == "coredata"
     case "--max-message-bytes": o.server.maxMessageBytes = number(a, min: 64)
     case "--max-depth": o.server.maxDepth = number(a, min: 2)
     case "--log-level":
@@ -92,7 +104,12 @@ func serve(_ o: ServeOptions) -> Never {
   let server = Server(options: o.server, log: log)
   let store: Store
   do {
-    store = try Store(path: o.storePath, options: Store.OpenOptions(readOnly: o.readOnly, create: o.create))
+    if o.coreData {
+      guard let path = o.storePath else { fail("--format coredata needs --store PATH") }
+      store = try Store.openCoreData(path: path)
+    } else {
+      store = try Store(path: o.storePath, options: Store.OpenOptions(readOnly: o.readOnly, create: o.create, history: o.history))
+    }
   } catch {
     fail("cannot open the store: \(error)")
   }
@@ -113,6 +130,10 @@ case "import":
   runImport(arguments.dropFirst())
 case "migrate":
   runMigrate(arguments.dropFirst())
+case "xcdatamodel":
+  runXcdatamodel(arguments.dropFirst())
+case "import-coredata":
+  runImportCoreData(arguments.dropFirst())
 case "--version", "-V":
   printOut("modelstore \(Session.version)\n")
 case "--help", "-h", "help":

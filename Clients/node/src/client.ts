@@ -5,11 +5,15 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { RpcConnection } from "./connection.js";
-import type { CallOptions } from "./connection.js";
+import type { CallOptions, RequestHandler } from "./connection.js";
 import type {
   AggregateParams, AggregateResult, BackupResult, Change, CountParams, CountResult, DeleteResult, FetchParams, FetchResult,
   InitializeResult, Loose, ObjectsResult, Predicate, PredicateArgs, Schema, StoredObject, StoreOpenParams, Values,
 } from "./types.js";
+import type { AuditParams, AuditResult, GenerateParams, GenerateResult, ImportXcdatamodelResult, ModelSource } from "./types.js";
+import type { ImportCoreDataResult } from "./types.js";
+import type { MigrationHook, MigrationResult, MigrationStage, SchemaChange, SchemaDiffResult } from "./types.js";
+import type { HistoryResult, ObserveResult, QueryChange } from "./types.js";
 
 export const CLIENT_NAME = "modelstore-client-node";
 export const CLIENT_VERSION = "0.1.0";
@@ -100,6 +104,61 @@ export class ModelStoreClient extends RpcConnection {
     return this.call<T>("model.validate", { schema });
   }
 
+  /** The changes from `from` (default: the store's schema) to `to`, each classified. */
+  modelDiff(to: Schema, from?: Schema): Promise<SchemaDiffResult> {
+    return this.call<SchemaDiffResult>("model.diff", from === undefined ? { to } : { from, to });
+  }
+
+  // Migrations
+
+  /** Where the store stands; with `schema`, what migrating to it would take. */
+  migrationStatus<T = Loose>(schema?: Schema): Promise<T> {
+    return this.call<T>("migration.status", schema === undefined ? {} : { schema });
+  }
+
+  /** A dry run of `migrationApply`: exact steps, rows touched and data loss; changes nothing. */
+  migrationPlan(params: { schemas: Schema[]; stages?: MigrationStage[]; allowDataLoss?: boolean }, options?: CallOptions): Promise<MigrationResult> {
+    return this.call<MigrationResult>("migration.plan", params, options);
+  }
+
+  /**
+   * Runs the chain's stages from the store's version to the last. `willMigrate` / `didMigrate`
+   * answer the server's hook requests for custom stages that ask for them (call
+   * `initialize(..., { migrationHooks: true })` first); they may use this client meanwhile,
+   * and a rejection rolls the stage back.
+   */
+  async migrationApply(
+    params: { schemas: Schema[]; stages?: MigrationStage[]; allowDataLoss?: boolean; backup?: boolean; progressToken?: string | number },
+    hooks: { willMigrate?: MigrationHook; didMigrate?: MigrationHook } = {},
+    options?: CallOptions,
+  ): Promise<MigrationResult> {
+    const removers: (() => void)[] = [];
+    if (hooks.willMigrate) removers.push(this.onRequest("migration/willMigrate", hooks.willMigrate as RequestHandler));
+    if (hooks.didMigrate) removers.push(this.onRequest("migration/didMigrate", hooks.didMigrate as RequestHandler));
+    try {
+      return await this.call<MigrationResult>("migration.apply", params, options);
+    } finally {
+      for (const remove of removers) remove();
+    }
+  }
+
+  // Core Data models
+
+  /** Reads a Core Data model (a path the server reads, or the text of a contents file). */
+  modelImportXcdatamodel<T = ImportXcdatamodelResult>(source: Omit<ModelSource, "schema">): Promise<T> {
+    return this.call<T>("model.importXcdatamodel", { ...source });
+  }
+
+  /** SwiftData migration assessment; `compareWith` adds the coexistence check. */
+  modelAudit<T = AuditResult>(params: AuditParams): Promise<T> {
+    return this.call<T>("model.audit", { ...params });
+  }
+
+  /** Source code for a model: SwiftData, Core Data, TypeScript or Python. */
+  modelGenerate<T = GenerateResult>(params: GenerateParams): Promise<T> {
+    return this.call<T>("model.generate", { ...params });
+  }
+
   // Objects
 
   /** Inserts one object; resolves with it, defaults applied. */
@@ -163,6 +222,31 @@ export class ModelStoreClient extends RpcConnection {
     return this.call<FetchResult>("query.fetch", params, options);
   }
 
+  /** `query.observe`: the first result; `query/changed` notifications follow (see `onQueryChanged`, `applyChange`). */
+  queryObserve(params: FetchParams): Promise<ObserveResult> {
+    return this.call<ObserveResult>("query.observe", params);
+  }
+
+  queryUnobserve(subscription: string): Promise<null> {
+    return this.call<null>("query.unobserve", { subscription });
+  }
+
+  /** Calls `listener` with each `query/changed` of `subscription`; returns the unsubscribe function. */
+  onQueryChanged(subscription: string, listener: (change: QueryChange) => void): () => void {
+    return this.onNotification("query/changed", (params) => {
+      const change = params as QueryChange;
+      if (change.subscription === subscription) listener(change);
+    });
+  }
+
+  historyFetch(params: { after?: number; author?: string; entities?: string[]; limit?: number } = {}): Promise<HistoryResult> {
+    return this.call<HistoryResult>("history.fetch", params);
+  }
+
+  historyDelete(before: number): Promise<{ deleted: number }> {
+    return this.call<{ deleted: number }>("history.delete", { before });
+  }
+
   count(params: CountParams): Promise<CountResult> {
     return this.call<CountResult>("query.count", params);
   }
@@ -208,7 +292,17 @@ export class ModelStoreClient extends RpcConnection {
     updated: number;
     deleted: number;
     schemaDefined: boolean;
+    /** The changes the records were migrated through (an older file's schema). */
+    migrated: SchemaChange[];
   }> {
     return this.call("import.json", params, options);
+  }
+
+  /** `import.coreData`: copies a Core Data SQLite store into the open store, all or nothing. */
+  importCoreData(
+    params: { store: string; model?: string; progressToken?: string | number },
+    options?: CallOptions,
+  ): Promise<ImportCoreDataResult> {
+    return this.call("import.coreData", params, options);
   }
 }

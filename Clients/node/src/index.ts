@@ -9,6 +9,16 @@ export type {
   DeleteResult, DeleteRule, EntityDef, FetchParams, FetchResult, GroupingKey, InitializeResult, Loose, ObjectsResult,
   Predicate, PredicateArgs, RequestId, RelationshipDef, Schema, SortKey, StoredObject, StoreOpenParams, Values,
 } from "./types.js";
+export type {
+  AuditFinding, AuditParams, AuditResult, GenerateParams, GenerateResult, GenerateTarget, ImportedModelVersion,
+  ImportXcdatamodelResult, ModelIssue, ModelSource,
+} from "./types.js";
+export type { ImportCoreDataResult } from "./types.js";
+export { applyChange } from "./types.js";
+export type { HistoryResult, ObserveResult, QueryChange } from "./types.js";
+export type {
+  MigrationHook, MigrationHookParams, MigrationPlace, MigrationResult, MigrationStage, SchemaChange, SchemaDiffResult,
+} from "./types.js";
 export {
   ANY, IGNORE, GoldenMismatchError, findTranscripts, loadTranscript, matchJson, parseTranscript, replayTranscript,
 } from "./golden.js";

@@ -83,6 +83,24 @@ export interface StoreOpenParams {
   memory?: boolean;
   readOnly?: boolean;
   create?: boolean;
+  /** `"coredata"`: `path` is a Core Data SQLite store, browsed in place (needs `readOnly: true`). */
+  format?: "modelstore" | "coredata";
+  /** With `format: "coredata"`: its `.xcdatamodeld` for exact names and types. */
+  model?: string;
+}
+
+/** The result of `import.coreData`. */
+export interface ImportCoreDataResult {
+  objects: number;
+  /** Objects per entity, each equal to the source's rows. */
+  counts: Record<string, number>;
+  /** Links per many-to-many, `"Entity.relationship"`. */
+  links: Record<string, number>;
+  schemaDefined: boolean;
+  skipped: Array<{ entity: string; table: string; rows: number }>;
+  warnings: Array<{ message: string; [key: string]: unknown }>;
+  /** The Core Data facts: `path`, `access`, `storeUUID`, `modelVersionHashes`, `entities`, ... */
+  source: Record<string, unknown>;
 }
 
 export interface FetchParams {
@@ -154,5 +172,205 @@ export interface BackupResult {
   bytes: number;
 }
 
+/** Where a Core Data model comes from (exactly one of path, xml or, for audit and generate, schema). */
+export interface ModelSource {
+  /** A .xcdatamodeld, .xcdatamodel or contents path, read by the server. */
+  path?: string;
+  /** The text of a contents file. */
+  xml?: string;
+  /** With `xml`: the version's name. */
+  name?: string;
+  schema?: Schema;
+}
+
+/** A finding of a model import, at its file, line and column. */
+export interface ModelIssue {
+  severity: "error" | "warning";
+  code: string;
+  message: string;
+  file: string;
+  line?: number;
+  column?: number;
+  entity?: string;
+  property?: string;
+}
+
+export interface ImportedModelVersion {
+  name: string;
+  file: string;
+  current: boolean;
+  versionIdentifier?: string;
+  usedWithCloudKit: boolean;
+  unsupported?: string;
+  schema: Schema | null;
+  warnings: ModelIssue[];
+  errors: ModelIssue[];
+}
+
+export interface ImportXcdatamodelResult {
+  path?: string;
+  kind: "bundle" | "model";
+  current: string | null;
+  ok: boolean;
+  schema: Schema | null;
+  versions: ImportedModelVersion[];
+  warnings: ModelIssue[];
+  errors: ModelIssue[];
+}
+
+export interface AuditFinding {
+  code: string;
+  message: string;
+  action: string;
+  entity?: string;
+  property?: string;
+  file?: string;
+  line?: number;
+}
+
+export interface AuditParams extends ModelSource {
+  cloudKit?: boolean;
+  /** A path to a second model, or a schema: adds the coexistence check. */
+  compareWith?: string | Schema;
+}
+
+export interface AuditResult {
+  cloudKit: boolean;
+  summary: { entities: number; supportedProperties: number; needsAttention: number; unsupported: number };
+  supported: { entity: string; properties: string[] }[];
+  needsAttention: AuditFinding[];
+  unsupported: AuditFinding[];
+  current: string | null;
+  coexistence?: { compatible: boolean; differences: { code: string; message: string; entity: string; property?: string }[] };
+}
+
+export type GenerateTarget = "swiftdata" | "coredata" | "typescript" | "python";
+
+export interface GenerateParams extends ModelSource {
+  target: GenerateTarget;
+  baseName?: string;
+}
+
+export interface GenerateResult {
+  target: GenerateTarget;
+  files: { name: string; text: string }[];
+  skippedVersions?: { name: string; reason: string }[];
+}
+
 /** Results whose exact shape belongs to protocol.md; narrow with the method's `<T>`. */
 export type Loose = Record<string, unknown>;
+
+/** One change of `model.diff` / a migration stage (protocol.md, model.diff). */
+export interface SchemaChange {
+  kind: string;
+  entity: string;
+  property?: string;
+  message: string;
+  lightweight: boolean;
+  requires?: string;
+  mayLoseData: boolean;
+}
+
+export interface SchemaDiffResult {
+  from: string;
+  to: string;
+  identical: boolean;
+  lightweight: boolean;
+  changes: SchemaChange[];
+  ambiguous: string[];
+}
+
+/** A migration stage: `{lightweight: {from, to}}` or `{custom: {...}}` (protocol.md, Migrations). */
+export type MigrationStage =
+  | { lightweight: { from: string; to: string } }
+  | {
+      custom: {
+        from: string;
+        to: string;
+        transforms?: Record<string, Record<string, unknown>>[];
+        willMigrate?: boolean;
+        didMigrate?: boolean;
+      };
+    };
+
+/** A place where a migration drops data or is blocked. */
+export interface MigrationPlace {
+  entity: string;
+  attribute?: string;
+  relationship?: string;
+  count?: number;
+  message: string;
+  ids?: string[];
+}
+
+export interface MigrationResult {
+  from: string | null;
+  to: string;
+  backup?: string;
+  stages: {
+    from: string;
+    to: string;
+    kind: "lightweight" | "custom";
+    status: "applied" | "planned" | "blocked" | "notReached";
+    changes: SchemaChange[];
+    steps: { action: string; rows?: number }[];
+    dataLoss: MigrationPlace[];
+    blockers: MigrationPlace[];
+  }[];
+  dataLoss: boolean;
+}
+
+/** The params of `migration/willMigrate` and `migration/didMigrate`. */
+export interface MigrationHookParams {
+  from: string;
+  to: string;
+  schema: Schema;
+}
+
+export type MigrationHook = (params: MigrationHookParams) => unknown | Promise<unknown>;
+
+/** The reply of `query.observe`. */
+export interface ObserveResult {
+  subscription: string;
+  token: number;
+  objects: StoredObject[];
+  sections?: Record<string, unknown>[];
+}
+
+/** A `query/changed` notification's params (protocol.md, query/changed). */
+export interface QueryChange {
+  subscription: string;
+  token: number;
+  inserted: { index: number; object: StoredObject }[];
+  deleted: { index: number; id: string }[];
+  updated: { index: number; object: StoredObject }[];
+  moved: { from: number; to: number; object: StoredObject }[];
+  sections?: Record<string, unknown>[];
+  error?: string;
+}
+
+/** The reply of `history.fetch`. */
+export interface HistoryResult {
+  transactions: {
+    token: number;
+    timestamp: string;
+    author: string | null;
+    changes: { op: string; entity?: string; ids?: string[]; keys?: string[]; tombstone?: Record<string, unknown> }[];
+  }[];
+  lastToken: number;
+}
+
+/** The list after `change`: deletions and move sources by old index (highest first), then insertions and move targets by new index (lowest first), then updates. */
+export function applyChange(objects: StoredObject[], change: QueryChange): StoredObject[] {
+  const out = objects.slice();
+  const removals = [...change.deleted.map((d) => d.index), ...change.moved.map((m) => m.from)].sort((a, b) => b - a);
+  for (const i of removals) out.splice(i, 1);
+  const insertions: [number, StoredObject][] = [
+    ...change.inserted.map((x): [number, StoredObject] => [x.index, x.object]),
+    ...change.moved.map((m): [number, StoredObject] => [m.to, m.object]),
+  ].sort((a, b) => a[0] - b[0]);
+  for (const [i, o] of insertions) out.splice(i, 0, o);
+  for (const u of change.updated) out[u.index] = u.object;
+  return out;
+}
+

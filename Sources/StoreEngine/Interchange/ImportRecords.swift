@@ -9,8 +9,11 @@ struct ImportRecords {
   let schema: Schema
   /// The schema as written in the file (installed as is when the store has none).
   let schemaJSON: JSONValue
-  /// The concrete entities the file holds, as its header lists them.
-  let entities: [String]
+  /// The concrete entities the file holds, as its header lists them (under the store's
+  /// names once a migration is set).
+  private(set) var entities: [String]
+  /// Set when the file's schema is older than the store's: records are migrated as read.
+  private(set) var migration: RecordMigration?
   /// The line of the header (ndjson); records follow it.
   private let headerLine: Int
   /// The records of a `json` document, parsed once (that layout is one JSON text).
@@ -105,12 +108,21 @@ struct ImportRecords {
     return (schema, schemaJSON, names)
   }
 
+  /// Reads every record through `m` from now on.
+  mutating func migrate(with m: RecordMigration) {
+    migration = m
+    entities = entities.filter(m.keeps).map(m.entity)
+  }
+
   /// Calls `body` with every object record in file order. ndjson lines are parsed one
   /// at a time (blank lines are skipped but counted); bad JSON names its line.
   func forEach(_ body: (RecordLocation, JSONValue) throws -> Void) throws {
     switch layout {
     case .json:
-      for (i, v) in objects.enumerated() { try body(RecordLocation(layout: .json, number: i), v) }
+      for (i, v) in objects.enumerated() {
+        let location = RecordLocation(layout: .json, number: i)
+        try body(location, try migration?.migrate(v, at: location) ?? v)
+      }
     case .ndjson:
       try input.forEachLine { number, line in
         if number <= headerLine || ImportInput.isBlank(line) { return true }
@@ -122,7 +134,8 @@ struct ImportRecords {
             .invalidArgument, "line \(number): not valid JSON: \(e.message) (column \(e.column))",
             ["line": .int(Int64(number)), "column": .int(Int64(e.column))])
         }
-        try body(RecordLocation(layout: .ndjson, number: number), value)
+        let location = RecordLocation(layout: .ndjson, number: number)
+        try body(location, try migration?.migrate(value, at: location) ?? value)
         return true
       }
     }

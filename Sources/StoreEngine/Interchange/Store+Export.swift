@@ -11,6 +11,9 @@ public struct ExportOptions {
   /// JSON paths of the predicate's nodes when it came in JSON form (error positions).
   public var predicateLocations: [String]?
   public var layout: InterchangeFormat.Layout
+  /// Also export every object the chosen ones reach through relationships, transitively,
+  /// so that the file has no reference to an object outside it.
+  public var withRelated = false
 
   public init(entities: [String]? = nil, predicate: Predicate? = nil, layout: InterchangeFormat.Layout = .ndjson) {
     self.entities = entities
@@ -51,8 +54,15 @@ extension Store {
 
   private func writeExport(_ options: ExportOptions, _ sink: ByteSink, _ progress: ((Int, Int) -> Void)?) throws -> ExportSummary {
     let graph = try requireGraph()
-    let models = try exportedEntities(options)
-    let queries = try models.map { try exportQuery($0, options, graph) }
+    var models = try exportedEntities(options)
+    let queries: [(select: String, count: String, args: [SQLValue])]
+    if options.withRelated {
+      let reached = try collectClosure(models, options)
+      models = graph.ordered.filter { m in !m.entity.abstract && (reached.contains(m.name) || models.contains { $0 === m }) }
+      queries = models.map { closureQuery($0, graph) }
+    } else {
+      queries = try models.map { try exportQuery($0, options, graph) }
+    }
     var total = 0
     if progress != nil {
       for q in queries { total += Int(try connection.prepare(q.count).first(q.args) { $0.int(0) } ?? 0) }
@@ -129,16 +139,21 @@ extension Store {
   private func exportQuery(_ model: EntityModel, _ options: ExportOptions, _ graph: ModelGraph) throws -> (
     select: String, count: String, args: [SQLValue]
   ) {
+    let (plan, from, args) = try exportFilter(model, options)
+    return (
+      readPlan(for: plan).selectSQL(for: model.name, keys: InterchangeFormat.writtenKeys(model, graph: graph)) + from
+        + " ORDER BY t.\"_pk\"", "SELECT count(*) FROM \(plan.table) t" + from, args
+    )
+  }
+
+  /// The joins and WHERE clause choosing one concrete entity's exported objects (`where`).
+  func exportFilter(_ model: EntityModel, _ options: ExportOptions) throws -> (plan: EntityPlan, sql: String, args: [SQLValue]) {
     let plan = try self.plan(model.name)
     var request = FetchRequest(entity: model.name, predicate: options.predicate)
     request.predicateLocations = options.predicateLocations
     request.includeSubentities = false
     var builder = SQLBuilder(store: self, base: plan)
     let filter = try whereClause(request, plan, &builder)
-    let from = builder.joinSQL + filter
-    return (
-      readPlan(for: plan).selectSQL(for: model.name, keys: InterchangeFormat.writtenKeys(model, graph: graph)) + from
-        + " ORDER BY t.\"_pk\"", "SELECT count(*) FROM \(plan.table) t" + from, builder.args
-    )
+    return (plan, builder.joinSQL + filter, builder.args)
   }
 }

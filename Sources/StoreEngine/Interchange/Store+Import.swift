@@ -23,6 +23,9 @@ public struct ImportSummary {
   public var deleted = 0
   /// True when the store had no schema and the file's was installed.
   public var schemaDefined = false
+  /// The changes the records were migrated through, when the file's schema was an older
+  /// version that a lightweight stage takes to the store's.
+  public var migrated: [SchemaChange] = []
 }
 
 extension Store {
@@ -36,15 +39,19 @@ extension Store {
     _ input: ImportInput, mode: ImportMode, progress: ((_ phase: String, _ done: Int, _ total: Int?) -> Void)? = nil
   ) throws -> ImportSummary {
     try checkWritable()
-    let records = try ImportRecords(input)
+    var records = try ImportRecords(input)
     let defines = graph == nil
     if let graph {
-      let reasons = SchemaComparison.reasons(file: records.schema, store: graph.schema)
-      if let first = reasons.first {
-        throw StoreError(
-          .schemaMismatch,
-          "the file's schema does not match the store's (\(reasons.count) difference\(reasons.count == 1 ? "" : "s"); first: \(first["message"]?.stringValue ?? ""))",
-          ["reasons": .array(reasons)])
+      if let refusal = SchemaComparison.refusal(file: records.schema, store: graph.schema, what: "the file's schema") {
+        // An older version a lightweight stage takes to the store's: records migrate as read.
+        let (migration, reasons) = RecordMigration.between(file: records.schema, store: graph.schema)
+        guard let migration else {
+          var e = refusal
+          e.details["migration"] = .array(reasons)
+          e.message += "; and no lightweight migration leads from it to the store's: \(reasons.first?["message"]?.stringValue ?? "")"
+          throw e
+        }
+        records.migrate(with: migration)
       }
     } else if userTransactions > 0 {
       throw StoreError(
@@ -59,7 +66,16 @@ extension Store {
           _ = try define(records.schemaJSON)
           run.summary.schemaDefined = true
         }
-        return try run.perform()
+        // The history gets one summary of the import, not an entry per object.
+        recordsObjectHistory = false
+        defer { recordsObjectHistory = true }
+        var summary = try run.perform()
+        summary.migrated = records.migration?.diff.changes ?? []
+        requestLog.addBulk([
+          "op": "bulk", "kind": "import", "mode": .string(mode.rawValue), "entities": .array(records.entities.map { .string($0) }),
+          "inserted": .int(Int64(summary.inserted)), "updated": .int(Int64(summary.updated)), "deleted": .int(Int64(summary.deleted)),
+        ])
+        return summary
       }
     } catch {
       // The schema installed inside the rolled-back transaction is gone from the file.

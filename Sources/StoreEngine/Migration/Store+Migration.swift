@@ -204,6 +204,15 @@ extension Store {
       try checkClientTransactions(stage, "didMigrate")
     }
     try applier.contract()
+    if let old {
+      // One history summary per stage: objects change shape, ids may change (renames).
+      let log = ChangeLog()
+      log.addBulk([
+        "op": "bulk", "kind": "migration", "from": .string(old.version), "to": .string(new.version),
+        "entities": .array(Set(old.entities.map(\.name)).union(new.entities.map(\.name)).sorted().map { .string($0) }),
+      ])
+      try appendHistory(log)
+    }
     try record(new)
     return applier.report
   }

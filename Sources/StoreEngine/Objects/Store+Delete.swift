@@ -57,12 +57,15 @@ extension Store {
         let sourcePlan = plans[source.name]!
         switch sourcePlan.storage[r.name]! {
         case .foreignKey(let col):
-          // The sources lose their value; a required one then fails validation.
-          if !r.optional {
+          // The sources lose their value; a required one then fails validation. The
+          // history lists them as updated.
+          if !r.optional || recordsObjectHistory {
             try connection.cached("SELECT \"_ent\", \"_pk\" FROM \(sourcePlan.table) WHERE \(Identifier.quote(col)) = ?").forEachRow([
               .integer(id.pk)
             ]) {
-              ctx.touch(ObjectID(entity: $0.text(0), pk: $0.int(1)))
+              let source = ObjectID(entity: $0.text(0), pk: $0.int(1))
+              if !r.optional { ctx.touch(source) }
+              if recordsObjectHistory { requestLog.update(source, keys: CollectionOfOne(r.name)) }
             }
           }
           try connection.cached(
@@ -76,7 +79,9 @@ extension Store {
       }
     }
     for id in order {
-      try connection.cached("DELETE FROM \(try plan(id.entity).table) WHERE \"_pk\" = ?").execute([.integer(id.pk)])
+      let plan = try plan(id.entity)
+      if recordsObjectHistory { requestLog.delete(id, tombstone: try tombstone(id, plan)) }
+      try connection.cached("DELETE FROM \(plan.table) WHERE \"_pk\" = ?").execute([.integer(id.pk)])
     }
     return order
   }

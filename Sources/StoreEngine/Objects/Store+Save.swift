@@ -88,11 +88,20 @@ extension Store {
     try checkWritable()
     try translatingErrors { try connection.begin() }
     userTransactions += 1
+    transactionLogs.append(ChangeLog())
     return userTransactions
   }
 
+  /// Closes the innermost level; the outermost commit writes the whole transaction's
+  /// changes as one history transaction, inside it.
   public func commit() throws -> Int {
     guard userTransactions > 0 else { throw StoreError(.transaction, "no transaction is open (call transaction.begin first)") }
+    let log = transactionLogs.removeLast()
+    if let outer = transactionLogs.last {
+      outer.merge(log)
+    } else {
+      try translatingErrors { try appendHistory(log) }
+    }
     try translatingErrors { try connection.commit() }
     userTransactions -= 1
     return userTransactions
@@ -102,6 +111,7 @@ extension Store {
     guard userTransactions > 0 else { throw StoreError(.transaction, "no transaction is open (call transaction.begin first)") }
     connection.rollback()
     userTransactions -= 1
+    transactionLogs.removeLast()
     return userTransactions
   }
 }

@@ -39,14 +39,42 @@ extension Store {
     return o
   }
 
-  /// Updates the given keys of one object and returns it.
-  public func update(id: String, values: JSONObject) throws -> JSONObject {
+  /// Updates the given keys of one object and returns it. With `ifVersion`, the update
+  /// applies only while the object's version (`_opt`, raised by every change, like Core
+  /// Data's `Z_OPT`) is still that one; otherwise it fails with `conflict`, so of two
+  /// writers that read the same version only the first wins.
+  public func update(id: String, values: JSONObject, ifVersion: Int64? = nil) throws -> JSONObject {
     try write {
       let ctx = WriteContext()
       let oid = try existingID(id, path: "params.id")
+      if let expected = ifVersion {
+        let actual = try version(of: oid)
+        guard actual == expected else {
+          throw StoreError(
+            .conflict, "\(oid) is at version \(actual), not \(expected): another write changed it since it was read",
+            ["id": .string(oid.description), "expected": .int(expected), "actual": .int(actual)])
+        }
+      }
       try updateObject(oid, values, ctx, path: "params.values")
       try finish(ctx)
-      return try object(oid)
+      var o = try object(oid)
+      if ifVersion != nil { o.append("_version", .int(try version(of: oid))) }
+      return o
+    }
+  }
+
+  /// The object's change counter (`_opt`).
+  func version(of id: ObjectID) throws -> Int64 {
+    try connection.cached("SELECT \"_opt\" FROM \(try plan(id.entity).table) WHERE \"_pk\" = ?").first([.integer(id.pk)]) { $0.int(0) } ?? 0
+  }
+
+  /// `_version` added to objects read for a client that checks versions.
+  public func withVersions(_ objects: [JSONObject]) throws -> [JSONObject] {
+    try objects.map { o in
+      guard case .string(let text)? = o["_id"], let id = ObjectID(text) else { return o }
+      var out = o
+      out.append("_version", .int(try version(of: id)))
+      return out
     }
   }
 
@@ -127,6 +155,10 @@ extension Store {
       var details: JSONObject = ["ref": .string(ref)]
       if let index = unresolved.index { details.append("index", .int(Int64(index))) }
       throw StoreError(.validation, "\(unresolved.path): '\(ref)' is not the ref of any insert in this save", details)
+    }
+    if recordsObjectHistory {
+      // Objects whose links changed as a side effect (inverses, nullified references).
+      for id in ctx.touched where !requestLog.wasInserted(id) { requestLog.update(id, keys: EmptyCollection()) }
     }
     try validateTouched(ctx)
   }
@@ -263,6 +295,7 @@ extension Store {
       throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path()) ?? StoreError(sqlite: e)
     }
     let id = ObjectID(entity: entity, pk: connection.lastInsertRowID)
+    if recordsObjectHistory { requestLog.insert(id) }
     ctx.touch(id)
     ctx.lastInsertBound = relationshipValues ? nil : bound
     for (r, target) in toOneTargets { try linkToOne(id, r, from: nil, to: target, plan, ctx) }
@@ -389,6 +422,7 @@ extension Store {
         throw try uniqueViolation(plan, values: merged, excluding: id.pk, path: path()) ?? StoreError(sqlite: e)
       }
     }
+    if recordsObjectHistory { requestLog.update(id, keys: values.members.lazy.map(\.key).filter { !$0.hasPrefix("_") }) }
     ctx.touch(id)
     for (r, target) in toOneChanges { try linkToOne(id, r, from: previous[r.name] ?? nil, to: target, plan, ctx) }
     for (r, v) in toManyChanges {

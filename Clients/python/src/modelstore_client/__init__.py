@@ -10,6 +10,7 @@ Typical use::
 """
 
 from .client import Client, resolve_binary
+from .live import LiveQuery, apply_change
 from .errors import (
     BinaryNotFoundError,
     BusyError,
@@ -39,6 +40,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Client",
+    "LiveQuery",
+    "apply_change",
     "resolve_binary",
     "error_from_response",
     "ModelStoreError",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
 
 JSONObject = Dict[str, Any]
 
@@ -60,10 +60,21 @@ class StoreMethods:
         memory: bool = False,
         read_only: bool = False,
         create: bool = True,
+        format: Optional[str] = None,
+        model: Optional[str] = None,
     ) -> Any:
+        """``store.open``; ``format="coredata"`` (with ``read_only=True``) browses a Core Data
+        SQLite store in place, ``model`` naming its ``.xcdatamodeld`` for exact names."""
         return self.call(
             "store.open",
-            _params(path=path, memory=memory, readOnly=read_only, create=create),
+            _params(
+                path=path,
+                memory=memory,
+                readOnly=read_only,
+                create=None if format == "coredata" else create,
+                format=format,
+                model=model,
+            ),
         )
 
     def store_info(self) -> Any:
@@ -86,13 +97,139 @@ class StoreMethods:
     def model_validate(self, schema: Mapping[str, Any]) -> Any:
         return self.call("model.validate", {"schema": schema})
 
+    def model_diff(
+        self, to: Mapping[str, Any], from_: Optional[Mapping[str, Any]] = None
+    ) -> Any:
+        """``model.diff``: the changes from ``from_`` (default: the store's schema) to ``to``."""
+        return self.call("model.diff", _params(to=to, **{"from": from_}))
+
+    # ----------------------------------------------------------- migrations
+
+    def migration_status(self, schema: Optional[Mapping[str, Any]] = None) -> Any:
+        return self.call("migration.status", _params(schema=schema))
+
+    def migration_plan(
+        self,
+        schemas: Sequence[Mapping[str, Any]],
+        stages: Optional[Sequence[Mapping[str, Any]]] = None,
+        allow_data_loss: Optional[bool] = None,
+    ) -> Any:
+        """A dry run of :meth:`migration_apply`: exact steps, rows and data loss."""
+        return self.call(
+            "migration.plan",
+            _params(schemas=list(schemas), stages=_list(stages), allowDataLoss=allow_data_loss),
+        )
+
+    def migration_apply(
+        self,
+        schemas: Sequence[Mapping[str, Any]],
+        stages: Optional[Sequence[Mapping[str, Any]]] = None,
+        allow_data_loss: Optional[bool] = None,
+        backup: Optional[bool] = None,
+        progress_token: Optional[Any] = None,
+        will_migrate: Optional[Callable[[Any], Any]] = None,
+        did_migrate: Optional[Callable[[Any], Any]] = None,
+        timeout: Optional[float] = None,
+    ) -> Any:
+        """Run the chain's stages from the store's version to the last.
+
+        ``will_migrate`` / ``did_migrate`` answer the server's
+        ``migration/willMigrate`` / ``migration/didMigrate`` requests for custom
+        stages that ask for them (the session must have called
+        ``initialize(capabilities={"migrationHooks": True})``). They get the
+        params ``{from, to, schema}`` and may call any method of this client
+        against the store in its intermediate state; raising rolls the stage back.
+        """
+        hooks = {"migration/willMigrate": will_migrate, "migration/didMigrate": did_migrate}
+        for method, handler in hooks.items():
+            if handler is not None:
+                self.on_request(method, handler)
+        try:
+            return self.call(
+                "migration.apply",
+                _params(
+                    schemas=list(schemas),
+                    stages=_list(stages),
+                    allowDataLoss=allow_data_loss,
+                    backup=backup,
+                    progressToken=progress_token,
+                ),
+                timeout=timeout,
+            )
+        finally:
+            for method, handler in hooks.items():
+                if handler is not None:
+                    self.on_request(method, None)
+
+    def on_request(self, method: str, handler: Optional[Callable[[Any], Any]]) -> None:
+        raise NotImplementedError
+
+    # ------------------------------------------------------ Core Data models
+
+    def model_import_xcdatamodel(
+        self,
+        path: Optional[str] = None,
+        xml: Optional[str] = None,
+        name: Optional[str] = None,
+    ) -> Any:
+        """Reads a Core Data model: a .xcdatamodeld / .xcdatamodel / contents path
+        (read by the server) or the text of a contents file (xml)."""
+        return self.call("model.importXcdatamodel", _params(path=path, xml=xml, name=name))
+
+    def model_audit(
+        self,
+        path: Optional[str] = None,
+        xml: Optional[str] = None,
+        schema: Optional[Mapping[str, Any]] = None,
+        name: Optional[str] = None,
+        cloud_kit: Optional[bool] = None,
+        compare_with: Optional[Any] = None,
+    ) -> Any:
+        """SwiftData migration assessment of a model; compare_with (a path or a
+        schema) adds the coexistence check."""
+        return self.call(
+            "model.audit",
+            _params(
+                path=path,
+                xml=xml,
+                schema=schema,
+                name=name,
+                cloudKit=cloud_kit,
+                compareWith=compare_with,
+            ),
+        )
+
+    def model_generate(
+        self,
+        target: str,
+        path: Optional[str] = None,
+        xml: Optional[str] = None,
+        schema: Optional[Mapping[str, Any]] = None,
+        name: Optional[str] = None,
+        base_name: Optional[str] = None,
+    ) -> Any:
+        """Source code for a model: target is swiftdata, coredata, typescript or python."""
+        return self.call(
+            "model.generate",
+            _params(
+                target=target,
+                path=path,
+                xml=xml,
+                schema=schema,
+                name=name,
+                baseName=base_name,
+            ),
+        )
+
     # -------------------------------------------------------------- objects
 
     def insert(self, entity: str, values: Mapping[str, Any]) -> Any:
         return self.call("objects.insert", {"entity": entity, "values": values})
 
-    def update(self, id: str, values: Mapping[str, Any]) -> Any:
-        return self.call("objects.update", {"id": id, "values": values})
+    def update(self, id: str, values: Mapping[str, Any], if_version: Optional[int] = None) -> Any:
+        """``objects.update``; with ``if_version`` it fails with :class:`ConflictError`
+        when the object changed since that version was read (``get(..., with_version=True)``)."""
+        return self.call("objects.update", _params(id=id, values=values, ifVersion=if_version))
 
     def upsert(
         self,
@@ -108,8 +245,8 @@ class StoreMethods:
     def delete(self, id: str) -> Any:
         return self.call("objects.delete", {"id": id})
 
-    def get(self, id: str, include: Optional[Sequence[str]] = None) -> Any:
-        return self.call("objects.get", _params(id=id, include=_list(include)))
+    def get(self, id: str, include: Optional[Sequence[str]] = None, with_version: Optional[bool] = None) -> Any:
+        return self.call("objects.get", _params(id=id, include=_list(include), withVersion=with_version))
 
     def get_many(self, ids: Sequence[str], include: Optional[Sequence[str]] = None) -> Any:
         return self.call("objects.get", _params(ids=list(ids), include=_list(include)))
@@ -193,6 +330,48 @@ class StoreMethods:
                 sectionBy=section_by,
             ),
         )
+
+    def observe(
+        self,
+        entity: str,
+        where: Optional[str] = None,
+        args: Optional[Sequence[Any]] = None,
+        sort: Optional[Sequence[Mapping[str, Any]]] = None,
+        limit: Optional[int] = None,
+        select: Optional[Sequence[str]] = None,
+        section_by: Optional[Any] = None,
+        callback: Optional[Callable[[Any, Dict[str, Any]], None]] = None,
+    ) -> Any:
+        """``query.observe``: a :class:`~modelstore_client.live.LiveQuery` whose
+        ``objects`` follow every commit (of any process on the store); ``callback(live,
+        change)`` runs after each change, and iterating yields the changes."""
+        from .live import LiveQuery
+
+        params = _params(
+            entity=entity,
+            where=where,
+            args=_list(args),
+            sort=_list(sort),
+            limit=limit,
+            select=_list(select),
+            sectionBy=section_by,
+        )
+        return LiveQuery(self, callback)._start(params)
+
+    def history(
+        self,
+        after: Optional[int] = None,
+        author: Optional[str] = None,
+        entities: Optional[Sequence[str]] = None,
+        limit: Optional[int] = None,
+    ) -> Any:
+        """``history.fetch``: ``{transactions: [{token, timestamp, author, changes}], lastToken}``."""
+        return self.call(
+            "history.fetch", _params(after=after, author=author, entities=_list(entities), limit=limit)
+        )
+
+    def delete_history(self, before: int) -> Any:
+        return self.call("history.delete", {"before": before})
 
     def count(
         self, entity: str, where: Optional[str] = None, args: Optional[Sequence[Any]] = None
@@ -279,6 +458,19 @@ class StoreMethods:
         ``mode`` is ``insert`` (default), ``upsert`` or ``replace``."""
         return self.call(
             "import.json", _params(path=path, data=data, mode=mode, progressToken=progress_token)
+        )
+
+    def import_core_data(
+        self,
+        store: str,
+        model: Optional[str] = None,
+        progress_token: Optional[Any] = None,
+    ) -> Any:
+        """``import.coreData``: copies the Core Data SQLite store at ``store`` into the open
+        store, all or nothing; ``{objects, counts, links, schemaDefined, skipped, warnings,
+        source}``. ``model`` (a ``.xcdatamodeld``) gives exact names instead of inferred ones."""
+        return self.call(
+            "import.coreData", _params(store=store, model=model, progressToken=progress_token)
         )
 
 

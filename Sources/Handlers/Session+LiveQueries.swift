@@ -1,0 +1,73 @@
+import JSONCore
+import RPCCore
+import StoreEngine
+
+/// Live queries: after every request, and every `idleIntervalMilliseconds` while the
+/// client is quiet, the history is checked for transactions after the last one seen (this
+/// process's and other processes' commits alike); each subscription they may affect is
+/// refreshed and, when its result changed, `query/changed` is sent.
+extension Session {
+  func observe(_ request: FetchRequest) throws -> (String, FetchResult, Int64) {
+    let store = try requireStore()
+    if subscriptions.isEmpty { historyCursor = try store.latestHistoryToken() }
+    let (query, first) = try LiveQuery.start(request, on: store)
+    nextSubscription += 1
+    let id = "q\(nextSubscription)"
+    subscriptions[id] = query
+    subscriptionOrder.append(id)
+    server.requestDidFinish = { [weak self] in self?.pollHistory() }
+    server.idleHook = { [weak self] in self?.pollHistory() }
+    return (id, first, historyCursor)
+  }
+
+  func unobserve(_ id: String) -> Bool {
+    guard subscriptions.removeValue(forKey: id) != nil else { return false }
+    subscriptionOrder.removeAll { $0 == id }
+    if subscriptions.isEmpty {
+      server.requestDidFinish = nil
+      server.idleHook = nil
+    }
+    return true
+  }
+
+  /// Drops every subscription (the store was replaced or closed).
+  func dropSubscriptions() {
+    subscriptions = [:]
+    subscriptionOrder = []
+    server.requestDidFinish = nil
+    server.idleHook = nil
+  }
+
+  private func pollHistory() {
+    guard !subscriptions.isEmpty, let store, store.openTransactions == 0, !store.isMigrating else { return }
+    do {
+      let latest = try store.latestHistoryToken()
+      guard latest > historyCursor else { return }
+      let transactions = try store.history(after: historyCursor)
+      historyCursor = latest
+      var entities: Set<String> = []
+      var changed: Set<String> = []
+      var bulk = false
+      for t in transactions {
+        entities.formUnion(t.entities)
+        changed.formUnion(t.ids)
+        bulk = bulk || t.hasBulk
+      }
+      for id in subscriptionOrder {
+        guard let query = subscriptions[id] else { continue }
+        do {
+          guard let change = try query.refresh(on: store, entities: entities, changed: changed, bulk: bulk) else { continue }
+          var params: JSONObject = ["subscription": .string(id), "token": .int(latest)]
+          for m in change.json.members { params.append(m.key, m.value) }
+          server.notify(method: "query/changed", params: .object(params))
+        } catch {
+          // The query no longer fits the store (a migration removed its entity): it ends.
+          server.notify(method: "query/changed", params: .object(["subscription": .string(id), "token": .int(latest), "error": .string("\(error)")]))
+          _ = unobserve(id)
+        }
+      }
+    } catch {
+      server.log.warning("live queries: reading the history failed: \(error)")
+    }
+  }
+}

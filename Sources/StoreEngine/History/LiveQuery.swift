@@ -1,0 +1,133 @@
+import JSONCore
+import SchemaModel
+
+/// A fetch kept current: after a commit that touches what it depends on, it re-runs its
+/// id query (index-backed, no objects built), diffs the ids against the previous result,
+/// and reads only the objects that came in, moved, or changed, as NSFetchedResultsController
+/// reports them.
+public final class LiveQuery {
+  public let request: FetchRequest
+  public private(set) var ids: [ObjectID] = []
+  /// Entities whose changes can alter the result; nil when any entity can (key paths
+  /// through relationships, SUBQUERY, @count).
+  let dependencies: Set<String>?
+
+  /// Runs the fetch; returns the live query and the first result.
+  public static func start(_ request: FetchRequest, on store: Store) throws -> (LiveQuery, FetchResult) {
+    let q = LiveQuery(request, graph: try store.requireGraph())
+    let first = try store.fetchWithSections(request)
+    q.ids = try store.matchingIDs(request)
+    return (q, first)
+  }
+
+  private init(_ request: FetchRequest, graph: ModelGraph) {
+    self.request = request
+    let model = graph[request.entity]
+    let local =
+      !(request.predicate.map { Self.crossesRelationships($0) } ?? false) && !request.sort.contains { $0.keyPath.contains(".") }
+      && request.include.isEmpty
+    dependencies = local ? model.map { Set($0.hierarchy.map(\.name)) } : nil
+  }
+
+  /// Conservative: any key path with a dot, or a function over a collection.
+  private static func crossesRelationships(_ p: Predicate) -> Bool {
+    let text = JSONWriter.encodeString(PredicateJSON.encode(p)).lowercased()
+    return text.contains(".") || text.contains("@") || text.contains("subquery") || text.contains("count") || text.contains("function")
+  }
+
+  /// The change to report after commits that changed `entities` (and the objects `changed`,
+  /// or every object when `bulk`), or nil when the result is the same.
+  public func refresh(on store: Store, entities: Set<String>, changed: Set<String>, bulk: Bool) throws -> LiveQueryChange? {
+    if let dependencies, dependencies.isDisjoint(with: entities) { return nil }
+    let old = ids
+    let new = try store.matchingIDs(request)
+    ids = new
+    var oldIndex: [ObjectID: Int] = [:]
+    for (i, id) in old.enumerated() { oldIndex[id] = i }
+    var newIndex: [ObjectID: Int] = [:]
+    for (i, id) in new.enumerated() { newIndex[id] = i }
+
+    var change = LiveQueryChange()
+    for (i, id) in old.enumerated() where newIndex[id] == nil { change.deleted.append((i, id.description)) }
+    // Objects in both: those off the longest run kept in order moved.
+    let common = new.filter { oldIndex[$0] != nil }
+    let kept = Self.longestIncreasing(common.map { oldIndex[$0]! })
+    var movedIDs: [ObjectID] = []
+    for (k, id) in common.enumerated() where !kept.contains(k) { movedIDs.append(id) }
+    let moved = Set(movedIDs)
+    let inserted = new.filter { oldIndex[$0] == nil }
+    let updated = common.filter { !moved.contains($0) && (bulk || changed.contains($0.description)) }
+    let wanted = inserted + movedIDs + updated
+    if change.deleted.isEmpty && wanted.isEmpty { return nil }
+    let objects = try read(wanted, store)
+    for id in inserted { change.inserted.append((newIndex[id]!, objects[id] ?? [:])) }
+    for id in movedIDs { change.moved.append((oldIndex[id]!, newIndex[id]!, objects[id] ?? [:])) }
+    for id in updated { change.updated.append((newIndex[id]!, objects[id] ?? [:])) }
+    change.inserted.sort { $0.0 < $1.0 }
+    change.moved.sort { $0.to < $1.to }
+    change.updated.sort { $0.0 < $1.0 }
+    change.deleted.sort { $0.0 > $1.0 }
+    if request.sectionBy != nil { change.sections = try store.fetchWithSections(request).sections }
+    return change
+  }
+
+  /// The objects for `ids`, shaped as the fetch shapes them (select, include).
+  private func read(_ ids: [ObjectID], _ store: Store) throws -> [ObjectID: JSONObject] {
+    guard !ids.isEmpty else { return [:] }
+    var r = request
+    r.predicate = try PredicateParser.parse("SELF IN %@", args: [.array(ids.map { .string($0.description) })])
+    r.limit = nil
+    r.offset = nil
+    r.sort = []
+    r.sectionBy = nil
+    var out: [ObjectID: JSONObject] = [:]
+    for o in try store.fetch(r) {
+      if case .string(let text)? = o["_id"], let id = ObjectID(text) { out[id] = o }
+    }
+    return out
+  }
+
+  /// Positions (into `values`) of one longest strictly increasing subsequence.
+  static func longestIncreasing(_ values: [Int]) -> Set<Int> {
+    var tails: [Int] = []  // index into values of the smallest tail of each length
+    var previous = [Int](repeating: -1, count: values.count)
+    for (i, v) in values.enumerated() {
+      var lo = 0, hi = tails.count
+      while lo < hi {
+        let mid = (lo + hi) / 2
+        if values[tails[mid]] < v { lo = mid + 1 } else { hi = mid }
+      }
+      if lo > 0 { previous[i] = tails[lo - 1] }
+      if lo == tails.count { tails.append(i) } else { tails[lo] = i }
+    }
+    var out: Set<Int> = []
+    var k = tails.last ?? -1
+    while k >= 0 {
+      out.insert(k)
+      k = previous[k]
+    }
+    return out
+  }
+}
+
+/// One `query/changed`: apply `deleted` and the `from` side of `moved` to the previous
+/// list (old indexes, highest first), then `inserted` and the `to` side of `moved` (new
+/// indexes, lowest first), then replace at `updated` (new indexes).
+public struct LiveQueryChange {
+  public var inserted: [(Int, JSONObject)] = []
+  public var deleted: [(Int, String)] = []
+  public var updated: [(Int, JSONObject)] = []
+  public var moved: [(from: Int, to: Int, object: JSONObject)] = []
+  public var sections: [Section]?
+
+  public var json: JSONObject {
+    var o: JSONObject = [
+      "inserted": .array(inserted.map { .object(["index": .int(Int64($0.0)), "object": .object($0.1)]) }),
+      "deleted": .array(deleted.map { .object(["index": .int(Int64($0.0)), "id": .string($0.1)]) }),
+      "updated": .array(updated.map { .object(["index": .int(Int64($0.0)), "object": .object($0.1)]) }),
+      "moved": .array(moved.map { .object(["from": .int(Int64($0.from)), "to": .int(Int64($0.to)), "object": .object($0.object)]) }),
+    ]
+    if let sections { o.append("sections", .array(sections.map(\.json))) }
+    return o
+  }
+}

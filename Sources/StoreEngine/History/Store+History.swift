@@ -1,0 +1,144 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// One committed transaction as `history.fetch` reports it.
+public struct HistoryTransaction {
+  public var token: Int64
+  public var timestamp: Double
+  public var author: String?
+  /// The stored compact form (`ChangeLog.encoded`).
+  public var changes: JSONValue
+
+  /// Every entity the transaction changed.
+  public var entities: Set<String> {
+    Set((changes.arrayValue ?? []).flatMap { c -> [String] in
+      if let e = c["entity"]?.stringValue { return [e] }
+      return (c["entities"]?.arrayValue ?? []).compactMap(\.stringValue)
+    })
+  }
+
+  /// The ids of changed objects (bulk entries name none).
+  public var ids: [String] {
+    (changes.arrayValue ?? []).flatMap { c -> [String] in
+      guard let e = c["entity"]?.stringValue, let pks = c["pks"]?.arrayValue else { return [] }
+      return pks.flatMap { r -> [String] in
+        guard case .int(let a)? = r.arrayValue?.first, case .int(let b)? = r.arrayValue?.last, b >= a else { return [] }
+        return (a...b).map { "\(e)/\($0)" }
+      }
+    }
+  }
+
+  /// True when a bulk entry (import, migration) changed objects without listing them.
+  public var hasBulk: Bool { (changes.arrayValue ?? []).contains { $0["op"] == "bulk" } }
+
+  /// The wire form: changes with their ids spelled out.
+  public var json: JSONValue {
+    var list: [JSONValue] = []
+    for c in changes.arrayValue ?? [] {
+      guard var o = c.objectValue else { continue }
+      if let e = o["entity"]?.stringValue, let pks = o["pks"]?.arrayValue {
+        var ids: [JSONValue] = []
+        for r in pks {
+          guard case .int(let a)? = r.arrayValue?.first, case .int(let b)? = r.arrayValue?.last, b >= a else { continue }
+          for pk in a...b { ids.append(.string("\(e)/\(pk)")) }
+        }
+        o["pks"] = nil
+        o.append("ids", .array(ids))
+      }
+      list.append(.object(o))
+    }
+    var t: JSONObject = ["token": .int(token), "timestamp": .string(ISODate.format(timestamp))]
+    t.append("author", author.map { .string($0) } ?? .null)
+    t.append("changes", .array(list))
+    return .object(t)
+  }
+}
+
+extension Store {
+  static let historyTable = "_ms_history"
+
+  func createHistoryTable() throws {
+    try connection.execute(
+      "CREATE TABLE IF NOT EXISTS \(Store.historyTable) (\"token\" INTEGER PRIMARY KEY AUTOINCREMENT, \"timestamp\" REAL NOT NULL, \"author\" TEXT, \"changes\" TEXT NOT NULL)"
+    )
+  }
+
+  /// Where the changes of the running request go: the open client transaction's log, or
+  /// the request's own.
+  var currentLog: ChangeLog { transactionLogs.last ?? requestLog }
+
+  /// Called when a write's body succeeded, inside its transaction: the request's changes
+  /// join the client transaction, or become a history transaction now (same SQLite
+  /// transaction as the data, so both commit or neither).
+  func settleRequestLog() throws {
+    guard !requestLog.isEmpty else { return }
+    if let open = transactionLogs.last {
+      open.merge(requestLog)
+    } else {
+      try appendHistory(requestLog)
+    }
+    requestLog.removeAll()
+  }
+
+  /// Writes `log` as one history transaction (nothing when it is empty).
+  func appendHistory(_ log: ChangeLog) throws {
+    guard !log.isEmpty, historyEnabled else { return }
+    try connection.cached("INSERT INTO \(Store.historyTable) (\"timestamp\", \"author\", \"changes\") VALUES (?, ?, ?)").execute([
+      .real(currentTimeSeconds()), (requestAuthor ?? defaultAuthor).map { .text($0) } ?? .null, .text(JSONWriter.encodeString(log.encoded())),
+    ])
+  }
+
+  /// The newest token in the history (0 when empty).
+  public func latestHistoryToken() throws -> Int64 {
+    guard historyEnabled else { return 0 }
+    if case .integer(let n)? = try connection.scalar("SELECT max(\"token\") FROM \(Store.historyTable)") { return n }
+    return 0
+  }
+
+  /// Transactions after `after`, oldest first, filtered by author and entity.
+  public func history(after: Int64 = 0, author: String? = nil, entities: Set<String>? = nil, limit: Int? = nil) throws -> [HistoryTransaction] {
+    guard historyEnabled else { return [] }
+    var out: [HistoryTransaction] = []
+    var sql = "SELECT \"token\", \"timestamp\", \"author\", \"changes\" FROM \(Store.historyTable) WHERE \"token\" > ?"
+    var args: [SQLValue] = [.integer(after)]
+    if let author {
+      sql += " AND \"author\" = ?"
+      args.append(.text(author))
+    }
+    sql += " ORDER BY \"token\""
+    try translatingErrors {
+      try connection.prepare(sql).forEachRow(args) { row in
+        if let limit, out.count >= limit { return }
+        let t = HistoryTransaction(
+          token: row.int(0), timestamp: row.double(1), author: row.isNull(2) ? nil : row.text(2),
+          changes: (try? JSONParser.parse(row.text(3))) ?? .array([]))
+        if let entities, t.entities.isDisjoint(with: entities) { return }
+        out.append(t)
+      }
+    }
+    return out
+  }
+
+  /// Purges transactions before `token`; returns how many went.
+  public func deleteHistory(before token: Int64) throws -> Int {
+    try checkWritable()
+    guard historyEnabled else { return 0 }
+    return try write {
+      try connection.run("DELETE FROM \(Store.historyTable) WHERE \"token\" < ?", [.integer(token)])
+      return connection.changes
+    }
+  }
+
+  /// The values a delete's tombstone keeps: the object's unique attributes.
+  func tombstone(_ id: ObjectID, _ plan: EntityPlan) throws -> JSONObject? {
+    let keys = Set(plan.model.uniqueness.joined()).sorted().compactMap { plan.model.attribute($0) }.filter { !$0.transient }
+    guard !keys.isEmpty else { return nil }
+    let cols = keys.map { "t.\(Identifier.quote($0.name))" }.joined(separator: ", ")
+    return try connection.cached("SELECT \(cols) FROM \(plan.table) t WHERE t.\"_pk\" = ?").first([.integer(id.pk)]) { row in
+      var o = JSONObject()
+      for (i, a) in keys.enumerated() { o.append(a.name, a.type.decode(row.value(i))) }
+      return o
+    } ?? nil
+  }
+}

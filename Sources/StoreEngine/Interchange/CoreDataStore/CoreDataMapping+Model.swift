@@ -1,0 +1,107 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+extension CoreDataMapping {
+  /// The mapping for a store whose model is known (`import.coreData {model}`): names and
+  /// types come from the model; columns are Core Data's `Z<NAME>` (a collision within a
+  /// table takes the next free `Z<NAME>1`, `Z<NAME>2`, ...), many-to-many pairs are found
+  /// by their key columns `Z_<n><NAME>`.
+  init(layout: CoreDataLayout, model schema: Schema, externalStorage: Set<String>, connection c: Connection) throws {
+    self.layout = layout
+    modelSchema = schema
+    let graph = ModelGraph(schema)
+    for e in schema.entities {
+      guard let found = layout.entities.first(where: { $0.name == e.name }) else {
+        warnings.append("entity '\(e.name)' of the model is not in this store's Z_PRIMARYKEY; it stays empty")
+        continue
+      }
+      let root = graph[e.name]!.root.name
+      let table = CoreDataLayout.tableName(ofRoot: root)
+      guard layout.tables[table] != nil else {
+        warnings.append("entity '\(e.name)' has no table \(table) in this store; it stays empty")
+        continue
+      }
+      entities.append((found, root, table))
+    }
+    for e in layout.entities where schema.entities.first(where: { $0.name == e.name }) == nil {
+      warnings.append("entity '\(e.name)' (Z_ENT \(e.number)) of the store is not in the model; its rows are refused")
+    }
+    var claimed: [String: Set<String>] = [:]
+    func column(_ name: String, table: String) -> String? {
+      guard let t = layout.tables[table] else { return nil }
+      let base = "Z" + name.uppercased()
+      for candidate in [base] + (1...9).map({ base + String($0) }) where t.has(candidate) {
+        if claimed[table, default: []].insert(candidate).inserted { return candidate }
+      }
+      return nil
+    }
+    for (found, _, table) in entities {
+      let e = schema.entities.first { $0.name == found.name }!
+      for a in e.attributes where !a.transient {
+        guard let col = column(a.name, table: table) else {
+          warnings.append("\(e.name).\(a.name) has no column Z\(a.name.uppercased()) in \(table); it is left empty")
+          continue
+        }
+        let kind: CoreDataValueKind
+        switch a.type {
+        case .date: kind = .date
+        case .uuid: kind = .uuid
+        case .decimal: kind = .decimal
+        case .data: kind = externalStorage.contains("\(e.name).\(a.name)") ? .externalData : .plain
+        default: kind = .plain
+        }
+        attributes.append(Attribute(entity: e.name, name: a.name, type: a.type, column: col, kind: kind))
+      }
+      for r in e.relationships where !r.toMany {
+        guard let col = column(r.name, table: table) else {
+          warnings.append("\(e.name).\(r.name) has no column Z\(r.name.uppercased()) in \(table); it is left empty")
+          continue
+        }
+        toOnes.append(ToOne(entity: e.name, name: r.name, destination: r.destination, column: col))
+      }
+    }
+    try findJoins(schema, graph)
+  }
+
+  /// Many-to-many pairs: the table holding `Z_<dest><NAME>` for both sides.
+  private mutating func findJoins(_ schema: Schema, _ graph: ModelGraph) throws {
+    var done: Set<String> = []
+    for e in schema.entities {
+      for r in e.relationships where r.toMany {
+        guard let inverseName = r.inverse, let inverse = graph.inverse(of: r), inverse.toMany else {
+          if r.inverse == nil { warnings.append("\(e.name).\(r.name) is a to-many without an inverse; its links are not read") }
+          continue
+        }
+        let key = [e.name + "." + r.name, r.destination + "." + inverseName].sorted().joined(separator: "|")
+        guard done.insert(key).inserted, let mine = number(of: r.destination), let theirs = number(of: e.name) else { continue }
+        let wantMine = "Z_\(mine)\(r.name.uppercased())"
+        let wantTheirs = "Z_\(theirs)\(inverseName.uppercased())"
+        func match(_ t: CoreDataLayout.Table, _ prefix: String) -> String? {
+          t.columns.map(\.name).first { $0 == prefix || ($0.hasPrefix(prefix) && $0.dropFirst(prefix.count).allSatisfy(\.isNumber)) }
+        }
+        guard
+          let table = layout.tables.values.sorted(by: { $0.name < $1.name }).first(where: {
+            CoreDataMapping.joinKey($0.name) != nil && match($0, wantMine) != nil && match($0, wantTheirs) != nil
+          })
+        else {
+          warnings.append("no join table holds \(e.name).\(r.name) (columns \(wantMine), \(wantTheirs)); its links are not read")
+          continue
+        }
+        func side(_ owner: String, _ name: String, _ destination: String, _ column: String) -> JoinSide {
+          let fok = "Z_FOK_" + column.dropFirst(2)
+          return JoinSide(owner: owner, name: name, destination: destination, column: column, positionColumn: table.has(fok) ? fok : nil)
+        }
+        joins.append(
+          Join(
+            table: table.name,
+            sides: [
+              side(e.name, r.name, r.destination, match(table, wantMine)!),
+              side(
+                StorageLayout.owningEntity(of: inverse, in: graph[r.destination]!, graph: graph).name, inverseName, e.name,
+                match(table, wantTheirs)!),
+            ]))
+      }
+    }
+  }
+}

@@ -1,0 +1,119 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// A Core Data store attached read-only to a connection, with its layout, the schema
+/// inferred from it and the column of every property.
+final class CoreDataSource {
+  let path: String
+  let file: CoreDataFile
+  let schemaName: String
+  let layout: CoreDataLayout
+  let mapping: CoreDataMapping
+  let schema: Schema
+  /// The schema as JSON (what `model.define` installs).
+  let schemaJSON: JSONValue
+
+  /// Attaches `path` as `schemaName` (outside any transaction: SQLite refuses ATTACH
+  /// inside one) and reads it. On failure nothing stays attached.
+  init(path: String, model: String? = nil, connection c: Connection, schemaName: String) throws {
+    self.path = path
+    self.schemaName = schemaName
+    file = try CoreDataFile.open(path)
+    do {
+      do {
+        try c.run("ATTACH DATABASE ? AS \(Identifier.quote(schemaName))", [.text(file.uri)])
+      } catch let e as SQLiteError where e.isNotADatabase {
+        throw StoreError(.notAStore, "'\(path)' is not a Core Data store (not an SQLite database)", ["path": .string(path)])
+      } catch let e as SQLiteError {
+        throw StoreError(.notFound, "cannot open Core Data store '\(path)': \(e.message)", ["path": .string(path)])
+      }
+      do {
+        layout = try CoreDataLayout.read(c, schemaName: schemaName, path: path)
+        if let model {
+          mapping = try Self.modelMapping(model, layout, c)
+        } else {
+          mapping = try CoreDataMapping(layout: layout, connection: c)
+        }
+      } catch let e as SQLiteError {
+        throw StoreError(.storage, "cannot read Core Data store '\(path)': \(e.message)", ["path": .string(path)])
+      }
+      try CoreDataValues.registerFunctions(on: c, externalDirectory: file.externalDirectory)
+      schemaJSON = mapping.schemaJSON(version: "1")
+      let (schema, issues) = SchemaValidator.check(schemaJSON)
+      if let issue = issues.first(where: { $0.severity == .error }) {
+        throw StoreError(
+          .invalidModel, "the schema inferred from '\(path)' is not valid: \(issue.path): \(issue.message)",
+          ["path": .string(path), "issues": .array(issues.map(\.json))])
+      }
+      self.schema = schema
+    } catch {
+      Self.detach(c, schemaName)
+      file.cleanUp()
+      throw error
+    }
+  }
+
+  /// The mapping for the version of the model at `path` the store was written with: of
+  /// the versions with exactly the store's entity names, the one whose properties and the
+  /// store's columns match best (fewest properties without a column plus columns without
+  /// a property); ties go to the current version, then the newest.
+  static func modelMapping(_ path: String, _ layout: CoreDataLayout, _ c: Connection) throws -> CoreDataMapping {
+    let model = try CoreDataModelImporter.importModel(at: path)
+    let stored = Set(layout.entities.map(\.name))
+    let readable = model.versions.filter { $0.schema != nil }.reversed().sorted { $0.isCurrent && !$1.isCurrent }
+    guard !readable.isEmpty else {
+      let reason = model.current?.unsupportedReason ?? model.allErrors.first?.description ?? "no version could be read"
+      throw StoreError(.invalidModel, "params.model: '\(path)' has no usable model version: \(reason)", ["path": .string(path)])
+    }
+    var best: (mapping: CoreDataMapping, score: Int)? = nil
+    for version in readable where Set(version.schema!.entities.map(\.name)) == stored {
+      let m = try CoreDataMapping(layout: layout, model: version.schema!, externalStorage: version.details.externalStorage, connection: c)
+      let score = m.warnings.count + m.unmappedColumns
+      if best == nil || score < best!.score { best = (m, score) }
+    }
+    guard let best else {
+      throw StoreError(
+        .invalidModel,
+        "params.model: no version of '\(path)' (\(readable.map(\.name).joined(separator: ", "))) has exactly the store's entities (\(stored.sorted().joined(separator: ", ")))",
+        ["path": .string(path)])
+    }
+    return best.mapping
+  }
+
+  /// Detaches the store and removes any temporary copy.
+  func close(_ c: Connection) {
+    Self.detach(c, schemaName)
+    file.cleanUp()
+  }
+
+  private static func detach(_ c: Connection, _ name: String) {
+    // Cached statements may still reference the attached schema; DETACH needs them gone.
+    c.clearCache()
+    try? c.run("DETACH DATABASE \(Identifier.quote(name))")
+  }
+
+  /// The Core Data facts `store.info` and `import.coreData` report.
+  var metadataJSON: JSONObject {
+    var o: JSONObject = ["path": .string(path), "access": .string(file.access)]
+    o.append("storeUUID", layout.storeUUID.map { .string($0) } ?? .null)
+    let hashes = layout.metadata?["NSStoreModelVersionHashes"]
+    if case .dict(let members)? = hashes {
+      o.append("modelVersionHashes", .array(members.map { .string($0.key) }.sorted { ($0.stringValue ?? "") < ($1.stringValue ?? "") }))
+    }
+    if let ids = layout.metadata?["NSStoreModelVersionIdentifiers"] { o.append("modelVersionIdentifiers", ids.json) }
+    if let v = layout.metadata?["NSPersistenceFrameworkVersion"] { o.append("frameworkVersion", v.json) }
+    if let problem = layout.metadataProblem { o.append("metadataProblem", .string(problem)) }
+    o.append(
+      "entities",
+      .array(
+        mapping.entities.map {
+          .object(["name": .string($0.entity.name), "number": .int($0.entity.number), "table": .string($0.table)])
+        }))
+    if !layout.systemEntities.isEmpty {
+      o.append("systemEntities", .array(layout.systemEntities.map { .string($0.name) }))
+    }
+    o.append("warnings", .array(mapping.warnings.map { .string($0) }))
+    return o
+  }
+}

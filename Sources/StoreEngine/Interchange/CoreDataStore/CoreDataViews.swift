@@ -1,0 +1,97 @@
+import SQLiteCore
+import SchemaModel
+
+/// TEMP views over an attached Core Data store with exactly the names and columns of
+/// ModelStore's storage layout (`StorageLayout`): one per hierarchy (`_pk`, `_ent` as the
+/// entity name, `_opt`, then every attribute and to-one key, values converted by
+/// `CoreDataValues`) and one per join table (`src`, `dst`, `spos`, `dpos`). The query
+/// engine runs unchanged against them; the import copies from them.
+enum CoreDataViews {
+  struct View {
+    /// The storage-layout table the view stands for.
+    var table: String
+    /// Its columns, in order.
+    var columns: [String]
+    /// The Core Data table it reads (qualified and quoted).
+    var source: String
+    var sql: String
+  }
+
+  /// The views for `graph` (the schema built from `mapping`); each is named `prefix + table`.
+  static func views(_ mapping: CoreDataMapping, graph: ModelGraph, prefix: String) -> [View] {
+    let source = mapping.layout.schema
+    var out: [View] = []
+    for root in graph.ordered where root.isRoot {
+      guard let table = mapping.entities.first(where: { $0.entity.name == root.name })?.table else { continue }
+      let names = Set(root.hierarchy.map(\.name))
+      // Core Data reads every row of a one-entity table as that entity, whatever its Z_ENT.
+      var ent = "'\(root.name)'"
+      if root.hasSubentities {
+        ent = "CASE t.\"Z_ENT\""
+        for e in mapping.entities where names.contains(e.entity.name) { ent += " WHEN \(e.entity.number) THEN '\(e.entity.name)'" }
+        ent += " END"
+      }
+      var select = ["t.\"Z_PK\" AS \"_pk\"", "\(ent) AS \"_ent\"", "coalesce(t.\"Z_OPT\", 1) AS \"_opt\""]
+      var columns = ["_pk", "_ent", "_opt"]
+      for c in StorageLayout.columns(ofHierarchy: root, graph: graph) {
+        var expression: String
+        let attributes = mapping.attributes.filter { names.contains($0.entity) && $0.name == c.name }
+        if let a = attributes.first, attributes.count == 1 {
+          expression = CoreDataValues.expression(a.kind, "t." + Identifier.quote(a.column))
+        } else if !attributes.isEmpty {
+          // Sibling sub-entities with an attribute of the same name: one ModelStore column,
+          // one Core Data column each (`ZTITLE1`, `ZTITLE2`).
+          expression = "CASE"
+          for a in attributes {
+            let numbers = (graph[a.entity]?.concreteNames ?? []).compactMap { mapping.number(of: $0) }.map(String.init)
+            expression +=
+              " WHEN t.\"Z_ENT\" IN (\(numbers.joined(separator: ", "))) THEN \(CoreDataValues.expression(a.kind, "t." + Identifier.quote(a.column)))"
+          }
+          expression += " END"
+        } else if c.name.hasPrefix("_pos_"), let source = mapping.layout.tables[table],
+          case let fok = "Z_FOK_" + c.name.dropFirst(5).uppercased(), source.has(fok)
+        {
+          expression = "t." + Identifier.quote(fok)
+        } else if let r = mapping.toOnes.first(where: { names.contains($0.entity) && $0.name == c.name }) {
+          expression = "t." + Identifier.quote(r.column)
+        } else {
+          expression = "NULL"
+        }
+        select.append("\(expression) AS \(Identifier.quote(c.name))")
+        columns.append(c.name)
+      }
+      out.append(
+        View(
+          table: root.name, columns: columns, source: "\(source).\(Identifier.quote(table))",
+          sql:
+            "CREATE TEMP VIEW \(Identifier.quote(prefix + root.name)) AS SELECT \(select.joined(separator: ", ")) FROM \(source).\(Identifier.quote(table)) t"
+        ))
+    }
+    var joinColumns: [String: (source: String, columns: [String: String])] = [:]
+    for m in graph.ordered {
+      for r in m.entity.relationships {
+        guard case .joinTable(let table, let src, let dst, let pos) = StorageLayout.storage(of: r, in: m, graph: graph) else { continue }
+        for j in mapping.joins {
+          guard let i = j.sides.firstIndex(where: { $0.owner == m.name && $0.name == r.name }) else { continue }
+          let mine = j.sides[i]
+          let other = j.sides[1 - i]
+          var entry = joinColumns[table] ?? (j.table, [:])
+          entry.columns[src] = "j." + Identifier.quote(other.column)
+          entry.columns[dst] = "j." + Identifier.quote(mine.column)
+          entry.columns[pos] = mine.positionColumn.map { "coalesce(j.\(Identifier.quote($0)), 0)" } ?? "0"
+          joinColumns[table] = entry
+        }
+      }
+    }
+    for (table, entry) in joinColumns.sorted(by: { $0.key < $1.key }) {
+      let select = ["src", "dst", "spos", "dpos"].map { "\(entry.columns[$0] ?? "0") AS \"\($0)\"" }
+      out.append(
+        View(
+          table: table, columns: ["src", "dst", "spos", "dpos"], source: "\(source).\(Identifier.quote(entry.source))",
+          sql:
+            "CREATE TEMP VIEW \(Identifier.quote(prefix + table)) AS SELECT \(select.joined(separator: ", ")) FROM \(source).\(Identifier.quote(entry.source)) j"
+        ))
+    }
+    return out
+  }
+}

@@ -1,0 +1,30 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+extension Store {
+  /// Opens a Core Data SQLite store in place, read-only: an in-memory main database with
+  /// the file attached read-only and TEMP views named after ModelStore's storage layout
+  /// (`CoreDataViews`), so fetch, count, aggregate and get run unchanged. Every write is
+  /// refused with `readOnly`; nothing is written beside the file (`CoreDataFile`).
+  public static func openCoreData(path: String, model: String? = nil) throws -> Store {
+    let store = try Store(path: nil)
+    do {
+      let source = try CoreDataSource(path: path, model: model, connection: store.connection, schemaName: "coredata")
+      store.closeActions.append { source.file.cleanUp() }
+      let graph = ModelGraph(source.schema)
+      for view in CoreDataViews.views(source.mapping, graph: graph, prefix: "") { try store.connection.execute(view.sql) }
+      try store.setMeta("schema", JSONWriter.encodeString(source.schema.json))
+      store.install(source.schema)
+      store.coreData = source.metadataJSON
+      store.isReadOnly = true
+      return store
+    } catch let e as SQLiteError {
+      store.close()
+      throw StoreError(.storage, "cannot open Core Data store '\(path)': \(e.message)", ["path": .string(path)])
+    } catch {
+      store.close()
+      throw error
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import JSONCore
+import SQLiteCore
+import SchemaModel
+
+/// `withRelated`: the chosen objects plus everything they reach through relationships,
+/// collected as `(table, key)` rows of a temporary table by set-based SQL, one statement
+/// per relationship and pass, until a pass adds nothing (passes = the depth of the graph).
+extension Store {
+  static let closureTable = "temp.\"_ms_export_closure\""
+
+  /// Fills the closure table; returns the concrete entities it holds objects of.
+  func collectClosure(_ seeds: [EntityModel], _ options: ExportOptions) throws -> Set<String> {
+    let graph = try requireGraph()
+    try connection.execute("DROP TABLE IF EXISTS \(Store.closureTable)")
+    try connection.execute("CREATE TEMP TABLE \"_ms_export_closure\" (\"root\" TEXT NOT NULL, \"pk\" INTEGER NOT NULL, PRIMARY KEY (\"root\", \"pk\")) WITHOUT ROWID")
+    for m in seeds {
+      let (plan, filter, args) = try exportFilter(m, options)
+      try connection.prepare(
+        "INSERT OR IGNORE INTO \(Store.closureTable) SELECT '\(m.root.name.replacingQuotes)', t.\"_pk\" FROM \(plan.table) t" + filter
+      ).execute(args)
+    }
+    let steps = try graph.ordered.flatMap { m in m.entity.relationships.map { closureStep(m, $0, graph) } }.map { try connection.prepare($0) }
+    while true {
+      try checkCancelled()
+      let before = connection.totalChanges
+      for step in steps { try step.execute() }
+      if connection.totalChanges == before { break }
+    }
+    var reached: Set<String> = []
+    for root in graph.ordered where root.isRoot {
+      try connection.prepare(
+        "SELECT DISTINCT t.\"_ent\" FROM \(Identifier.quote(root.name)) t JOIN \(Store.closureTable) c ON c.\"root\" = ? AND c.\"pk\" = t.\"_pk\""
+      ).forEachRow([.text(root.name)]) { reached.insert($0.text(0)) }
+    }
+    return reached
+  }
+
+  /// One pass over relationship `r` of `m`: the destinations of closure members.
+  private func closureStep(_ m: EntityModel, _ r: Relationship, _ graph: ModelGraph) -> String {
+    let source = "'\(m.root.name.replacingQuotes)'"
+    let destRoot = "'\(graph[r.destination]!.root.name.replacingQuotes)'"
+    let concrete = m.concreteNames.map { "'\($0.replacingQuotes)'" }.joined(separator: ", ")
+    let insert = "INSERT OR IGNORE INTO \(Store.closureTable) "
+    switch StorageLayout.storage(of: r, in: m, graph: graph) {
+    case .foreignKey(let column):
+      let c = Identifier.quote(column)
+      return insert
+        + "SELECT \(destRoot), t.\(c) FROM \(Identifier.quote(m.root.name)) t JOIN \(Store.closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = t.\"_pk\" WHERE t.\(c) IS NOT NULL AND t.\"_ent\" IN (\(concrete.isEmpty ? "NULL" : concrete))"
+    case .inverseForeignKey(let table, let column, _):
+      return insert
+        + "SELECT \(destRoot), d.\"_pk\" FROM \(Identifier.quote(table)) d JOIN \(Store.closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = d.\(Identifier.quote(column))"
+    case .joinTable(let table, let s, let d, _):
+      return insert
+        + "SELECT \(destRoot), j.\"\(d)\" FROM \(Identifier.quote(table)) j JOIN \(Store.closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = j.\"\(s)\""
+    }
+  }
+
+  /// The select and count of one concrete entity's objects in the closure, by key.
+  func closureQuery(_ model: EntityModel, _ graph: ModelGraph) -> (select: String, count: String, args: [SQLValue]) {
+    let plan = plans[model.name]!
+    let from = " WHERE t.\"_ent\" = ? AND t.\"_pk\" IN (SELECT \"pk\" FROM \(Store.closureTable) WHERE \"root\" = ?)"
+    return (
+      readPlan(for: plan).selectSQL(for: model.name, keys: InterchangeFormat.writtenKeys(model, graph: graph)) + from + " ORDER BY t.\"_pk\"",
+      "SELECT count(*) FROM \(plan.table) t" + from, [.text(model.name), .text(model.root.name)]
+    )
+  }
+}

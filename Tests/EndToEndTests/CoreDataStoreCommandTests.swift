@@ -1,0 +1,68 @@
+import Foundation
+import JSONCore
+import TestSupport
+import XCTest
+
+/// `modelstore import-coredata` and `serve --format coredata` against the real binary, on a
+/// Core Data-layout store written with the sqlite3 shell.
+final class CoreDataStoreCommandTests: XCTestCase {
+  private var dir: TemporaryDirectory!
+
+  override func setUpWithError() throws {
+    guard hasSQLite3CLI else { throw XCTSkip("the sqlite3 shell is not installed at \(sqlite3CLI.path)") }
+    dir = try TemporaryDirectory()
+  }
+  override func tearDown() { dir?.remove() }
+
+  /// Category (1) and Task (2) with a to-one key, a date and a 16-byte UUID per task.
+  private func writeStore(_ path: String, taskCount: Int, badUUIDAt bad: Int? = nil) throws {
+    var sql = """
+      CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+      CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+      CREATE TABLE ZCATEGORY ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR );
+      CREATE TABLE ZTASK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCATEGORY INTEGER, ZDUE TIMESTAMP, ZTITLE VARCHAR, ZTASKID BLOB );
+      CREATE INDEX ZTASK_ZCATEGORY_INDEX ON ZTASK (ZCATEGORY);
+      INSERT INTO Z_PRIMARYKEY VALUES (1, 'Category', 0, 2), (2, 'Task', 0, \(taskCount));
+      INSERT INTO Z_METADATA VALUES (1, '0B5C7D2E-9A41-4C3B-8E6F-112233445566', NULL);
+      INSERT INTO ZCATEGORY VALUES (1, 1, 1, 'Home'), (2, 1, 1, 'Work');
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(taskCount))
+      INSERT INTO ZTASK SELECT i, 2, 1, 1 + i % 2, 700000000.0 + i, 'Task ' || i, randomblob(16) FROM n;
+      """
+    if let bad { sql += "UPDATE ZTASK SET ZTASKID = randomblob(8) WHERE Z_PK = \(bad);" }
+    let r = try sqlite3(path, sql)
+    XCTAssertEqual(r.status, 0, r.stderr)
+  }
+
+  func testImportCoreDataPrintsPerEntityCounts() throws {
+    let source = dir.file("Tasks.sqlite")
+    try writeStore(source, taskCount: 250)
+    let out = dir.file("out.store")
+    let r = try runModelstore(["import-coredata", source, "--store", out])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    XCTAssertTrue(r.stdout.contains("imported 252 objects"), r.stdout)
+    XCTAssertTrue(r.stdout.contains("  Category: 2\n  Task: 250\n"), r.stdout)
+    XCTAssertEqual(try sqlite3(out, "SELECT count(*) FROM \"Task\" WHERE \"category\" = 2", readOnly: true).stdout, "125")
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).filter { $0.hasPrefix("Tasks") }, ["Tasks.sqlite"])
+  }
+
+  func testAFailedImportLeavesTheOutputUnchangedAndExitsOne() throws {
+    let source = dir.file("Bad.sqlite")
+    try writeStore(source, taskCount: 20, badUUIDAt: 17)
+    let out = dir.file("out.store")
+    let r = try runModelstore(["import-coredata", source, "--store", out])
+    XCTAssertEqual(r.status, 1)
+    XCTAssertTrue(r.stderr.contains("Task Z_PK 17, column ZTASKID"), r.stderr)
+    XCTAssertEqual(try sqlite3(out, "SELECT count(*) FROM sqlite_schema WHERE name = 'Task'", readOnly: true).stdout, "0")
+    XCTAssertEqual(try runModelstore(["import-coredata", "--store", out]).status, 2)
+  }
+
+  func testServeFormatCoreDataBrowsesInPlace() throws {
+    let source = dir.file("Tasks.sqlite")
+    try writeStore(source, taskCount: 10)
+    let server = try ServerProcess(arguments: ["serve", "--store", source, "--format", "coredata"])
+    XCTAssertEqual(try server.call("store.info", [:])["format"], "coredata")
+    XCTAssertEqual(try server.call("query.count", ["entity": "Task", "where": "category.name == 'Work'"])["count"], .int(5))
+    server.closeInput()
+    XCTAssertEqual(server.waitForExit(), 0, server.stderr)
+  }
+}
