@@ -105,13 +105,20 @@ public enum StorageLayout {
               t,
               [
                 "CREATE TABLE \(q) (\"src\" INTEGER NOT NULL, \"dst\" INTEGER NOT NULL, \"spos\" INTEGER NOT NULL DEFAULT 0, \"dpos\" INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (\"src\", \"dst\")) WITHOUT ROWID",
-                "CREATE INDEX \(Identifier.quote(t + "_dst")) ON \(q) (\"dst\", \"src\")",
+                destinationIndexSQL(t),
               ]
             ))
         }
       }
     }
     return out
+  }
+
+  /// The index a join table is read through from its destination side: by `dst`, in
+  /// `dpos` order (the inverse's order), and it makes the next `dpos` (the largest so far)
+  /// one lookup instead of a scan of the destination's links.
+  public static func destinationIndexSQL(_ table: String) -> String {
+    "CREATE INDEX \(Identifier.quote(table + "_dst")) ON \(Identifier.quote(table)) (\"dst\", \"dpos\", \"src\")"
   }
 
   /// Index statements for a hierarchy: `_ent`, every to-one key, declared indexes, and

@@ -100,7 +100,7 @@ struct LayoutRenamer {
     for (from, to) in moves {
       // The index on the destination column is named after the table.
       try connection.execute("DROP INDEX IF EXISTS \(Identifier.quote(from + "_dst"))")
-      try connection.execute("CREATE INDEX \(Identifier.quote(to + "_dst")) ON \(Identifier.quote(to)) (\"dst\", \"src\")")
+      try connection.execute(StorageLayout.destinationIndexSQL(to))
       steps.append(.init("rename join table \(from) to \(to)"))
     }
     for t in swaps {

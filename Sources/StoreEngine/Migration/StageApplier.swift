@@ -40,9 +40,13 @@ struct StageApplier {
         report.steps.append(.init("create table \(root.name)"))
       }
     }
-    for (name, sql) in StorageLayout.joinTables(new) where try !tableExists(name) {
-      for s in sql { try connection.execute(s) }
-      report.steps.append(.init("create join table \(name)"))
+    for (name, sql) in StorageLayout.joinTables(new) {
+      if try !tableExists(name) {
+        for s in sql { try connection.execute(s) }
+        report.steps.append(.init("create join table \(name)"))
+      } else {
+        try upgradeDestinationIndex(name)
+      }
     }
     try moveRelationshipLinks()
     try throwIfBlocked("the new schema cannot be applied")
@@ -318,6 +322,15 @@ struct StageApplier {
     for (name, sql) in try managedIndexes() where !wanted.contains(sql) {
       try connection.execute("DROP INDEX \(Identifier.quote(name))")
     }
+  }
+
+  /// Files written before the destination index covered `dpos` get the current one.
+  private func upgradeDestinationIndex(_ table: String) throws {
+    let wanted = StorageLayout.destinationIndexSQL(table)
+    let current = try connection.scalar("SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?", [.text(table + "_dst")])
+    guard current != .text(wanted) else { return }
+    try connection.execute("DROP INDEX IF EXISTS \(Identifier.quote(table + "_dst"))")
+    try connection.execute(wanted)
   }
 
   /// Drops every index that covers `column` of `table` (before the column is dropped).

@@ -186,14 +186,23 @@ extension Store {
         }
         if tracksInverse { ctx.touch(d) }
       }
+      // Positions matter only for an ordered side: the other side's next position is a
+      // max() over the destination's links, so it is computed only when that side is ordered.
+      let otherOrdered = try requireGraph().inverse(of: r)?.ordered ?? false
       for (i, d) in targets.enumerated() {
         if currentSet.contains(d) {
+          guard r.ordered else { continue }
           try connection.cached("UPDATE \(t) SET \(Identifier.quote(pos)) = ? WHERE \(s) = ? AND \(ds) = ?")
             .execute([.integer(Int64(i)), .integer(source.pk), .integer(d.pk)])
-        } else {
+        } else if otherOrdered {
           try connection.cached(
             "INSERT INTO \(t) (\(s), \(ds), \(Identifier.quote(pos)), \(otherPos)) VALUES (?, ?, ?, (SELECT coalesce(max(\(otherPos)), -1) + 1 FROM \(t) WHERE \(ds) = ?))"
           ).execute([.integer(source.pk), .integer(d.pk), .integer(Int64(i)), .integer(d.pk)])
+        } else {
+          try connection.cached("INSERT INTO \(t) (\(s), \(ds), \(Identifier.quote(pos))) VALUES (?, ?, ?)")
+            .execute([.integer(source.pk), .integer(d.pk), .integer(Int64(i))])
+        }
+        if !currentSet.contains(d) {
           if symmetric {
             try connection.cached(
               "INSERT OR IGNORE INTO \(t) (\(s), \(ds), \(Identifier.quote(pos))) VALUES (?, ?, (SELECT coalesce(max(\(Identifier.quote(pos))), -1) + 1 FROM \(t) WHERE \(s) = ?))"

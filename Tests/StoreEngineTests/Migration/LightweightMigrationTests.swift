@@ -287,5 +287,20 @@ final class LightweightMigrationTests: XCTestCase {
     XCTAssertTrue(try store.indexColumns().contains(["b"]))
     XCTAssertEqual(try store.idsWhere("T", "b == 5.0").count, 1)
   }
+
+  func testAnOlderJoinTableIndexIsUpgradedByTheNextSchemaChange() throws {
+    let v1 = schema(
+      entity("Task", [attr("t", "string")], relationships: [rel("tags", "Tag", inverse: "tasks", toMany: true)]),
+      entity("Tag", [attr("n", "string")], relationships: [rel("tasks", "Task", inverse: "tags", toMany: true)]))
+    let store = try makeStore(v1)
+    // The destination index as files written before it covered the position had it.
+    try store.connection.execute("DROP INDEX \"_J_Tag.tasks_dst\"; CREATE INDEX \"_J_Tag.tasks_dst\" ON \"_J_Tag.tasks\" (\"dst\", \"src\")")
+    let v2 = schema(
+      entity("Task", [attr("t", "string"), attr("note", "string", optional: true)], relationships: [rel("tags", "Tag", inverse: "tasks", toMany: true)]),
+      entity("Tag", [attr("n", "string")], relationships: [rel("tasks", "Task", inverse: "tags", toMany: true)]), version: "2")
+    _ = try store.define(v2)
+    XCTAssertEqual(
+      try store.connection.scalar("SELECT sql FROM sqlite_schema WHERE name = '_J_Tag.tasks_dst'"), .text(StorageLayout.destinationIndexSQL("_J_Tag.tasks")))
+  }
 }
 
