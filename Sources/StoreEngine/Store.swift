@@ -2,6 +2,10 @@ import JSONCore
 import SQLiteCore
 import SchemaModel
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A ModelStore store: one SQLite database holding a schema and its objects.
 /// Confined to one thread; `interrupt()` alone may be called from another.
 public final class Store {
@@ -96,9 +100,7 @@ public final class Store {
         .notAStore, "'\(path ?? "")' is an SQLite database but not a ModelStore store (application_id is not 'MSTO')",
         ["path": .string(path ?? "")])
     }
-    if path != nil && !isReadOnly {
-      try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
-    }
+    if path != nil && !isReadOnly { try useWriteAheadLog() }
     try connection.execute("PRAGMA foreign_keys = OFF")
     try connection.createFunction("ms_fold", argumentCount: 2) { args in
       guard case .text(let s) = args[0] else { return args[0] }
@@ -110,6 +112,23 @@ public final class Store {
     historyEnabled = try connection.scalar("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(Store.historyTable)]) != nil
     try connection.createFunction("ms_bucket", argumentCount: 3, DateBucket.sqlFunction(timeZones))
     try loadSchema()
+  }
+
+  /// WAL is a property of the file: set once, by whichever process gets there first. The
+  /// switch takes an exclusive lock without waiting for the busy timeout, so processes
+  /// opening a new file at once retry it for up to 5 s.
+  private func useWriteAheadLog() throws {
+    var attempts = 0
+    while true {
+      do {
+        if try connection.scalar("PRAGMA journal_mode") != .text("wal") { try connection.execute("PRAGMA journal_mode = WAL") }
+        break
+      } catch let e as SQLiteError where e.isBusy && attempts < 100 {
+        attempts += 1
+        usleep(50_000)
+      }
+    }
+    try connection.execute("PRAGMA synchronous = NORMAL")
   }
 
   /// Creates the bookkeeping tables of a new store. Two processes opening the same new
