@@ -157,17 +157,22 @@ def fresh(work: Path, name: str) -> Path:
     return work / name
 
 
+def serve_requests(binary: str, work: Path, req: Path, replies: int, rows_expected: int, extra=()):
+    """`serve` on a fresh store fed `req`; checks the replies and the rows, returns (s, KiB)."""
+    db = fresh(work, "ours.store")
+    out = work / "replies.jsonl"
+    t, rss = run_timed([binary, "serve", "--store", str(db), *extra, "--max-message-bytes", str(1 << 28)], req, out)
+    check_replies(out, replies)
+    assert count_rows(db) == rows_expected
+    return t, rss
+
+
 def insert_pair(binary: str, work: Path, req: Path, sql: Path, rows_expected: int, replies: int, runs: int):
     """Times the server on `req` and the CLI on `sql`, each into a fresh database, and
     checks that both hold the same number of rows."""
 
     def ours():
-        db = fresh(work, "ours.store")
-        out = work / "replies.jsonl"
-        t, rss = run_timed([binary, "serve", "--store", str(db), "--max-message-bytes", str(1 << 28)], req, out)
-        check_replies(out, replies)
-        assert count_rows(db) == rows_expected
-        return t, rss
+        return serve_requests(binary, work, req, replies, rows_expected)
 
     def cli():
         db = fresh(work, "cli.db")
@@ -366,15 +371,7 @@ def bench_import(binary: str, work: Path, ndjson: Path, q: int, source: Path, ru
 def bench_no_history(binary: str, work: Path, n: int, runs: int):
     """(a) with `--no-history`: the same requests, no history written."""
     req = work / f"a{n}.jsonl"  # written by bench_pipelined
-
-    def ours():
-        db = fresh(work, "nohistory.store")
-        out = work / "replies.jsonl"
-        t, rss = run_timed([binary, "serve", "--store", str(db), "--no-history", "--max-message-bytes", str(1 << 28)], req, out)
-        check_replies(out, n + 3)
-        return t, rss
-
-    return median_of(runs, ours)
+    return median_of(runs, lambda: serve_requests(binary, work, req, n + 3, n, extra=("--no-history",)))
 
 
 def bench_live_latency(binary: str, work: Path, count: int):

@@ -89,5 +89,27 @@ class MigrationTests(unittest.TestCase):
         self.assertTrue(result["dataLoss"])
 
 
+
+class ExportWithRelatedTests(unittest.TestCase):
+    def test_the_export_is_closed_under_relationships(self) -> None:
+        schema = {
+            "version": "1",
+            "entities": [
+                {"name": "Task", "attributes": [{"name": "title", "type": "string"}],
+                 "relationships": [{"name": "category", "destination": "Category", "inverse": "tasks"}]},
+                {"name": "Category", "attributes": [{"name": "name", "type": "string"}],
+                 "relationships": [{"name": "tasks", "destination": "Task", "inverse": "category", "toMany": True}]},
+            ],
+        }
+        with Client(server_binary(), timeout=30.0) as store:
+            store.model_define(schema)
+            home = store.insert("Category", {"name": "home"})["_id"]
+            store.insert("Task", {"title": "a", "category": home})
+            store.insert("Task", {"title": "b", "category": home})
+            store.insert("Category", {"name": "empty"})
+            result = store.export_json(entities=["Task"], where="title == 'a'", with_related=True)
+            self.assertEqual(result["counts"], {"Task": 2, "Category": 1})
+
+
 if __name__ == "__main__":
     unittest.main()

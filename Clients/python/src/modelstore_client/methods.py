@@ -432,9 +432,11 @@ class StoreMethods:
         format: Optional[str] = None,
         path: Optional[str] = None,
         progress_token: Optional[Any] = None,
+        with_related: Optional[bool] = None,
     ) -> Any:
         """``export.json``: ``{format, objects, counts, bytes}`` plus ``path`` (written to a
-        new file) or ``data`` (the export's text, inline below 8 MiB)."""
+        new file) or ``data`` (the export's text, inline below 8 MiB). ``with_related``
+        adds every object the chosen ones reach, so the file is closed."""
         return self.call(
             "export.json",
             _params(
@@ -444,6 +446,7 @@ class StoreMethods:
                 format=format,
                 path=path,
                 progressToken=progress_token,
+                withRelated=with_related,
             ),
         )
 
