@@ -16,7 +16,9 @@ public final class LiveQuery {
   public static func start(_ request: FetchRequest, on store: Store) throws -> (LiveQuery, FetchResult) {
     let q = LiveQuery(request, graph: try store.requireGraph())
     let first = try store.fetchWithSections(request)
-    q.ids = try store.matchingIDs(request)
+    // The ids of exactly the objects the client got (another process may commit between
+    // two statements, so they are not queried again).
+    q.ids = first.objects.compactMap { o in o["_id"]?.stringValue.flatMap(ObjectID.init) }
     return (q, first)
   }
 
