@@ -205,11 +205,12 @@ class _Server:
             thread.start()
 
     def _pump(self, stream: IO[bytes], is_stdout: bool) -> None:
-        reader = io.BufferedReader(cast(io.RawIOBase, stream))
+        # Closed at the end of the output (with the pipe under it), not left to the collector.
         try:
-            for raw in iter(reader.readline, b""):
-                text = raw.decode("utf-8", "replace").rstrip("\n").rstrip("\r")
-                (self.lines.put if is_stdout else self.stderr.append)(text)
+            with io.BufferedReader(cast(io.RawIOBase, stream)) as reader:
+                for raw in iter(reader.readline, b""):
+                    text = raw.decode("utf-8", "replace").rstrip("\n").rstrip("\r")
+                    (self.lines.put if is_stdout else self.stderr.append)(text)
         except (OSError, ValueError):
             pass
         finally:
