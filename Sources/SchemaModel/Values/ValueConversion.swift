@@ -80,8 +80,14 @@ public enum ValueConversion {
     }
   }
 
+  /// `convert`, and for a value without an exact form, what `rule` gives (`defaultValue`
+  /// for `.default`); nil when neither gives a value.
+  public static func convert(_ stored: SQLValue, from: AttributeType, to: AttributeType, rule: Rule, defaultValue: SQLValue?) -> SQLValue? {
+    convert(stored, from: from, to: to) ?? fallback(stored, from: from, to: to, rule: rule, defaultValue: defaultValue)
+  }
+
   /// Applies `rule` to a value `convert` could not convert; nil when the rule gives none.
-  public static func fallback(_ stored: SQLValue, from: AttributeType, to: AttributeType, rule: Rule, defaultValue: SQLValue?) -> SQLValue? {
+  static func fallback(_ stored: SQLValue, from: AttributeType, to: AttributeType, rule: Rule, defaultValue: SQLValue?) -> SQLValue? {
     switch rule {
     case .fail: return nil
     case .null: return .null
@@ -122,5 +128,13 @@ public enum ValueConversion {
       return DecimalText.canonical(s).flatMap { Int64($0) }
     default: return nil
     }
+  }
+}
+
+extension Attribute {
+  /// The stored form of a literal default (nil for none or a generated one).
+  public func storedLiteralDefault() throws -> SQLValue? {
+    guard case .literal(let v)? = defaultValue else { return nil }
+    return try type.encode(v)
   }
 }

@@ -54,15 +54,10 @@ extension StageApplier {
     _ rows: [(Int64, SQLValue)], from: AttributeType, to a: Attribute, table: String, rule: ValueConversion.Rule, entity: String, path: String
   ) throws -> Int {
     let update = try connection.prepare("UPDATE \(Identifier.quote(table)) SET \(Identifier.quote(a.name)) = ? WHERE \"_pk\" = ?")
-    let fallback = try a.defaultValue.flatMap { d -> SQLValue? in
-      if case .literal(let v) = d { return try a.type.encode(v) }
-      return nil
-    }
+    let defaultValue = try a.storedLiteralDefault()
     var failing: [String] = []
     for (pk, stored) in rows {
-      guard let v = ValueConversion.convert(stored, from: from, to: a.type)
-          ?? ValueConversion.fallback(stored, from: from, to: a.type, rule: rule, defaultValue: fallback)
-      else {
+      guard let v = ValueConversion.convert(stored, from: from, to: a.type, rule: rule, defaultValue: defaultValue) else {
         failing.append("\(entity)/\(pk)")
         continue
       }

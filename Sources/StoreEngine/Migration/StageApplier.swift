@@ -106,20 +106,14 @@ struct StageApplier {
         let newClass = existing[a.name] != a.type.columnAffinity
         let target = newClass ? "\"_ms_convert\"" : col
         if newClass { try connection.execute("ALTER TABLE \(table) ADD COLUMN \"_ms_convert\" \(a.type.columnAffinity)") }
-        let defaultValue = try a.defaultValue.flatMap { d -> SQLValue? in
-          if case .literal(let v) = d { return try a.type.encode(v) }
-          return nil
-        }
+        let defaultValue = try a.storedLiteralDefault()
         var writes: [(Int64, SQLValue)] = []
         var failing: [String] = []
         var failures = 0
         let filter = "\"_ent\" IN (\(quotedList(m.concreteNames))) AND \(col) IS NOT NULL"
         try connection.prepare("SELECT \"_ent\", \"_pk\", \(col) FROM \(table) WHERE \(filter)").forEachRow { row in
           let stored = row.value(2)
-          let converted =
-            ValueConversion.convert(stored, from: b.type, to: a.type)
-            ?? ValueConversion.fallback(stored, from: b.type, to: a.type, rule: rule, defaultValue: defaultValue)
-          guard let converted else {
+          guard let converted = ValueConversion.convert(stored, from: b.type, to: a.type, rule: rule, defaultValue: defaultValue) else {
             failures += 1
             if failing.count < 20 { failing.append("\(row.text(0))/\(row.int(1))") }
             return
