@@ -41,9 +41,10 @@ extension Session {
   private func pollHistory() {
     guard !subscriptions.isEmpty, let store, store.openTransactions == 0, !store.isMigrating else { return }
     do {
-      let latest = try store.latestHistoryToken()
-      guard latest > historyCursor else { return }
+      // One indexed range read; the cursor moves to exactly what was read, so a commit
+      // landing meanwhile is seen on the next pass, not skipped or read twice.
       let transactions = try store.history(after: historyCursor)
+      guard let latest = transactions.last?.token else { return }
       historyCursor = latest
       var entities: Set<String> = []
       var changed: Set<String> = []

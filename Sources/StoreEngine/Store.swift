@@ -222,7 +222,7 @@ public final class Store {
   /// request; call before each request, outside client transactions.
   public func followSchemaChanges() {
     guard path != nil, userTransactions == 0, !migrating,
-      case .integer(let cookie)? = try? connection.scalar("PRAGMA schema_version")
+      case .integer(let cookie)? = try? connection.cached("PRAGMA schema_version").first([], { $0.value(0) })
     else { return }
     if cookie != schemaCookie {
       try? reloadSchema()

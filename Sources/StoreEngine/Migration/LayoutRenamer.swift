@@ -40,17 +40,22 @@ struct LayoutRenamer {
 
   /// Object ids and `_ent` carry the entity name, so a renamed entity's rows are rewritten.
   private mutating func renameEntityValues() throws {
+    var moves: [(table: String, from: String, to: String)] = []
     for m in before.ordered {
       guard let to = mapping.newName(ofEntity: m.name), to != m.name else { continue }
-      let table = Identifier.quote(mapping.newName(ofEntity: m.root.name) ?? m.root.name)
-      // A temporary value first, so that two entities swapping names do not merge.
-      try connection.run("UPDATE \(table) SET \"_ent\" = ? WHERE \"_ent\" = ?", [.text("\u{1}" + to), .text(m.name)])
-      steps.append(.init("rename objects of \(m.name) to \(to)", rows: connection.changes))
+      moves.append((Identifier.quote(mapping.newName(ofEntity: m.root.name) ?? m.root.name), m.name, to))
     }
-    for m in before.ordered {
-      guard let to = mapping.newName(ofEntity: m.name), to != m.name else { continue }
-      let table = Identifier.quote(mapping.newName(ofEntity: m.root.name) ?? m.root.name)
-      try connection.run("UPDATE \(table) SET \"_ent\" = ? WHERE \"_ent\" = ?", [.text(to), .text("\u{1}" + to)])
+    // Through a temporary value only when a new name is also an old one (two entities
+    // swapping names would merge); otherwise one pass over each entity's rows.
+    let oldNames = Set(before.ordered.map(\.name))
+    let clash = moves.contains { oldNames.contains($0.to) }
+    for mv in moves {
+      try connection.run("UPDATE \(mv.table) SET \"_ent\" = ? WHERE \"_ent\" = ?", [.text(clash ? "\u{1}" + mv.to : mv.to), .text(mv.from)])
+      steps.append(.init("rename objects of \(mv.from) to \(mv.to)", rows: connection.changes))
+    }
+    guard clash else { return }
+    for mv in moves {
+      try connection.run("UPDATE \(mv.table) SET \"_ent\" = ? WHERE \"_ent\" = ?", [.text(mv.to), .text("\u{1}" + mv.to)])
     }
   }
 
