@@ -167,6 +167,13 @@ def serve_requests(binary: str, work: Path, req: Path, replies: int, rows_expect
     return t, rss
 
 
+def cli_script(db: Path, sql: Path, rows_expected: int):
+    """The sqlite3 CLI running `sql` on `db`; checks the rows, returns (s, KiB)."""
+    t, rss = run_timed(["sqlite3", str(db)], sql)
+    assert count_rows(db) == rows_expected
+    return t, rss
+
+
 def insert_pair(binary: str, work: Path, req: Path, sql: Path, rows_expected: int, replies: int, runs: int):
     """Times the server on `req` and the CLI on `sql`, each into a fresh database, and
     checks that both hold the same number of rows."""
@@ -175,10 +182,7 @@ def insert_pair(binary: str, work: Path, req: Path, sql: Path, rows_expected: in
         return serve_requests(binary, work, req, replies, rows_expected)
 
     def cli():
-        db = fresh(work, "cli.db")
-        t, rss = run_timed(["sqlite3", str(db)], sql)
-        assert count_rows(db) == rows_expected
-        return t, rss
+        return cli_script(fresh(work, "cli.db"), sql, rows_expected)
 
     return median_of(runs, ours), median_of(runs, cli)
 
@@ -360,10 +364,7 @@ def bench_import(binary: str, work: Path, ndjson: Path, q: int, source: Path, ru
         return t, rss
 
     def cli():
-        db = fresh(work, "imported.db")
-        t, rss = run_timed(["sqlite3", str(db)], sql)
-        assert count_rows(db) == q
-        return t, rss
+        return cli_script(fresh(work, "imported.db"), sql, q)
 
     return median_of(runs, ours), median_of(runs, cli)
 
@@ -436,10 +437,7 @@ def bench_migrate(binary: str, work: Path, source: Path, q: int, runs: int):
         return t, rss
 
     def cli():
-        db = copy_of("migrated.db")
-        t, rss = run_timed(["sqlite3", str(db)], sql)
-        assert count_rows(db) == q
-        return t, rss
+        return cli_script(copy_of("migrated.db"), sql, q)
 
     return median_of(runs, ours), median_of(runs, cli)
 
