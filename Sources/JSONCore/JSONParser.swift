@@ -25,12 +25,13 @@ public enum JSONParser {
 
   /// Parses one JSON text (any value at top level, duplicate keys rejected).
   public static func parse(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = defaultMaxDepth) throws -> JSONValue {
-    try JanssonArena.withArena { try parseInArena(bytes, maxDepth: maxDepth) }
+    try JanssonArena.withArena { inArena in try parse(bytes, maxDepth: maxDepth, freeingTree: !inArena) }
   }
 
-  /// The parse proper. The jansson tree lives in the thread's arena, so the root is not
-  /// decref'd: the arena is rewound as a whole when this returns (see JanssonArena).
-  private static func parseInArena(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) throws -> JSONValue {
+  /// The parse proper. In the thread's arena the root is not decref'd: the arena is
+  /// rewound as a whole when the parse returns (see JanssonArena); a tree made with malloc
+  /// (another thread holds the arena) is freed here.
+  private static func parse(_ bytes: UnsafeRawBufferPointer, maxDepth: Int, freeingTree: Bool) throws -> JSONValue {
     var error = json_error_t()
     let flags = JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL
     guard let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
@@ -41,6 +42,7 @@ public enum JSONParser {
       }
       throw makeError(error)
     }
+    defer { if freeingTree { json_decref(root) } }
     return try convert(root, depth: 0, maxDepth: maxDepth)
   }
 

@@ -26,56 +26,63 @@ final class JanssonArena {
 
   // MARK: - Installation
 
-  /// The arena of the thread inside `withArena`, if any. Only one thread (the
-  /// dispatcher) parses with an arena; others (the reader thread's cancel check) use
-  /// malloc, told apart by `owner`.
-  nonisolated(unsafe) private static var current: JanssonArena?
-  nonisolated(unsafe) private static var owner = pthread_t()
+  /// The arena of the calling thread, kept in thread-specific storage: set only by that
+  /// thread inside `withArena`, so no other thread can see it, use it or rewind it. One
+  /// arena exists and is lent to one thread at a time (`lent`, under `lock`); a second
+  /// thread parsing meanwhile (the reader thread's cancel check) uses malloc. The arena is
+  /// rewound before it is given back, so a rewind never races a parse.
+  private static let key: pthread_key_t = {
+    var k = pthread_key_t()
+    precondition(pthread_key_create(&k, nil) == 0, "cannot create the arena's thread key")
+    return k
+  }()
   private static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
     let l = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     pthread_mutex_init(l, nil)
     return l
   }()
   nonisolated(unsafe) private static var shared: JanssonArena?
+  nonisolated(unsafe) private static var lent = false
 
   private static let installed: Bool = {
+    _ = key
     json_set_alloc_funcs(
       { size in JanssonArena.allocate(size) },
       { pointer in JanssonArena.release(pointer) })
     return true
   }()
 
-  /// Runs `body` with jansson allocating from the arena, then rewinds it. A second thread
-  /// arriving while the arena is in use parses with malloc instead.
-  static func withArena<T>(_ body: () throws -> T) rethrows -> T {
+  /// Runs `body` with jansson allocating from the arena, then rewinds it. A thread
+  /// arriving while the arena is lent out (or nested inside `withArena`) parses with
+  /// malloc: `body` is told which (`inArena`), since a malloc'd tree must be freed.
+  static func withArena<T>(_ body: (_ inArena: Bool) throws -> T) rethrows -> T {
     _ = installed
     pthread_mutex_lock(lock)
-    guard current == nil else {
+    guard !lent else {
       pthread_mutex_unlock(lock)
-      return try body()
+      return try body(false)
     }
     let arena = shared ?? JanssonArena()
     shared = arena
-    owner = pthread_self()
-    current = arena
+    lent = true
     pthread_mutex_unlock(lock)
+    pthread_setspecific(key, Unmanaged.passUnretained(arena).toOpaque())
     defer {
-      pthread_mutex_lock(lock)
-      current = nil
-      pthread_mutex_unlock(lock)
+      pthread_setspecific(key, nil)
       arena.rewind()
+      pthread_mutex_lock(lock)
+      lent = false
+      pthread_mutex_unlock(lock)
     }
-    return try body()
+    return try body(true)
   }
 
   // MARK: - The allocator jansson calls
 
   private static func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
     let total = size + 16
-    // `current` is only set and cleared by the owner thread, so the owner reads it safely;
-    // another thread may see a stale value but then fails the owner check.
-    if let arena = current, pthread_equal(owner, pthread_self()) != 0 {
-      let block = arena.take(total)
+    if let raw = pthread_getspecific(key) {
+      let block = Unmanaged<JanssonArena>.fromOpaque(raw).takeUnretainedValue().take(total)
       block.storeBytes(of: fromArena, as: UInt64.self)
       return block + 16
     }

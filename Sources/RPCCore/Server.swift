@@ -50,7 +50,7 @@ public final class Server: @unchecked Sendable {
   private var currentSeq = -1
   /// Cancellations read but not yet reached by the dispatcher: the id and the position of
   /// the `$/cancelRequest`. One applies to a request with that id read before it.
-  private var cancelled: [(id: JSONValue, seq: Int)] = []
+  private var cancelled = CancelLog()
   /// The request waiting in `callClient`, and whether the client cancelled it since.
   private var waitingOn: JSONValue?
   private var waitingCancelled = false
@@ -240,7 +240,7 @@ public final class Server: @unchecked Sendable {
       case .object(let p)? = o["params"], let id = p["id"]
     else { return }
     pthread_mutex_lock(&cancelLock)
-    cancelled.append((id, seq))
+    cancelled.append(id, seq: seq)
     if let waitingOn, waitingOn == id { waitingCancelled = true }
     let isCurrent = currentID == id && currentSeq < seq
     pthread_mutex_unlock(&cancelLock)
@@ -255,7 +255,7 @@ public final class Server: @unchecked Sendable {
     guard let id else { return false }
     pthread_mutex_lock(&cancelLock)
     defer { pthread_mutex_unlock(&cancelLock) }
-    return cancelled.contains { $0.id == id && $0.seq > currentSeq }
+    return cancelled.contains(id)
   }
 
   private func setCurrent(_ id: JSONValue?) {
@@ -268,7 +268,7 @@ public final class Server: @unchecked Sendable {
     pthread_mutex_lock(&cancelLock)
     currentSeq = seq
     // Cancellations at or before this point can no longer apply to anything.
-    if !cancelled.isEmpty { cancelled.removeAll { $0.seq <= seq } }
+    if !cancelled.isEmpty { cancelled.spend(through: seq) }
     pthread_mutex_unlock(&cancelLock)
   }
 
