@@ -5,7 +5,9 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { RpcConnection } from "./connection.js";
-import type { CallOptions, RequestHandler } from "./connection.js";
+import type { CallOptions, ConnectionOptions, RequestHandler } from "./connection.js";
+import { ChangeRouter, LiveQuery } from "./live.js";
+import type { LiveChangeListener } from "./live.js";
 import type {
   AggregateParams, AggregateResult, BackupResult, Change, CountParams, CountResult, DeleteResult, FetchParams, FetchResult,
   InitializeResult, Loose, ObjectsResult, Predicate, PredicateArgs, Schema, StoredObject, StoreOpenParams, Values,
@@ -55,6 +57,13 @@ export function absoluteIfPath(binary: string): string {
 }
 
 export class ModelStoreClient extends RpcConnection {
+  private readonly changes = new ChangeRouter();
+
+  constructor(command: string, args: readonly string[], options: ConnectionOptions = {}) {
+    super(command, args, options);
+    this.onNotification("query/changed", (params) => this.changes.deliver(params));
+  }
+
   /** Starts a server process; requests may be sent at once (they queue on its stdin). */
   static spawn(options: SpawnOptions = {}): ModelStoreClient {
     const { binary, args } = resolveCommand(options);
@@ -222,21 +231,37 @@ export class ModelStoreClient extends RpcConnection {
     return this.call<FetchResult>("query.fetch", params, options);
   }
 
-  /** `query.observe`: the first result; `query/changed` notifications follow (see `onQueryChanged`, `applyChange`). */
+  /**
+   * `query.observe` as a LiveQuery: `objects` follow every change, `waitFor(token)`,
+   * `nextChange()` and `for await` read them (see live.ts); `onChange(change, live)` runs
+   * after each change is applied, from the first.
+   */
+  async observe(params: FetchParams, onChange?: LiveChangeListener): Promise<LiveQuery> {
+    return new LiveQuery(this, await this.queryObserve(params), onChange);
+  }
+
+  /**
+   * `query.observe`: the first result. Its `query/changed` notifications are held from
+   * the reply on until `onQueryChanged` attaches a listener (or `queryUnobserve`).
+   */
   queryObserve(params: FetchParams): Promise<ObserveResult> {
-    return this.call<ObserveResult>("query.observe", params);
+    return this.changes.observe(() => this.call<ObserveResult>("query.observe", params));
   }
 
-  queryUnobserve(subscription: string): Promise<null> {
-    return this.call<null>("query.unobserve", { subscription });
+  async queryUnobserve(subscription: string): Promise<null> {
+    try {
+      return await this.call<null>("query.unobserve", { subscription });
+    } finally {
+      this.changes.forget(subscription);
+    }
   }
 
-  /** Calls `listener` with each `query/changed` of `subscription`; returns the unsubscribe function. */
+  /**
+   * Calls `listener` with each `query/changed` of `subscription`, in order, starting with
+   * those that arrived before it was attached; returns the function that detaches it.
+   */
   onQueryChanged(subscription: string, listener: (change: QueryChange) => void): () => void {
-    return this.onNotification("query/changed", (params) => {
-      const change = params as QueryChange;
-      if (change.subscription === subscription) listener(change);
-    });
+    return this.changes.listen(subscription, listener);
   }
 
   historyFetch(params: { after?: number; author?: string; entities?: string[]; limit?: number } = {}): Promise<HistoryResult> {

@@ -15,6 +15,8 @@ export type {
 } from "./types.js";
 export type { ImportCoreDataResult } from "./types.js";
 export { applyChange } from "./types.js";
+export { LiveQuery } from "./live.js";
+export type { LiveChangeListener } from "./live.js";
 export type { HistoryResult, ObserveResult, QueryChange } from "./types.js";
 export type {
   MigrationHook, MigrationHookParams, MigrationPlace, MigrationResult, MigrationStage, SchemaChange, SchemaDiffResult,

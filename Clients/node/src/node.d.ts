@@ -114,6 +114,7 @@ declare module "node:os" {
 
 declare module "node:url" {
   export function fileURLToPath(url: string): string;
+  export function pathToFileURL(path: string): { href: string };
 }
 
 declare module "node:test" {

@@ -3,7 +3,9 @@
 // any .js file found there as a test.
 //
 // Methods: echo (params as result), sleep {ms, value}, fail {code, message, data},
-// notifyMe {method, params}, askClient {method, params} (server->client request,
+// notifyMe {method, params}, stage {method, result, before, after} (the next `method`
+// request is answered with `result`, the messages `before` and `after` written around
+// the reply in one write), askClient {method, params} (server->client request,
 // answers with the client's reply), crash {code, stderr}, garbage, hang, argv,
 // shutdown; any other dotted method or "initialize" answers {method, params}.
 // `--stubborn` ignores shutdown, exit and EOF (to test the kill fallback).
@@ -11,11 +13,12 @@ import { createInterface } from "node:readline";
 
 const stubborn = process.argv.includes("--stubborn");
 const sleeping = new Map(); // request id -> timer
+const staged = new Map(); // method -> stage params
 const asked = new Map(); // server request id -> client request id
 let nextServerId = 1;
 
-function send(message) {
-  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n");
+function send(...messages) {
+  process.stdout.write(messages.map((message) => JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n").join(""));
 }
 
 process.stderr.write(`fake-server started pid=${process.pid}\n`);
@@ -29,6 +32,10 @@ const handlers = {
     }, params.ms));
   },
   fail: (id, params) => send({ id, error: params }),
+  stage: (id, params) => {
+    staged.set(params.method, params);
+    send({ id, result: true });
+  },
   notifyMe: (id, params) => {
     send({ method: params.method, params: params.params });
     send({ id, result: { sent: true } });
@@ -53,6 +60,11 @@ const handlers = {
 
 function onRequest(message) {
   const { id, method, params } = message;
+  const stage = staged.get(method);
+  if (stage) {
+    staged.delete(method);
+    return send(...(stage.before ?? []), { id, result: stage.result }, ...(stage.after ?? []));
+  }
   const handler = handlers[method];
   if (handler) return handler(id, params);
   if (method === "initialize" || (method.includes(".") && !method.startsWith("unknown"))) {

@@ -9,6 +9,9 @@ route by id). Methods:
 * ``fail`` -> the error object given as params
 * ``sleep {seconds}`` -> true, or a -32800 error if cancelled first
 * ``notifyMe {method, params}`` -> sends that notification, then true
+* ``stage {method, result, before, after}`` -> true; the next ``method`` request is
+  answered with ``result``, the messages ``before`` and ``after`` written around the
+  reply in one write (so the client reads them in the same chunk)
 * ``askClient {method, params}`` -> asks the client, returns its reply
 * ``crash {code, stderr}`` -> writes stderr and exits without answering
 * ``garbage`` -> writes a non-JSON line, then true
@@ -42,6 +45,7 @@ history: List[str] = []
 cancelled: List[Any] = []
 cancel_events: Dict[Any, threading.Event] = {}
 client_replies: Dict[Any, "Reply"] = {}
+staged: Dict[str, Dict[str, Any]] = {}
 
 
 class Reply:
@@ -50,8 +54,8 @@ class Reply:
         self.message: Optional[Dict[str, Any]] = None
 
 
-def send(message: Dict[str, Any]) -> None:
-    data = json.dumps(message) + "\n"
+def send(*messages: Dict[str, Any]) -> None:
+    data = "".join(json.dumps(message) + "\n" for message in messages)
     with write_lock:
         sys.stdout.write(data)
         sys.stdout.flush()
@@ -80,7 +84,16 @@ def ask_client(method: str, params: Any) -> Dict[str, Any]:
 
 def handle(request_id: Any, method: str, params: Any) -> None:
     params = params if params is not None else {}
-    if method == "echo":
+    with state_lock:
+        stage = staged.pop(method, None)
+    if stage is not None:
+        reply = {"jsonrpc": "2.0", "id": request_id, "result": stage["result"]}
+        send(*stage.get("before", []), reply, *stage.get("after", []))
+    elif method == "stage":
+        with state_lock:
+            staged[params["method"]] = params
+        respond(request_id, True)
+    elif method == "echo":
         time.sleep(params.get("delay", 0) if isinstance(params, dict) else 0)
         respond(request_id, params)
     elif method == "fail":

@@ -3,16 +3,22 @@ writing the same file (MODELSTORE_BIN)."""
 
 from __future__ import annotations
 
+import io
 import os
 import random
+import re
 import tempfile
-import threading
 import unittest
-from typing import Any, Dict, List
+from contextlib import redirect_stdout
+from pathlib import Path
+from unittest import mock
+from typing import Any, List
 
 from modelstore_client import Client, ConflictError
 
 from test_e2e import server_binary
+
+WAIT = 10.0  # wall-clock bound on waiting for a change
 
 SCHEMA = {
     "version": "1",
@@ -42,27 +48,30 @@ class LiveQueryTests(unittest.TestCase):
         self.addCleanup(self.script.close)
         self.script.initialize()
 
+    def last_token(self) -> int:
+        """The token of the script's last commit (it is the only writer)."""
+        return int(self.script.history(limit=1)["lastToken"])
+
     def test_the_observed_list_follows_another_process(self) -> None:
-        seen: List[Dict[str, Any]] = []
-        done = threading.Event()
-
-        def on_change(live: Any, change: Dict[str, Any]) -> None:
-            seen.append(change)
-            if len(live.objects) == 3:
-                done.set()
-
-        live = self.editor.observe("Task", where="done == NO", sort=[{"key": "rank"}], select=["title", "rank"], callback=on_change)
+        seen: List[int] = []
+        live = self.editor.observe("Task", where="done == NO", sort=[{"key": "rank"}], select=["title", "rank"],
+                                   callback=lambda live, change: seen.append(change["token"]))
         self.addCleanup(live.close)
         for i, rank in enumerate([5, 1, 3]):
             self.script.insert("Task", {"title": f"t{i}", "rank": rank})
-        self.assertTrue(done.wait(10), f"changes seen: {seen}")
+        token = self.last_token()
+        self.assertTrue(live.wait_for(token, WAIT), f"tokens seen: {seen}")
         self.assertEqual([o["title"] for o in live.objects], ["t1", "t2", "t0"])
+        self.assertEqual(seen, sorted(seen))  # callbacks ran in stream order, up to the last commit
+        self.assertEqual(seen[-1], token)
 
     def test_random_writes_keep_the_list_equal_to_a_fresh_fetch(self) -> None:
-        live = self.editor.observe("Task", where="done == NO", sort=[{"key": "rank"}, {"key": "title"}])
+        query = {"where": "done == NO", "sort": [{"key": "rank"}, {"key": "title"}]}
+        live = self.editor.observe("Task", **query)
         self.addCleanup(live.close)
         rng = random.Random(7)
         ids: List[str] = []
+        expected: List[Any] = []
         for step in range(40):
             roll = rng.random()
             if not ids or roll < 0.4:
@@ -73,12 +82,11 @@ class LiveQueryTests(unittest.TestCase):
                 self.script.update(rng.choice(ids), {"done": rng.random() < 0.5})
             else:
                 self.script.delete(ids.pop(rng.randrange(len(ids))))
-            expected = self.editor.fetch("Task", where="done == NO", sort=[{"key": "rank"}, {"key": "title"}])["objects"]
-            for _ in range(20):
-                if live.objects == expected:
-                    break
-                live.next_change(timeout=2)
+            previous, expected = expected, self.script.fetch("Task", **query)["objects"]
+            if expected != previous:  # the commit changed the result: a change must carry its token
+                self.assertTrue(live.wait_for(self.last_token(), WAIT), f"step {step}: token {live.token}")
             self.assertEqual(live.objects, expected, f"after step {step}")
+        self.assertIsNone(live.error)
 
     def test_optimistic_updates(self) -> None:
         task = self.script.insert("Task", {"title": "x"})
@@ -92,6 +100,22 @@ class LiveQueryTests(unittest.TestCase):
         history = self.editor.history(author="sync")
         self.assertEqual(len(history["transactions"]), 1)
         self.assertEqual(history["transactions"][0]["changes"][0]["op"], "insert")
+
+
+class ReadmeExampleTests(unittest.TestCase):
+    def test_the_live_query_example_runs(self) -> None:
+        readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+        block = re.search(r"<!-- live-example -->\n```python\n(.*?)```", readme, re.S)
+        self.assertIsNotNone(block, "README.md has no live-example block")
+        assert block is not None
+        directory = tempfile.TemporaryDirectory()
+        self.addCleanup(directory.cleanup)
+        self.addCleanup(os.chdir, os.getcwd())
+        os.chdir(directory.name)
+        out = io.StringIO()
+        with mock.patch.dict(os.environ, {"MODELSTORE_BIN": server_binary()}), redirect_stdout(out):
+            exec(compile(block.group(1), "README.md live-example", "exec"), {})
+        self.assertIn("2 tasks", out.getvalue())
 
 
 if __name__ == "__main__":

@@ -343,8 +343,10 @@ class StoreMethods:
         callback: Optional[Callable[[Any, Dict[str, Any]], None]] = None,
     ) -> Any:
         """``query.observe``: a :class:`~modelstore_client.live.LiveQuery` whose
-        ``objects`` follow every commit (of any process on the store); ``callback(live,
-        change)`` runs after each change, and iterating yields the changes."""
+        ``objects`` follow every commit (of any process on the store), applied in stream
+        order; ``callback(live, change)`` runs after each change, ``wait_for(token,
+        timeout)`` waits for a commit, and ``next_change()`` / iterating read each change
+        once."""
         from .live import LiveQuery
 
         params = _params(
