@@ -1,6 +1,6 @@
 // swift-tools-version:5.9
 // The layers are modules so that the compiler enforces the architecture:
-// C libraries -> JSONCore / SQLiteCore -> SchemaModel -> StoreEngine -> Handlers <- RPCCore -> modelstore.
+// C libraries (and FileAccess, the one opener of user-named paths) -> JSONCore / SQLiteCore -> SchemaModel -> StoreEngine -> Handlers <- RPCCore -> modelstore.
 import PackageDescription
 
 /// Release builds skip runtime exclusivity checks on the hot paths (measured: about 4% of
@@ -26,14 +26,16 @@ let package = Package(
     .systemLibrary(
       name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]),
-    .target(name: "JSONCore", dependencies: ["CJansson"], swiftSettings: releaseSpeed),
+    .target(name: "FileAccess", swiftSettings: releaseSpeed),
+    .target(name: "JSONCore", dependencies: ["CJansson", "FileAccess"], swiftSettings: releaseSpeed),
     .target(name: "SQLiteCore", dependencies: ["CSQLite"], swiftSettings: releaseSpeed),
     .target(name: "SchemaModel", dependencies: ["JSONCore", "SQLiteCore"], swiftSettings: releaseSpeed),
-    .target(name: "StoreEngine", dependencies: ["SchemaModel", "SQLiteCore", "JSONCore"], swiftSettings: engineRelease),
+    .target(name: "StoreEngine", dependencies: ["SchemaModel", "SQLiteCore", "JSONCore", "FileAccess"], swiftSettings: engineRelease),
     .target(name: "RPCCore", dependencies: ["JSONCore"], swiftSettings: releaseSpeed),
     .target(name: "Handlers", dependencies: ["StoreEngine", "RPCCore", "SchemaModel", "JSONCore"], swiftSettings: releaseSpeed),
     .executableTarget(name: "modelstore", dependencies: ["Handlers", "RPCCore", "StoreEngine"], swiftSettings: releaseSpeed),
     .target(name: "TestSupport", dependencies: ["JSONCore"], path: "Tests/TestSupport"),
+    .testTarget(name: "FileAccessTests", dependencies: ["FileAccess"]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
     .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
     .testTarget(name: "SchemaModelTests", dependencies: ["SchemaModel", "JSONCore", "TestSupport"]),

@@ -31,8 +31,25 @@ public final class Connection {
     }
   }
 
-  /// Opens `path` (":memory:" for an in-memory database).
-  public init(path: String, options: Options = Options()) throws {
+  /// Opens the database file at `path`, always as a file: see `fileName(forPath:)`.
+  public convenience init(file path: String, options: Options = Options()) throws {
+    try self.init(path: Self.fileName(forPath: path), options: options)
+  }
+
+  /// The name to give SQLite so that it opens `path` as a file. This SQLite is built with
+  /// URI filenames on (`SQLITE_USE_URI`), and ATTACH of a Core Data store needs them, so a
+  /// relative path beginning `file:` would be read as a URI (`file:x?mode=memory` an
+  /// in-memory database, `?nolock=1` without locking); `:memory:` is an in-memory
+  /// database and the empty name a temporary one. Such paths get a leading `./`.
+  public static func fileName(forPath path: String) -> String {
+    if path.isEmpty || path.hasPrefix("file:") || path.hasPrefix(":") { return "./" + path }
+    return path
+  }
+
+  /// Opens `name` as SQLite reads it: ":memory:" for an in-memory database, a `file:` URI,
+  /// or a path. Paths a user gave go through `init(file:)` instead.
+  public init(path name: String, options: Options = Options()) throws {
+    let path = name
     var db: OpaquePointer?
     var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
     if options.readOnly {
@@ -248,7 +265,8 @@ public final class Connection {
 
   // MARK: - Backup
 
-  /// Copies the whole database to `path` with the online backup API: a consistent copy of
+  /// Copies the whole database to the file at `path` (a path, never a URI; the caller
+  /// decides whether it may exist) with the online backup API: a consistent copy of
   /// what is committed. Refused while this connection has a transaction open (SQLite's
   /// backup cannot read a database its own connection is writing). Returns the pages copied.
   @discardableResult
@@ -257,7 +275,7 @@ public final class Connection {
       throw SQLiteError(code: SQLITE_BUSY, message: "cannot back up while this connection has a transaction open")
     }
     var dest: OpaquePointer?
-    let rc = sqlite3_open_v2(path, &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
+    let rc = sqlite3_open_v2(Self.fileName(forPath: path), &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
     defer { sqlite3_close_v2(dest) }
     guard rc == SQLITE_OK, let dest else {
       throw SQLiteError(code: rc, message: dest.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)")

@@ -1,3 +1,4 @@
+import FileAccess
 import JSONCore
 import SQLiteCore
 import SchemaModel
@@ -108,7 +109,7 @@ extension Store {
   }
 
   /// A consistent copy of the store at `destination` (SQLite online backup). Refuses to
-  /// overwrite an existing file.
+  /// overwrite anything: the file is created exclusively first (`createBackupFile`).
   public func backup(to destination: String) throws -> (path: String, bytes: Int64) {
     if coreData != nil {
       throw StoreError(
@@ -118,17 +119,28 @@ extension Store {
       throw StoreError(
         .transaction, "store.backup cannot run inside a client transaction (it would copy uncommitted work); commit or roll back first")
     }
-    var st = stat()
-    if stat(destination, &st) == 0 {
-      throw StoreError(.invalidArgument, "params.to: '\(destination)' already exists; choose a new path", ["path": .string(destination)])
-    }
+    try createBackupFile(destination, place: "params.to")
     do {
       try connection.backup(to: destination)
     } catch let e as SQLiteError {
       unlink(destination)
       throw StoreError(.storage, "backup to '\(destination)' failed: \(e.message)", ["path": .string(destination)])
     }
+    var st = stat()
     _ = stat(destination, &st)
     return (destination, Int64(st.st_size))
+  }
+}
+
+extension Store {
+  /// Creates the (empty) file a backup is copied into, atomically refusing anything
+  /// already at `path`: a file, a directory, a link (dangling or not). SQLite then opens
+  /// that file by its path, never as a URI.
+  func createBackupFile(_ path: String, place: String?) throws {
+    do {
+      Glibc.close(try UserPath.createNew(path, what: "the backup file"))
+    } catch let e as FileAccessError {
+      throw StoreError(e, place: place)
+    }
   }
 }

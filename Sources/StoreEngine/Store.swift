@@ -56,8 +56,9 @@ public final class Store {
     }
   }
 
-  /// Opens a file store (`path`) or an in-memory one (`path == nil`). A file that exists
-  /// but is not a ModelStore store is refused with `notAStore`.
+  /// Opens a file store (`path`, always a file path, never a URI) or an in-memory one
+  /// (`path == nil`). A file that exists but is not a ModelStore store is refused with
+  /// `notAStore` before SQLite opens it, so it is never written to (`StoreFileCheck`).
   public init(path: String?, options: OpenOptions = OpenOptions()) throws {
     if path == nil && (options.readOnly || !options.create) {
       throw StoreError(
@@ -65,9 +66,10 @@ public final class Store {
     }
     self.path = path
     self.isReadOnly = options.readOnly
+    if let path { try StoreFileCheck.check(path, readOnly: options.readOnly, create: options.create) }
     do {
-      connection = try Connection(
-        path: path ?? ":memory:", options: Connection.Options(readOnly: options.readOnly, create: options.create))
+      let connectionOptions = Connection.Options(readOnly: options.readOnly, create: options.create)
+      connection = try path.map { try Connection(file: $0, options: connectionOptions) } ?? Connection(path: ":memory:", options: connectionOptions)
     } catch let e as SQLiteError {
       throw StoreError(.notFound, "cannot open store '\(path ?? ":memory:")': \(e.message)", ["path": .string(path ?? ":memory:")])
     }

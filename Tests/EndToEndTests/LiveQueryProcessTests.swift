@@ -26,9 +26,12 @@ final class LiveQueryProcessTests: XCTestCase {
   private var early: [JSONValue] = []
 
   /// A call whose reply may come after `query/changed` notifications (kept for later).
-  private func call(_ server: ServerProcess, _ method: String, _ params: JSONObject = [:]) throws -> JSONValue {
+  /// The bound is wide: an observer may first have to send a long backlog of changes, and
+  /// a debug build on a loaded 2-core machine takes seconds for that.
+  private func call(_ server: ServerProcess, _ method: String, _ params: JSONObject = [:], timeout: TimeInterval = 120) throws -> JSONValue {
     let id = server.sendRequest(method, params)
-    while let m = try server.readMessage() {
+    let deadline = Date().addingTimeInterval(timeout)
+    while let m = try server.readMessage(timeout: max(0.01, deadline.timeIntervalSinceNow)) {
       if m["method"] == "query/changed" {
         early.append(m["params"]!)
         continue
@@ -36,7 +39,8 @@ final class LiveQueryProcessTests: XCTestCase {
       XCTAssertEqual(m["id"], id)
       return try XCTUnwrap(m["result"], "\(method) failed: \(m)")
     }
-    throw XCTSkip("the server closed its output")
+    if server.process.isRunning { throw XCTSkip("no reply to \(method) within \(timeout) s") }
+    throw XCTSkip("the server exited (status \(server.process.terminationStatus)) before it replied to \(method): \(server.stderr)")
   }
 
   private func readChange(_ server: ServerProcess, timeout: TimeInterval = 10) throws -> JSONValue {
@@ -175,7 +179,7 @@ final class LiveQueryProcessTests: XCTestCase {
       repeat {
         fresh = try XCTUnwrap(try call(o, "query.fetch", ["entity": "Task", "sort": ["title"], "select": ["title"]])["objects"]?.arrayValue)
         while lists[k] != fresh, rounds < 10_000 {
-          let change = try readChange(o, timeout: 10)
+          let change = try readChange(o, timeout: 120)
           lists[k] = Self.apply(change, to: lists[k])
           rounds += 1
           if lists[k].count == fresh.count { break }

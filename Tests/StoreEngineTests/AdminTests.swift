@@ -86,7 +86,7 @@ final class AdminTests: XCTestCase {
     _ = try store.backup(to: dest)
     let e = expectStoreError(.invalidArgument) { try store.backup(to: dest) }
     XCTAssertEqual(e?.details["path"], .string(dest))
-    expectStoreError(.storage) { try store.backup(to: "/nonexistent-dir-for-test/copy.modelstore") }
+    expectStoreError(.notFound) { try store.backup(to: "/nonexistent-dir-for-test/copy.modelstore") }
   }
 
   func testBackupIsRefusedInsideAClientTransaction() throws {

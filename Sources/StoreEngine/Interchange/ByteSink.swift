@@ -1,3 +1,4 @@
+import FileAccess
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -56,18 +57,15 @@ public final class FileSink: ByteSink {
     buffer.reserveCapacity(Self.capacity)
   }
 
-  /// Creates `path` (mode 0644), which must not exist yet: an export never overwrites.
+  /// Creates `path` (mode 0644), which must not exist yet, not even as a dangling link:
+  /// an export never overwrites.
   /// `paramPath` names the request member in errors (`params.path`, `--out`).
   public static func create(path: String, paramPath: String) throws -> FileSink {
-    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-    guard fd >= 0 else {
-      let code = errno
-      if code == EEXIST {
-        throw StoreError(.invalidArgument, "\(paramPath): '\(path)' already exists; choose a new path", ["path": .string(path)])
-      }
-      throw StoreError(.storage, "\(paramPath): cannot create '\(path)': \(String(cString: strerror(code)))", ["path": .string(path)])
+    do {
+      return FileSink(fd: try UserPath.createNew(path, what: "the export file"), path: path)
+    } catch let e as FileAccessError {
+      throw StoreError(e, place: paramPath)
     }
-    return FileSink(fd: fd, path: path)
   }
 
   public func write(_ chunk: [UInt8]) throws {

@@ -1,3 +1,4 @@
+import FileAccess
 import JSONCore
 
 #if canImport(Glibc)
@@ -9,6 +10,12 @@ import JSONCore
 public enum ImportInput {
   case file(path: String)
   case bytes([UInt8])
+
+  /// The longest line of an ndjson file (one record), as the longest message.
+  public static let maxLineBytes = 64 << 20
+  /// The largest file read whole: a `json`-layout import (one document, parsed at once;
+  /// ndjson streams and has no total limit).
+  public static let maxDocumentBytes = 256 << 20
 
   /// Calls `body` with each line (without its `\n` and a `\r` before it) and its 1-based
   /// number, until the input ends or `body` returns false.
@@ -39,6 +46,7 @@ public enum ImportInput {
           if pending.isEmpty {
             keepGoing = try body(number, Self.trimCR(chunk[start..<nl]))
           } else {
+            try Self.checkLine(pending.count + (nl - start), number, path)
             pending.append(contentsOf: chunk[start..<nl])
             keepGoing = try body(number, Self.trimCR(pending[...]))
             pending.removeAll(keepingCapacity: true)
@@ -46,6 +54,7 @@ public enum ImportInput {
           guard keepGoing else { return }
           start = nl + 1
         }
+        try Self.checkLine(pending.count + (n - start), number + 1, path)
         pending.append(contentsOf: chunk[start..<n])
       }
       if !pending.isEmpty { _ = try body(number + 1, Self.trimCR(pending[...])) }
@@ -57,39 +66,39 @@ public enum ImportInput {
     switch self {
     case .bytes(let bytes): return bytes
     case .file(let path):
-      let fd = try Self.open(path)
-      defer { close(fd) }
-      var out: [UInt8] = []
-      var chunk = [UInt8](repeating: 0, count: 1 << 16)
-      while true {
-        let n = try Self.read(fd, &chunk, path)
-        if n == 0 { return out }
-        out.append(contentsOf: chunk[0..<n])
+      do {
+        return try UserPath.readAll(path, maxBytes: Self.maxDocumentBytes, what: "the file")
+      } catch let e as FileAccessError {
+        throw StoreError(e)
       }
     }
+  }
+
+  private static func checkLine(_ length: Int, _ number: Int, _ path: String) throws {
+    guard length > maxLineBytes else { return }
+    throw StoreError(
+      .invalidArgument, "line \(number) of '\(path)' is longer than \(maxLineBytes) bytes, the most one record may take",
+      ["path": .string(path), "line": .int(Int64(number)), "limit": .int(Int64(maxLineBytes)), "reason": "tooLarge"])
   }
 
   static func isBlank(_ line: ArraySlice<UInt8>) -> Bool { line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
 
   private static func trimCR(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> { line.last == 0x0D ? line.dropLast() : line }
 
+  /// A regular file opened through `UserPath` (no devices, FIFOs, dangling links or NULs).
   private static func open(_ path: String) throws -> Int32 {
-    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else {
-      let code = errno
-      let kind: StoreError.Kind = code == ENOENT ? .notFound : .storage
-      throw StoreError(kind, "cannot open '\(path)': \(String(cString: strerror(code)))", ["path": .string(path)])
+    do {
+      return try UserPath.openForReading(path, what: "the file")
+    } catch let e as FileAccessError {
+      throw StoreError(e)
     }
-    return fd
   }
 
   private static func read(_ fd: Int32, _ buffer: inout [UInt8], _ path: String) throws -> Int {
-    while true {
-      let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-      if n >= 0 { return n }
-      if errno != EINTR {
-        throw StoreError(.storage, "cannot read '\(path)': \(String(cString: strerror(errno)))", ["path": .string(path)])
-      }
+    do {
+      return try UserPath.read(fd, &buffer, path)
+    } catch let e as FileAccessError {
+      throw StoreError(e)
     }
   }
 }

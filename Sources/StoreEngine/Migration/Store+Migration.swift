@@ -1,3 +1,4 @@
+import FileAccess
 import JSONCore
 import SQLiteCore
 import SchemaModel
@@ -182,11 +183,21 @@ extension Store {
     let safe = { (v: String) in String(v.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" }) }
     var target = "\(path).before-\(safe(from))-to-\(safe(to)).backup"
     var n = 1
-    while access(target, F_OK) == 0 {
-      n += 1
-      target = "\(path).before-\(safe(from))-to-\(safe(to)).\(n).backup"
+    while true {
+      do {
+        try createBackupFile(target, place: nil)
+        break
+      } catch let e as StoreError where e.details["reason"] == .string(FileAccessError.Reason.exists.rawValue) {
+        n += 1
+        target = "\(path).before-\(safe(from))-to-\(safe(to)).\(n).backup"
+      }
     }
-    _ = try translatingErrors { try connection.backup(to: target) }
+    do {
+      _ = try translatingErrors { try connection.backup(to: target) }
+    } catch {
+      unlink(target)
+      throw error
+    }
     return target
   }
 

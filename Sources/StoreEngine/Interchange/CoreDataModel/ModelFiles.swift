@@ -1,3 +1,5 @@
+import FileAccess
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -8,6 +10,7 @@ enum ModelFiles {
   enum Kind { case file, directory, missing }
 
   static func kind(_ path: String) -> Kind {
+    guard (try? UserPath.check(path)) != nil else { return .file }  // refused with its reason by `read`
     var st = stat()
     guard stat(path, &st) == 0 else { return .missing }
     return (st.st_mode & S_IFMT) == S_IFDIR ? .directory : .file
@@ -30,7 +33,18 @@ enum ModelFiles {
     return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
   }
 
-  static func read(_ path: String) throws -> [UInt8] { try ImportInput.file(path: path).readAll() }
+  /// The largest model file read (a `contents` XML, a `.xccurrentversion` plist): real
+  /// ones are at most a few megabytes.
+  static let maxFileBytes = 64 << 20
+
+  /// A model file's bytes: a regular file, at most `maxFileBytes`.
+  static func read(_ path: String) throws -> [UInt8] {
+    do {
+      return try UserPath.readAll(path, maxBytes: maxFileBytes, what: "the model file")
+    } catch let e as FileAccessError {
+      throw StoreError(e)
+    }
+  }
 
   static func join(_ a: String, _ b: String) -> String { a.hasSuffix("/") ? a + b : a + "/" + b }
 

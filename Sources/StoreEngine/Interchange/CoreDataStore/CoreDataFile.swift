@@ -1,3 +1,4 @@
+import FileAccess
 import SQLiteCore
 
 #if canImport(Glibc)
@@ -27,6 +28,11 @@ struct CoreDataFile {
   let access: String
 
   static func open(_ path: String) throws -> CoreDataFile {
+    do {
+      if try UserPath.status(path) != .missing { try UserPath.requireRegularFile(path, what: "the Core Data store") }
+    } catch let e as FileAccessError {
+      throw StoreError(openingStore: e)
+    }
     guard let size = fileSize(path) else {
       throw StoreError(.notFound, "cannot open Core Data store '\(path)': no such file", ["path": .string(path)])
     }
