@@ -57,6 +57,9 @@ public indirect enum PlistValue: Equatable {
 public struct PlistError: Error, CustomStringConvertible {
   public var message: String
   public var offset: Int
+  /// How many values the read had materialized when it stopped (at most one past
+  /// `BinaryPlist.maxValues`).
+  public var valuesRead = 0
   public var description: String { "binary plist: \(message) (byte \(offset))" }
 }
 
@@ -92,7 +95,12 @@ public struct BinaryPlist {
   public static func parse(_ bytes: [UInt8]) throws -> PlistValue {
     let reader = try BinaryPlist(bytes)
     let top = try reader.trailerTop()
-    return try reader.object(top, depth: 0)
+    do {
+      return try reader.object(top, depth: 0)
+    } catch var e as PlistError {
+      e.valuesRead = reader.spent.values
+      throw e
+    }
   }
 
   /// Counts `values` values and `content` bytes of content about to be materialized at `at`.
