@@ -25,7 +25,7 @@ public enum HostilePlist {
   private static func be(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).reversed().map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) } }
 
   /// Header, objects, an offset table of 8-byte offsets, trailer (top object 0).
-  private static func assemble(_ objects: [[UInt8]], refSize: UInt8) -> [UInt8] {
+  public static func assemble(_ objects: [[UInt8]], refSize: UInt8) -> [UInt8] {
     var bytes = Array("bplist00".utf8)
     var offsets: [Int] = []
     for o in objects {

@@ -7,15 +7,7 @@ import XCTest
 /// The binary plist reader bounds what a plist expands to, however its objects are shared.
 final class BinaryPlistLimitTests: XCTestCase {
   private func refusal(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) -> PlistError? {
-    do {
-      _ = try BinaryPlist.parse(bytes)
-      XCTFail("expected the plist to be refused", file: file, line: line)
-    } catch let e as PlistError {
-      return e
-    } catch {
-      XCTFail("\(error)", file: file, line: line)
-    }
-    return nil
+    expectError(PlistError.self, { try BinaryPlist.parse(bytes) }, file: file, line: line)
   }
 
   func testABillionLaughsIsRefusedAfterAtMostTheValueBound() throws {
