@@ -33,6 +33,19 @@ final class ExtremeValuesTests: XCTestCase {
     return store
   }
 
+  func testARowWhoseEntityColumnNamesNoEntityIsNotFound() throws {
+    let store = try modelStoreWithExtremes()
+    for (k, ent) in ["'Bogus'", "x'00'", "9e999", "''"].enumerated() {
+      try store.connection.run("UPDATE \"Odd\" SET \"_ent\" = \(ent) WHERE \"_pk\" = ?", [.integer(Int64(k + 1))])
+      let e = expectStoreError(.notFound) { try store.get(id: "Odd/\(k + 1)") }
+      XCTAssertEqual(e?.message, "object Odd/\(k + 1) does not exist", ent)
+      expectStoreError(.notFound) { try store.update(id: "Odd/\(k + 1)", values: ["a_int": 1]) }
+    }
+    let sweep = ReadPathSweep(store, "Odd")
+    try sweep.run()
+    XCTAssertGreaterThan(sweep.results, 350, "errors: \(sweep.errors)")
+  }
+
   func testEveryReadPathOfAModelStoreStoreAnswersOverExtremeValues() throws {
     let store = try modelStoreWithExtremes()
     let sweep = ReadPathSweep(store, "Odd")
