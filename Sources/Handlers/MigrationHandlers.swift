@@ -29,7 +29,7 @@ enum MigrationHandlers {
       "history",
       .array(
         try store.schemaHistory().map {
-          .object(["version": .string($0.version), "hash": .string($0.hash), "appliedAt": .string(ISODate.format($0.appliedAt))])
+          .object(["version": .string($0.version), "hash": .string($0.hash), "appliedAt": ISODate.wireValue($0.appliedAt)])
         }))
     guard let json = p.value("schema") else { return .object(o) }
     let target = try store.decodeChain([json], path: "params.schema")[0]

@@ -32,7 +32,7 @@ enum ModelHandlers {
             "history",
             .array(
               try store.schemaHistory().map {
-                .object(["version": .string($0.version), "hash": .string($0.hash), "appliedAt": .string(ISODate.format($0.appliedAt))])
+                .object(["version": .string($0.version), "hash": .string($0.hash), "appliedAt": ISODate.wireValue($0.appliedAt)])
               }))
           return .object(o)
         }

@@ -20,6 +20,9 @@ public struct SQLiteError: Error, CustomStringConvertible {
   public var isConstraint: Bool { primaryCode == SQLITE_CONSTRAINT }
   public var isReadOnly: Bool { primaryCode == SQLITE_READONLY }
   public var isNotADatabase: Bool { primaryCode == SQLITE_NOTADB }
+  /// `sum()` (or `abs()`) of integers whose result does not fit in 64 bits: SQLite reports
+  /// it as a plain SQLITE_ERROR with this message.
+  public var isIntegerOverflow: Bool { primaryCode == SQLITE_ERROR && message == "integer overflow" }
 
   /// SQLite's English name of the code (sqlite3_errstr).
   public var codeName: String { String(cString: sqlite3_errstr(code)) }

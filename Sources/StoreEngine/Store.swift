@@ -299,6 +299,10 @@ extension StoreError {
       self.init(.cancelled, "the request was cancelled")
     } else if e.isBusy {
       self.init(.busy, "the store is locked by another connection (\(e.codeName)); try again", ["sqliteCode": .int(Int64(e.code))])
+    } else if e.isIntegerOverflow {
+      self.init(
+        .invalidArgument, "a sum of stored integers is beyond 64 bits (-9223372036854775808 ... 9223372036854775807)",
+        ["reason": "integerOverflow"])
     } else if e.isReadOnly {
       self.init(.readOnly, "the store cannot be written: \(e.message)", ["sqliteCode": .int(Int64(e.code))])
     } else {

@@ -102,14 +102,20 @@ func strings(_ v: JSONValue?) -> [String] { v?.arrayValue?.compactMap(\.stringVa
 func expectStoreError<T>(
   _ kind: StoreError.Kind, _ body: () throws -> T, file: StaticString = #filePath, line: UInt = #line
 ) -> StoreError? {
+  let e = expectError(StoreError.self, body, file: file, line: line)
+  if let e { XCTAssertEqual(e.kind, kind, "message: \(e.message)", file: file, line: line) }
+  return e
+}
+
+/// Expects `body` to fail with an error of type `E` and returns it.
+func expectError<E: Error, T>(_ type: E.Type, _ body: () throws -> T, file: StaticString = #filePath, line: UInt = #line) -> E? {
   do {
     let v = try body()
-    XCTFail("expected StoreError \(kind), got \(v)", file: file, line: line)
-  } catch let e as StoreError {
-    XCTAssertEqual(e.kind, kind, "message: \(e.message)", file: file, line: line)
+    XCTFail("expected \(E.self), got \(v)", file: file, line: line)
+  } catch let e as E {
     return e
   } catch {
-    XCTFail("expected StoreError \(kind), got \(error)", file: file, line: line)
+    XCTFail("expected \(E.self), got \(error)", file: file, line: line)
   }
   return nil
 }

@@ -113,8 +113,27 @@ final class TimeZoneRulesTests: XCTestCase {
 
 /// Bucket keys from UTC seconds and a zone.
 final class DateBucketTests: XCTestCase {
-  private func key(_ bucket: DateBucket, _ iso: String, _ zone: String = "UTC") throws -> String {
+  private func key(_ bucket: DateBucket, _ iso: String, _ zone: String = "UTC") throws -> String? {
     bucket.key(ISODate.parse(iso)!, in: try TimeZoneRules.load(zone))
+  }
+
+  func testSecondsWithoutACalendarDateHaveNoKey() throws {
+    let zones = ["UTC", "+18:00", "-18:00", "Europe/Paris", "America/New_York", "Australia/Lord_Howe"]
+    let extremes: [Double] = [1e300, -1e300, 1e19, -1e19, .infinity, -.infinity, .nan, 1e14, -1e14, .greatestFiniteMagnitude]
+    for zone in zones {
+      guard let rules = try? TimeZoneRules.load(zone) else { continue }  // a system without that zone file
+      for bucket in DateBucket.allCases {
+        for s in extremes { XCTAssertNil(bucket.key(s, in: rules), "\(bucket) \(s) \(zone)") }
+        // The last seconds with a calendar date still have one, on either side.
+        XCTAssertNotNil(bucket.key(ISODate.maxSeconds.nextDown, in: rules), "\(bucket) \(zone)")
+        XCTAssertNotNil(bucket.key(-ISODate.maxSeconds.nextDown, in: rules), "\(bucket) \(zone)")
+      }
+    }
+    // The footer rule alone, asked about any instant a TZif transition table could hold.
+    let paris = try XCTUnwrap(PosixTimeZone("CET-1CEST,M3.5.0,M10.5.0/3"))
+    for t in [Int64.max, Int64.min, Int64.max - 3600, Int64.min + 3600] {
+      XCTAssertTrue([3600, 7200].contains(paris.offset(at: t)), "\(t)")
+    }
   }
 
   func testKeysOfEachBucket() throws {

@@ -1,3 +1,5 @@
+import JSONCore
+
 /// ISO 8601 dates without Foundation (whose formatters are slow and whose import costs
 /// start-up time). Wire form: `YYYY-MM-DDTHH:MM:SS.sssZ`, always UTC, milliseconds.
 /// Stored form: seconds since 1970-01-01T00:00:00Z as a double, rounded to the millisecond.
@@ -83,10 +85,28 @@ public enum ISODate {
     return (whole * 1000 + fracMillis).rounded() / 1000
   }
 
+  /// The largest magnitude of seconds since 1970 that has a calendar date (about 3.17
+  /// million years either way): every calendar computation on a date in range fits in
+  /// 64-bit integers. A stored value beyond it (1e300, ±inf, a foreign writer's garbage)
+  /// has no date.
+  public static let maxSeconds = 1e14
+
+  /// True when `seconds` is a finite number of seconds within `maxSeconds` of 1970.
+  @inline(__always)
+  public static func hasCalendarDate(_ seconds: Double) -> Bool { seconds.isFinite && abs(seconds) < maxSeconds }
+
+  /// The wire form of a stored date: its ISO 8601 text when it has a calendar date;
+  /// otherwise the stored number itself (`null` when not finite, as every non-finite
+  /// number is written), so nothing traps and nothing is made up.
+  public static func wireValue(_ seconds: Double) -> JSONValue {
+    if hasCalendarDate(seconds) { return .string(format(seconds)) }
+    return seconds.isFinite ? .double(seconds) : .null
+  }
+
   /// Formats seconds since 1970 as `YYYY-MM-DDTHH:MM:SS.sssZ` (a hot path of every
   /// read: written byte by byte, no string interpolation).
   public static func format(_ seconds: Double) -> String {
-    guard seconds.isFinite, abs(seconds) < 1e14 else { return "invalid date" }
+    guard hasCalendarDate(seconds) else { return "invalid date" }
     let totalMillis = Int64((seconds * 1000).rounded())
     var days = totalMillis / 86_400_000
     var rem = totalMillis % 86_400_000

@@ -48,7 +48,7 @@ public struct HistoryTransaction {
       }
       list.append(.object(o))
     }
-    var t: JSONObject = ["token": .int(token), "timestamp": .string(ISODate.format(timestamp))]
+    var t: JSONObject = ["token": .int(token), "timestamp": ISODate.wireValue(timestamp)]
     t.append("author", author.map { .string($0) } ?? .null)
     t.append("changes", .array(list))
     return .object(t)

@@ -103,12 +103,12 @@ struct ExportRowWriter {
       switch type {
       case .bool: w.writeRaw(i != 0 ? "true" : "false")
       case .double, .float: w.writeDouble(Double(i))
-      case .date: w.writeString(ISODate.format(Double(i)))
+      case .date: w.write(ISODate.wireValue(Double(i)))
       default: w.writeInt(i)
       }
     case .real:
       let d = row.double(c)
-      if type == .date { w.writeString(ISODate.format(d)) } else { w.writeDouble(d) }
+      if type == .date { w.write(ISODate.wireValue(d)) } else { w.writeDouble(d) }
     case .text where type != .json:
       if !row.withASCIIText(c, { w.writeString(utf8: $0) }) { w.writeString(row.text(c)) }
     default:

@@ -173,7 +173,9 @@ extension Store {
       throw StoreError(
         .notFound, "\(path): unknown entity '\(id.entity)' in id '\(text)'", ["id": .string(text), "entity": .string(id.entity)])
     }
-    guard let concrete = try concreteID(pk: id.pk, plan: plan), plan.model.includes(plans[concrete.entity]!.model) else {
+    // `_ent` is read from the file: another writer may have put any value there.
+    guard let concrete = try concreteID(pk: id.pk, plan: plan), let target = plans[concrete.entity], plan.model.includes(target.model)
+    else {
       throw StoreError(.notFound, "object \(text) does not exist", ["id": .string(text)])
     }
     return concrete

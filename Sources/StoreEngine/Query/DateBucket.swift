@@ -12,11 +12,16 @@ import SchemaModel
 /// | `year` | `YYYY` | `2026` |
 ///
 /// Keys sort as text in time order (years 0 to 9999), so groups can be ordered by them.
+/// A stored value without a calendar date (not finite, or beyond `ISODate.maxSeconds`)
+/// has no key: its bucket is nil, as for a nil date.
 public enum DateBucket: String, CaseIterable, Sendable {
   case day, week, month, year
 
-  /// The key of the period holding UTC seconds `seconds` in `zone`.
-  func key(_ seconds: Double, in zone: TimeZoneRules) -> String {
+  /// The key of the period holding UTC seconds `seconds` in `zone`; nil when `seconds`
+  /// has no calendar date. In range, every step below fits in 64 bits: |t| < 10^14 and a
+  /// zone's offset is an Int32.
+  func key(_ seconds: Double, in zone: TimeZoneRules) -> String? {
+    guard ISODate.hasCalendarDate(seconds) else { return nil }
     let t = Int64(seconds.rounded(.down))
     let days = Int((t + Int64(zone.offset(at: t))).floorDiv(86400))
     let date = CivilDate.fromDays(days)
@@ -35,7 +40,8 @@ public enum DateBucket: String, CaseIterable, Sendable {
   }
 
   /// The body of the SQL function `ms_bucket(seconds, unit, zone)`: the key of the
-  /// period holding a stored date (NULL for NULL), so grouping and sorting by it happen
+  /// period holding a stored date (NULL for NULL, text, a blob, or a number without a
+  /// calendar date), so grouping and sorting by it happen
   /// inside SQLite. Requests check their zone before running SQL; the errors here are
   /// for hand-written SQL.
   static func sqlFunction(_ zones: TimeZoneCache) -> ([SQLValue]) throws -> SQLValue {
@@ -51,7 +57,7 @@ public enum DateBucket: String, CaseIterable, Sendable {
       }
       guard case .text(let zone) = args[2] else { throw TimeZoneRules.LoadError(reason: "ms_bucket: the zone must be text") }
       do {
-        return .text(unit.key(seconds, in: try zones.rules(zone)))
+        return try unit.key(seconds, in: zones.rules(zone)).map { .text($0) } ?? .null
       } catch let e as TimeZoneRules.LoadError {
         throw TimeZoneRules.LoadError(reason: "ms_bucket: unknown time zone '\(zone)' (\(e.reason))")
       }

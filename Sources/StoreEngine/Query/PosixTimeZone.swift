@@ -49,9 +49,13 @@ struct PosixTimeZone {
     daylight = Daylight(offset: dst, start: start, end: end)
   }
 
-  /// Seconds east of UTC in force at UTC seconds `t`.
-  func offset(at t: Int64) -> Int {
+  /// Seconds east of UTC in force at UTC seconds `t`. Instants beyond `ISODate.maxSeconds`
+  /// (no calendar date) take the rule at that bound, so the arithmetic below stays far
+  /// inside 64 bits (offsets and rule times are under 168 hours).
+  func offset(at t0: Int64) -> Int {
     guard let d = daylight else { return standardOffset }
+    let bound = Int64(ISODate.maxSeconds)
+    let t = min(max(t0, -bound), bound)
     let localDays = Int((t + Int64(standardOffset)).floorDiv(86400))
     let year = CivilDate.fromDays(localDays).year
     // Summer time starts at a standard-time wall clock and ends at a summer-time one.

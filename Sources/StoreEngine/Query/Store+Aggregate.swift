@@ -56,16 +56,31 @@ extension Store {
       if let o = request.offset { sql += " OFFSET \(o)" }
 
       var out: [AggregateGroup] = []
-      try connection.cached(sql).forEachRow(builder.args + args.values) { row in
-        var key = JSONObject()
-        for (i, g) in groups.enumerated() { key.append(g.name, g.kind.decode(row.value(i))) }
-        var vals = JSONObject()
-        for (i, a) in request.aggregates.enumerated() { vals.append(a.alias, values[i].kind.decode(row.value(groups.count + i))) }
-        out.append(AggregateGroup(key: key, values: vals))
-        if out.count & 1023 == 0 { try checkCancelled() }
+      do {
+        try connection.cached(sql).forEachRow(builder.args + args.values) { row in
+          var key = JSONObject()
+          for (i, g) in groups.enumerated() { key.append(g.name, g.kind.decode(row.value(i))) }
+          var vals = JSONObject()
+          for (i, a) in request.aggregates.enumerated() { vals.append(a.alias, values[i].kind.decode(row.value(groups.count + i))) }
+          out.append(AggregateGroup(key: key, values: vals))
+          if out.count & 1023 == 0 { try checkCancelled() }
+        }
+      } catch let e as SQLiteError where e.isIntegerOverflow {
+        throw overflow(request, values.map(\.kind))
       }
       return out
     }
+  }
+
+  /// The error for an integer sum beyond 64 bits, naming the integer sums that may be it.
+  private func overflow(_ request: AggregateRequest, _ kinds: [ColumnKind]) -> StoreError {
+    let sums = request.aggregates.indices.filter { request.aggregates[$0].function == .sum && kinds[$0] == .count }
+    let path = sums.count == 1 ? "params.aggregates[\(sums[0])]" : "params.aggregates"
+    let names = sums.map { "sum(\(request.aggregates[$0].keyPath ?? ""))" }.joined(separator: ", ")
+    return StoreError(
+      .invalidArgument,
+      "\(path): \(names) is beyond 64 bits (-9223372036854775808 ... 9223372036854775807) over the stored integers",
+      ["path": .string(path), "reason": "integerOverflow"])
   }
 
   /// Aliases are identifiers, unique, and distinct from the group names, which are unique too.
@@ -130,8 +145,12 @@ extension Store {
       guard type.isNumeric else {
         throw builder.invalid("\(path).key: \(fn) needs a numeric attribute, but '\(keyPath)' is \(type.rawValue)", path + ".key")
       }
-      // As NSExpression's sum:, the sum of no values is 0.
-      if a.function == .sum { return ("coalesce(sum(\(distinct)\(column)), 0)", kind == .count || type.isInteger ? .count : .number) }
+      // As NSExpression's sum:, the sum of no values is 0; a sum that is not a number
+      // (+inf and -inf together, which SQLite gives as NULL) stays null.
+      if a.function == .sum {
+        let sum = "CASE WHEN count(\(distinct)\(column)) = 0 THEN 0 ELSE sum(\(distinct)\(column)) END"
+        return (sum, kind == .count || type.isInteger ? .count : .number)
+      }
       return ("avg(\(distinct)\(column))", .number)
     default:
       guard type.isNumeric || type == .date || type == .string else {

@@ -31,7 +31,8 @@ final class TimeZoneRules {
     self.footer = footer
   }
 
-  /// Seconds to add to UTC seconds `t` to get local wall-clock seconds.
+  /// Seconds to add to UTC seconds `t` to get local wall-clock seconds. Total: the footer
+  /// rule is asked only about instants with a calendar date (see `PosixTimeZone.offset`).
   func offset(at t: Int64) -> Int {
     guard let last = transitions.last else { return footer?.offset(at: t) ?? Int(initialOffset) }
     if t >= last { return footer?.offset(at: t) ?? Int(offsets[offsets.count - 1]) }

@@ -49,17 +49,7 @@ enum PlistWriter {
       return index
     }
     _ = add(top)
-    var bytes = Array("bplist00".utf8)
-    var offsets: [Int] = []
-    for o in objects {
-      offsets.append(bytes.count)
-      bytes += o
-    }
-    let tableStart = bytes.count
-    for o in offsets { bytes += [UInt8(o >> 8), UInt8(o & 0xFF)] }
-    func be64(_ v: Int) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) } }
-    bytes += [0, 0, 0, 0, 0, 0, 2, 1] + be64(objects.count) + be64(0) + be64(tableStart)
-    return bytes
+    return HostilePlist.assemble(objects, refSize: 1)
   }
 }
 

@@ -121,9 +121,10 @@ extension CoreDataModelReader {
   mutating func defaultValue(_ e: XMLElement, type: AttributeType, entity: String, property: String) -> DefaultValue? {
     let key = "\(entity).\(property)"
     if type == .date, let interval = e[attribute: "defaultDateTimeInterval"] {
-      guard let seconds = Double(interval) else {
+      guard let seconds = Double(interval), ISODate.hasCalendarDate(seconds + 978_307_200) else {
         warn(
-          "badDefault", "defaultDateTimeInterval '\(interval)' of '\(key)' is not a number; left out", e, entity: entity, property: property
+          "badDefault", "defaultDateTimeInterval '\(interval)' of '\(key)' is not a number of seconds with a calendar date; left out", e,
+          entity: entity, property: property
         )
         return nil
       }

@@ -43,7 +43,7 @@ public indirect enum PlistValue: Equatable {
     case .bool(let b): return .bool(b)
     case .int(let i): return .int(i)
     case .real(let d): return d.isFinite ? .double(d) : .string(String(d))
-    case .date(let d): return .string(ISODate.format(d + CoreDataValues.referenceDateOffset))
+    case .date(let d): return ISODate.wireValue(d + CoreDataValues.referenceDateOffset)
     case .data(let b): return .string(Base64.encode(b))
     case .string(let s): return .string(s)
     case .uid(let u): return .int(Int64(truncatingIfNeeded: u))
@@ -57,22 +57,65 @@ public indirect enum PlistValue: Equatable {
 public struct PlistError: Error, CustomStringConvertible {
   public var message: String
   public var offset: Int
+  /// How many values the read had materialized when it stopped (at most one past
+  /// `BinaryPlist.maxValues`).
+  public var valuesRead = 0
   public var description: String { "binary plist: \(message) (byte \(offset))" }
 }
 
 /// Reads Apple's binary property list format (`bplist00`), as Core Data writes the
 /// metadata in `Z_METADATA.Z_PLIST`. Every offset is bounds-checked and nesting is
 /// limited, so a damaged or hostile plist gives an error, never a crash or a loop.
+///
+/// Objects may be shared (a collection refers to other objects by number, and any number
+/// of references may name one object), so a few hundred bytes can describe a tree of
+/// billions of values ("billion laughs"). The tree is materialized, so its size is what is
+/// bounded: at most `maxValues` values and `maxContentBytes` bytes of string and data
+/// content, each counted every time a reference reaches it. Past either, the plist is
+/// refused; the work and memory of a read are linear in these bounds and the input size.
 public struct BinaryPlist {
   private let bytes: [UInt8]
   private let offsets: [Int]
   private let refSize: Int
+  /// What the read has materialized so far (a class, so the recursion shares it).
+  private let spent = Budget()
   static let maxDepth = 64
+  /// Values in the materialized tree, every use of a shared object counted. Real Core Data
+  /// metadata holds a few dozen.
+  static let maxValues = 100_000
+  /// Bytes of string and data content in the materialized tree (UTF-16 strings count two
+  /// per unit), every use of a shared object counted.
+  static let maxContentBytes = 16 << 20
+
+  private final class Budget {
+    var values = 0
+    var contentBytes = 0
+  }
 
   public static func parse(_ bytes: [UInt8]) throws -> PlistValue {
     let reader = try BinaryPlist(bytes)
     let top = try reader.trailerTop()
-    return try reader.object(top, depth: 0)
+    do {
+      return try reader.object(top, depth: 0)
+    } catch var e as PlistError {
+      e.valuesRead = reader.spent.values
+      throw e
+    }
+  }
+
+  /// Counts `values` values and `content` bytes of content about to be materialized at `at`.
+  private func spend(_ at: Int, values: Int = 0, content: Int = 0) throws {
+    spent.values += values
+    spent.contentBytes += content
+    guard spent.values <= Self.maxValues else {
+      throw PlistError(
+        message: "expands to more than \(Self.maxValues) values (each use of a shared object counts)", offset: at)
+    }
+    guard spent.contentBytes <= Self.maxContentBytes else {
+      throw PlistError(
+        message: "expands to more than \(Self.maxContentBytes) bytes of strings and data (each use of a shared object counts)",
+        offset: at)
+    }
   }
 
   private init(_ bytes: [UInt8]) throws {
@@ -136,6 +179,7 @@ public struct BinaryPlist {
   private func object(_ index: Int, depth: Int) throws -> PlistValue {
     let at = offsets[index]
     guard depth < Self.maxDepth else { throw PlistError(message: "nested deeper than \(Self.maxDepth)", offset: at) }
+    try spend(at, values: 1)
     let marker = bytes[at]
     let low = marker & 0x0F
     switch marker >> 4 {
@@ -170,14 +214,17 @@ public struct BinaryPlist {
     case 0x4:
       let (n, start) = try length(at, low)
       try need(start, n)
+      try spend(at, content: n)
       return .data(Array(bytes[start..<(start + n)]))
     case 0x5:
       let (n, start) = try length(at, low)
       try need(start, n)
+      try spend(at, content: n)
       return .string(String(decoding: bytes[start..<(start + n)], as: UTF8.self))
     case 0x6:
       let (n, start) = try length(at, low)
       try need(start, n * 2)
+      try spend(at, content: n * 2)
       var units: [UInt16] = []
       units.reserveCapacity(n)
       for i in 0..<n { units.append(UInt16(bytes[start + 2 * i]) << 8 | UInt16(bytes[start + 2 * i + 1])) }

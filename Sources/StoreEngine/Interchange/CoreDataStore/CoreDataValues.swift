@@ -7,7 +7,8 @@ import SchemaModel
 enum CoreDataValueKind: Equatable {
   /// Strings, integers, booleans (0/1), floats, URIs: the same stored form in both stores.
   case plain
-  /// REAL seconds since 2001-01-01 -> REAL seconds since 1970-01-01.
+  /// REAL seconds since 2001-01-01 -> REAL seconds since 1970-01-01 (NULL for text or a
+  /// blob, which the import refuses).
   case date
   /// A 16-byte BLOB -> canonical uppercase UUID text.
   case uuid
@@ -26,7 +27,8 @@ enum CoreDataValues {
   static func expression(_ kind: CoreDataValueKind, _ column: String) -> String {
     switch kind {
     case .plain: return column
-    case .date: return "(\(column) + \(referenceDateOffset))"
+    // Only numbers are dates: SQL's + would read text or a blob as 0 (2001-01-01).
+    case .date: return "CASE WHEN typeof(\(column)) IN ('real', 'integer') THEN \(column) + \(referenceDateOffset) END"
     case .uuid:
       let h = "hex(\(column))"
       return
