@@ -35,7 +35,10 @@ enum RegexMatching {
     let options: NSRegularExpression.Options = flags & 1 != 0 ? [.caseInsensitive] : []
     // (NSRegularExpression refuses the empty pattern, which matches the empty text.)
     do { if !source.isEmpty { _ = try NSRegularExpression(pattern: source, options: options) } } catch {
-      throw RegexError("invalid regular expression '\(pattern)'")
+      // ICU gives no reason; Swift's parser of the same syntax usually does.
+      var reason = ""
+      do { _ = try Regex(source) } catch { reason = ": \(error)" }
+      throw RegexError("invalid regular expression '\(pattern)'\(reason)")
     }
     // A `\Q` quote left open would swallow the wrapper: close it first.
     let body = endsInsideQuote(source) ? source + "\\E" : source

@@ -263,7 +263,7 @@ extension SQLBuilder {
   private mutating func matches(_ column: String, pattern: SQLValue, _ c: Comparison, literal: String?) throws -> String {
     if let literal {
       do { _ = try RegexMatching.compile(literal, flags: 0) } catch {
-        throw PredicateError("invalid regular expression '\(literal)'", offset: c.offset)
+        throw PredicateError("\(error)", offset: c.offset)
       }
     }
     let flags = (c.caseInsensitive ? 1 : 0) | (c.diacriticInsensitive ? 2 : 0)
