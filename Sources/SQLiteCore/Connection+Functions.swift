@@ -5,15 +5,21 @@ import CSQLite
 extension Connection {
   private final class FunctionBox {
     let body: ([SQLValue]) throws -> SQLValue
-    init(_ body: @escaping ([SQLValue]) throws -> SQLValue) { self.body = body }
+    /// The connection owns the handle that owns this box, so it outlives it.
+    unowned let connection: Connection
+    init(_ body: @escaping ([SQLValue]) throws -> SQLValue, connection: Connection) {
+      self.body = body
+      self.connection = connection
+    }
   }
 
-  /// Registers `name(args...)`. Deterministic functions may be used in indexes and are
+  /// Registers `name(args...)`. An error `body` throws fails the statement and comes back
+  /// as the `cause` of the `SQLiteError` the statement throws. Deterministic functions may be used in indexes and are
   /// evaluated once per distinct argument list by the planner where it can.
   public func createFunction(
     _ name: String, argumentCount: Int32, deterministic: Bool = true, _ body: @escaping ([SQLValue]) throws -> SQLValue
   ) throws {
-    let box = Unmanaged.passRetained(FunctionBox(body)).toOpaque()
+    let box = Unmanaged.passRetained(FunctionBox(body, connection: self)).toOpaque()
     let flags = SQLITE_UTF8 | (deterministic ? SQLITE_DETERMINISTIC : 0) | SQLITE_INNOCUOUS
     let rc = sqlite3_create_function_v2(
       handle, name, argumentCount, flags, box,
@@ -38,6 +44,7 @@ extension Connection {
             b.withUnsafeBytes { sqlite3_result_blob(context, $0.baseAddress, Int32($0.count), cs_transient()) }
           }
         } catch {
+          box.connection.functionError = error
           sqlite3_result_error(context, "\(error)", -1)
         }
       }, nil, nil,

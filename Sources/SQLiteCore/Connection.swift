@@ -92,8 +92,12 @@ public final class Connection {
 
   func error(_ rc: Int32, sql: String?) -> SQLiteError {
     let code = sqlite3_extended_errcode(handle)
-    return SQLiteError(code: code == 0 ? rc : code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    defer { functionError = nil }
+    return SQLiteError(code: code == 0 ? rc : code, message: String(cString: sqlite3_errmsg(handle)), sql: sql, cause: functionError)
   }
+
+  /// What the last failing Swift function threw; taken by the next error.
+  var functionError: Error?
 
   // MARK: - Statements
 

@@ -6,11 +6,15 @@ public struct SQLiteError: Error, CustomStringConvertible {
   public var code: Int32
   public var message: String
   public var sql: String?
+  /// The error a Swift function (`Connection.createFunction`) threw to fail the statement,
+  /// so that it reaches the caller intact rather than as SQLite's text.
+  public var cause: Error?
 
-  public init(code: Int32, message: String, sql: String? = nil) {
+  public init(code: Int32, message: String, sql: String? = nil, cause: Error? = nil) {
     self.code = code
     self.message = message
     self.sql = sql
+    self.cause = cause
   }
 
   /// The primary result code (extended codes keep it in the low byte).

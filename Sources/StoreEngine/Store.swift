@@ -295,7 +295,10 @@ public final class Store {
 extension StoreError {
   /// The engine's view of an SQLite failure; SQL text stays in the log, not the message.
   init(sqlite e: SQLiteError) {
-    if e.isInterrupted {
+    if let cause = e.cause as? StoreError {
+      // A Swift function of the statement failed with an engine error (MATCHES over its budget, cancelled).
+      self = cause
+    } else if e.isInterrupted {
       self.init(.cancelled, "the request was cancelled")
     } else if e.isBusy {
       self.init(.busy, "the store is locked by another connection (\(e.codeName)); try again", ["sqliteCode": .int(Int64(e.code))])

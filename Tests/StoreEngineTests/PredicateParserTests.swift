@@ -17,15 +17,7 @@ final class PredicateParserTests: XCTestCase {
   }
 
   private func parseError(_ s: String, _ args: [JSONValue] = [], file: StaticString = #filePath, line: UInt = #line) -> PredicateError? {
-    do {
-      let p = try parse(s, args)
-      XCTFail("expected '\(s)' to be refused, got \(p)", file: file, line: line)
-    } catch let e as PredicateError {
-      return e
-    } catch {
-      XCTFail("unexpected \(error)", file: file, line: line)
-    }
-    return nil
+    refusal(s, args, file: file, line: line)
   }
 
   /// The tree without source offsets, for comparing structure.
@@ -132,7 +124,8 @@ final class PredicateParserTests: XCTestCase {
     XCTAssertEqual(try parse("TRUEPREDICATE"), .constant(true))
     XCTAssertEqual(try parse("falsepredicate"), .constant(false))
     XCTAssertEqual(try shape("!(a == 1)"), "NOT(a == 1)")
-    XCTAssertEqual(try shape("NOT NOT a == 1"), "NOT(NOT(a == 1))")
+    XCTAssertEqual(try shape("NOT NOT a == 1"), "a == 1", "a run of NOTs collapses by parity")
+    XCTAssertEqual(try shape("NOT !NOT a == 1"), "NOT(a == 1)")
     XCTAssertEqual(try shape("a == 1 AND b == 2 AND c == 3"), "AND(a == 1, b == 2, c == 3)", "flat, not nested")
     XCTAssertEqual(try shape("ANY tags.name ==[cd] %@", ["x"]), "ANY tags.name ==[cd] \"x\"")
   }

@@ -1,4 +1,5 @@
 import JSONCore
+import XCTest
 
 @testable import StoreEngine
 
@@ -34,4 +35,17 @@ func stripped(_ e: Expression) -> Expression {
     return .subquery(s)
   case .function(let name, let args, _): return .function(name, args.map(stripped), offset: 0)
   }
+}
+
+/// The error parsing `text` fails with (a test failure when it parses).
+func refusal(_ text: String, _ args: [JSONValue] = [], file: StaticString = #filePath, line: UInt = #line) -> PredicateError? {
+  do {
+    let p = try PredicateParser.parse(text, args: args)
+    XCTFail("expected '\(text.prefix(80))' to be refused, got \(p)", file: file, line: line)
+  } catch let e as PredicateError {
+    return e
+  } catch {
+    XCTFail("unexpected \(error)", file: file, line: line)
+  }
+  return nil
 }

@@ -23,6 +23,8 @@ public struct PredicateJSONDecoder {
   private let variables: JSONObject
   private let template: Bool
   private var scopes: [String] = []
+  /// Nodes above the one being read: recursion stops at `PredicateLimits.maxNesting`.
+  private var depth = 0
 
   public static func decode(
     _ value: JSONValue, path: String, args: [JSONValue] = [], variables: JSONObject = [:], template: Bool = false
@@ -87,9 +89,28 @@ public struct PredicateJSONDecoder {
     return a
   }
 
+  /// Reads one node a level deeper (every predicate and expression node is one);
+  /// refuses past the limit, before recursing.
+  private mutating func nested<T>(_ path: String, _ body: (inout Self) throws -> T) throws -> T {
+    guard depth < PredicateLimits.maxNesting else { throw PredicateJSONError(PredicateLimits.tooDeep(), path: path) }
+    depth += 1
+    defer { depth -= 1 }
+    return try body(&self)
+  }
+
   // MARK: - Predicates
 
   mutating func predicate(_ v: JSONValue, _ path: String) throws -> Predicate {
+    try nested(path) { try $0.predicateNode(v, path) }
+  }
+
+  private mutating func predicateNode(_ v0: JSONValue, _ path0: String) throws -> Predicate {
+    // `{"not": {"not": P}}` is P: a run of nots is counted, not nested, as in the text form.
+    var (v, path, negated) = (v0, path0, false)
+    while case .object(let o) = v, o.count == 1, let inner = o["not"] {
+      (v, path, negated) = (inner, "\(path).not", !negated)
+    }
+    if negated { return .not(try predicate(v, path)) }
     let (o, k) = try kind(of: v, path, among: Self.predicateKeys, what: "a predicate")
     switch k {
     case "const":
@@ -100,7 +121,7 @@ public struct PredicateJSONDecoder {
       return .constant(b)
     case "not":
       try only(o, ["not"], path)
-      return .not(try predicate(o["not"]!, "\(path).not"))
+      preconditionFailure("read above")
     case "and", "or":
       try only(o, [k], path)
       var items: [Predicate] = []
@@ -145,6 +166,10 @@ public struct PredicateJSONDecoder {
   // MARK: - Expressions
 
   private mutating func expression(_ v: JSONValue, _ path: String) throws -> Expression {
+    try nested(path) { try $0.expressionNode(v, path) }
+  }
+
+  private mutating func expressionNode(_ v: JSONValue, _ path: String) throws -> Expression {
     let (o, k) = try kind(of: v, path, among: Self.expressionKeys, what: "an expression")
     let offset = locate(path)
     do {

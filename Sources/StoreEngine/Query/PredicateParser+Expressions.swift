@@ -16,9 +16,11 @@ import JSONCore
 extension PredicateParser {
   mutating func expression() throws -> Expression {
     var lhs = try term()
+    var chain = 0
     while true {
       let t = current
       if isOp(t, "+") || isOp(t, "-") {
+        try count(&chain, at: t.offset)
         advance()
         lhs = .function(isOp(t, "+") ? "+" : "-", [lhs, try term()], offset: t.offset)
       } else if let sign = t.sign {
@@ -40,8 +42,10 @@ extension PredicateParser {
 
   private mutating func term() throws -> Expression {
     var lhs = try power()
+    var chain = 0
     while isOp(current, "*") || isOp(current, "/") {
       let t = current
+      try count(&chain, at: t.offset)
       advance()
       lhs = .function(isOp(t, "*") ? "*" : "/", [lhs, try power()], offset: t.offset)
     }
@@ -50,21 +54,37 @@ extension PredicateParser {
 
   private mutating func power() throws -> Expression {
     var lhs = try unary()
+    var chain = 0
     while isOp(current, "**") {
       let t = current
+      try count(&chain, at: t.offset)
       advance()
       lhs = .function("**", [lhs, try unary()], offset: t.offset)
     }
     return lhs
   }
 
-  private mutating func unary() throws -> Expression {
-    if isOp(current, "-") {
-      let t = current
-      advance()
-      return .function("-", [.constant(.int(0)), try unary()], offset: t.offset)
+  /// Each operator of a chain makes the tree one level deeper (`((a + b) + c) + d`).
+  private func count(_ chain: inout Int, at offset: Int) throws {
+    chain += 1
+    if chain > PredicateLimits.maxChain {
+      throw PredicateError("more than \(PredicateLimits.maxChain) operators in a row (each nests the expression one level deeper)", offset: offset)
     }
-    return try postfix()
+  }
+
+  /// `- - x` is `x`: a run of minus signs is counted, not nested (the first one's offset
+  /// names the negation that remains).
+  private mutating func unary() throws -> Expression {
+    var first: Int?
+    var negated = false
+    while isOp(current, "-") {
+      first = first ?? current.offset
+      advance()
+      negated.toggle()
+    }
+    let e = try postfix()
+    guard negated, let first else { return e }
+    return .function("-", [.constant(.int(0)), e], offset: first)
   }
 
   /// A value followed by key-path steps and subscripts.
@@ -99,6 +119,8 @@ extension PredicateParser {
         e = Expression.joining(segments!, offset: start)
       } else if isOp(current, "[") {
         let open = current.offset
+        try enter(at: open)
+        defer { depth -= 1 }
         advance()
         switch keyword(current) {
         case "FIRST", "LAST", "SIZE":
@@ -171,10 +193,14 @@ extension PredicateParser {
       if template { return .variable(name, offset: t.offset) }
       throw PredicateError("variable $\(name) has no value in 'variables'", offset: t.offset)
     case .op("{"):
+      try enter(at: t.offset)
+      defer { depth -= 1 }
       advance()
       let items = try list(closing: "}")
       return .array(items)
     case .op("("):
+      try enter(at: t.offset)
+      defer { depth -= 1 }
       advance()
       let e = try expression()
       try expect(")")
@@ -230,6 +256,8 @@ extension PredicateParser {
   /// `NAME(...)`: SUBQUERY, or a function call.
   private mutating func call(_ name: String) throws -> Expression {
     let start = current.offset
+    try enter(at: start)
+    defer { depth -= 1 }
     advance()
     advance()
     guard name.uppercased() == "SUBQUERY" else {

@@ -24,6 +24,8 @@ public struct PredicateParser {
   /// Variables of the SUBQUERYs being parsed, innermost last: `$x` there is the element,
   /// never a value from `variables`.
   var scopes: [String] = []
+  /// Brackets open around the current token: recursion stops at `PredicateLimits.maxNesting`.
+  var depth = 0
 
   public static func parse(_ text: String, args: [JSONValue] = [], variables: JSONObject = [:], template: Bool = false) throws -> Predicate
   {
@@ -36,6 +38,7 @@ public struct PredicateParser {
     if !template && p.argIndex < args.count {
       throw PredicateError("\(args.count) argument\(args.count == 1 ? "" : "s") given but the format uses \(p.argIndex)", offset: 0)
     }
+    try PredicateDepth.check(result)
     return result
   }
 
@@ -58,6 +61,12 @@ public struct PredicateParser {
 
   func expect(_ op: String) throws {
     guard isOp(current, op) else { throw PredicateError("expected '\(op)' but found \(describe(current))", offset: current.offset) }
+  }
+
+  /// Opens one more bracket level (pair with `depth -= 1`); refuses past the limit.
+  mutating func enter(at offset: Int) throws {
+    guard depth < PredicateLimits.maxNesting else { throw PredicateError(PredicateLimits.tooDeep(), offset: offset) }
+    depth += 1
   }
 
   func describe(_ t: PredicateToken) -> String {
@@ -93,12 +102,16 @@ public struct PredicateParser {
     return items.count == 1 ? items[0] : .and(items)
   }
 
+  /// `NOT NOT p` is `p` (also in SQL's three-valued logic): a run of NOTs is counted, not
+  /// nested, so any number of them parses without recursion.
   private mutating func notExpr() throws -> Predicate {
-    if keyword(current) == "NOT" || isOp(current, "!") {
+    var negated = false
+    while keyword(current) == "NOT" || isOp(current, "!") {
       advance()
-      return .not(try notExpr())
+      negated.toggle()
     }
-    return try primary()
+    let p = try primary()
+    return negated ? .not(p) : p
   }
 
   private mutating func primary() throws -> Predicate {
@@ -108,6 +121,8 @@ public struct PredicateParser {
       let saved = (pos, argIndex)
       var first: PredicateError
       do {
+        try enter(at: current.offset)
+        defer { depth -= 1 }
         advance()
         let p = try orExpr()
         try expect(")")

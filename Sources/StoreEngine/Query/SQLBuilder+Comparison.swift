@@ -7,6 +7,11 @@ import SchemaModel
 extension SQLBuilder {
   mutating func comparison(_ c0: Comparison) throws -> String {
     var c = c0
+    // ANY/ALL/NONE compare inside a correlated subquery (an IN over a to-many path too,
+    // counted in `compare` once the path is known).
+    let weight = c.quantifier == nil ? 0 : PredicateLimits.subqueryWeight
+    try nest(weight, at: c.offset)
+    defer { unnest(weight) }
     var lhs = try operand(c.lhs)
     var rhs = try operand(c.rhs)
     // A value on the left: turn the comparison around so the key path is on the left.
@@ -88,6 +93,8 @@ extension SQLBuilder {
       }
       var member = c
       member.op = .equal
+      try nest(PredicateLimits.subqueryWeight, at: c.offset)
+      defer { unnest(PredicateLimits.subqueryWeight) }
       return exists(coll, try compare(.scalar(coll.element), lhs, member))
     }
     guard case .scalar(let l) = lhs else {
@@ -256,11 +263,18 @@ extension SQLBuilder {
   private mutating func matches(_ column: String, pattern: SQLValue, _ c: Comparison, literal: String?) throws -> String {
     if let literal {
       do { _ = try RegexMatching.compile(literal, flags: 0) } catch {
-        throw PredicateError("invalid regular expression '\(literal)': \(error)", offset: c.offset)
+        throw PredicateError("\(error)", offset: c.offset)
       }
     }
     let flags = (c.caseInsensitive ? 1 : 0) | (c.diacriticInsensitive ? 2 : 0)
-    return "ms_regexp(\(bind(pattern)), \(column), \(flags))"
+    return "ms_regexp(\(bind(pattern)), \(column), \(flags), \(regexPlace(c)))"
+  }
+
+  /// `ms_regexp`'s last two arguments: where the comparison is, for errors raised while
+  /// the statement runs (its JSON path when the predicate came in the JSON form).
+  private mutating func regexPlace(_ c: Comparison) -> String {
+    let path = locations.flatMap { c.offset < $0.count ? $0[c.offset] : nil }
+    return "\(bind(.integer(Int64(c.offset)))), \(bind(path.map { .text($0) } ?? .null))"
   }
 
   // MARK: - Against another key path
@@ -292,7 +306,7 @@ extension SQLBuilder {
       try requireText(l, c)
       try requireText(r, c)
       let flags = (c.caseInsensitive ? 1 : 0) | (c.diacriticInsensitive ? 2 : 0)
-      return "ms_regexp(\(r.sql), \(l.sql), \(flags))"
+      return "ms_regexp(\(r.sql), \(l.sql), \(flags), \(regexPlace(c)))"
     case .in:
       // `a IN b` with b a string: b contains a.
       try requireText(l, c)

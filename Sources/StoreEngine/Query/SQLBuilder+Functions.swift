@@ -9,6 +9,8 @@ extension SQLBuilder {
   static let referenceDateOffset = 978_307_200.0
 
   mutating func function(_ name: String, _ args: [Expression], offset: Int) throws -> Compiled {
+    try nest(1, at: offset)
+    defer { unnest(1) }
     switch name {
     case "CAST": return try cast(args, offset: offset)
     case "+", "-", "*", "/": return try arithmetic(name, args, offset: offset)

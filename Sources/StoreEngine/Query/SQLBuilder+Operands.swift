@@ -61,6 +61,8 @@ struct Scope {
 
 extension SQLBuilder {
   mutating func operand(_ e: Expression) throws -> Compiled {
+    try descend(at: offset(of: e) ?? 0)
+    defer { recursion -= 1 }
     switch e {
     case .constant(let v): return .value(v)
     case .array(let items):
@@ -207,6 +209,8 @@ extension SQLBuilder {
   }
 
   private mutating func aggregate(_ op: CollectionOperator, _ collection: Expression, _ keys: [String], offset: Int) throws -> Compiled {
+    try nest(PredicateLimits.subqueryWeight, at: offset)
+    defer { unnest(PredicateLimits.subqueryWeight) }
     var coll: ToManyElements
     if case .subquery(let s) = collection {
       coll = try subqueryCollection(s)

@@ -21,6 +21,12 @@ struct SQLBuilder {
   /// Set while compiling an ordering comparison: decimals are stored as canonical text,
   /// so they are compared as numbers there (equality stays exact on the text).
   var orderingDecimal = false
+  /// The JSON paths of a JSON-form predicate's nodes (`PredicateJSONDecoder`), by offset.
+  var locations: [String]?
+  /// Nesting of the SQL being written, in `PredicateLimits.maxSQLNesting` units.
+  private var sqlNesting = 0
+  /// Predicate and expression nodes being compiled, one inside the other.
+  var recursion = 0
 
   init(store: Store, base: EntityPlan) {
     self.store = store
@@ -105,12 +111,105 @@ struct SQLBuilder {
   /// The WHERE condition for `p`; comparisons are in `SQLBuilder+Comparison.swift`,
   /// operands (key paths, to-many collections, aggregates) in `SQLBuilder+Operands.swift`.
   mutating func compile(_ p: Predicate) throws -> String {
+    try descend(at: Self.firstOffset(p))
+    defer { recursion -= 1 }
     switch p {
     case .constant(let b): return b ? "1" : "0"
-    case .not(let inner): return "NOT (\(try compile(inner)))"
-    case .and(let items): return "(" + (try items.map { try compile($0) }).joined(separator: " AND ") + ")"
-    case .or(let items): return "(" + (try items.map { try compile($0) }).joined(separator: " OR ") + ")"
-    case .comparison(let c): return try comparison(c)
+    case .not(var inner):
+      // NOT NOT p is p, in SQL's three-valued logic too.
+      var negated = true
+      while case .not(let i) = inner {
+        inner = i
+        negated.toggle()
+      }
+      guard negated else { return try compile(inner) }
+      try nest(1, at: Self.firstOffset(inner))
+      defer { unnest(1) }
+      return "NOT (\(try compile(inner)))"
+    case .and(let items): return try group(Self.flattened(items, and: true), "AND")
+    case .or(let items): return try group(Self.flattened(items, and: false), "OR")
+    case .comparison(let c):
+      let sql = try comparison(c)
+      if args.count > PredicateLimits.maxBoundValues {
+        throw PredicateError("the predicate binds more than \(PredicateLimits.maxBoundValues) values", offset: c.offset)
+      }
+      return sql
+    }
+  }
+
+  /// Items joined by AND (OR). SQLite reads `a AND b AND c` as `(a AND b) AND c`, one
+  /// level deeper per item (and refuses trees over 1,000 deep), so long runs are written
+  /// in parenthesized groups of `groupSize`: 10,000 items nest 4 groups deep.
+  private mutating func group(_ items: [Predicate], _ op: String) throws -> String {
+    var levels = 1
+    var n = items.count
+    while n > Self.groupSize {
+      n = (n + Self.groupSize - 1) / Self.groupSize
+      levels += 1
+    }
+    try nest(levels, at: Self.firstOffset(items[0]))
+    defer { unnest(levels) }
+    var parts: [String] = []
+    parts.reserveCapacity(items.count)
+    for item in items { parts.append(try compile(item)) }
+    while parts.count > Self.groupSize {
+      parts = stride(from: 0, to: parts.count, by: Self.groupSize).map {
+        "(" + parts[$0..<min($0 + Self.groupSize, parts.count)].joined(separator: " \(op) ") + ")"
+      }
+    }
+    return "(" + parts.joined(separator: " \(op) ") + ")"
+  }
+
+  static let groupSize = 16
+
+  /// Nested ANDs (ORs) are one run: `(a AND b) AND c` is `a AND b AND c`.
+  private static func flattened(_ items: [Predicate], and: Bool) -> [Predicate] {
+    var out: [Predicate] = []
+    var stack = Array(items.reversed())
+    while let p = stack.popLast() {
+      switch (p, and) {
+      case (.and(let inner), true), (.or(let inner), false): stack.append(contentsOf: inner.reversed())
+      default: out.append(p)
+      }
+    }
+    return out
+  }
+
+  /// The offset of the first comparison in `p` (0 when it has none), for errors about a
+  /// group as a whole.
+  static func firstOffset(_ p: Predicate) -> Int {
+    var p = p
+    while true {
+      switch p {
+      case .constant: return 0
+      case .not(let inner): p = inner
+      case .and(let items), .or(let items):
+        guard let first = items.first else { return 0 }
+        p = first
+      case .comparison(let c): return c.offset
+      }
+    }
+  }
+
+  /// One node deeper in the tree; pair with `recursion -= 1`. The parsers refuse deeper
+  /// trees, so this holds for trees built otherwise too.
+  mutating func descend(at offset: Int) throws {
+    guard recursion < PredicateLimits.maxNesting + 1 else { throw PredicateError(PredicateLimits.tooDeep(), offset: offset) }
+    recursion += 1
+  }
+
+  mutating func unnest(_ weight: Int) { sqlNesting -= weight }
+
+  /// SQL `weight` levels deeper; pair with `unnest(weight)`. Refuses SQL that
+  /// SQLite's parser could not take, at the construct that would go too deep.
+  mutating func nest(_ weight: Int, at offset: Int) throws {
+    sqlNesting += weight
+    if sqlNesting > PredicateLimits.maxSQLNesting {
+      sqlNesting -= weight
+      throw PredicateError(
+        "the predicate nests too deeply to run: its SQL would nest more than \(PredicateLimits.maxSQLNesting) levels "
+          + "(AND, OR, NOT and arithmetic groups count 1, SUBQUERY, ANY/ALL/NONE and collection operators \(PredicateLimits.subqueryWeight))",
+        offset: offset)
     }
   }
 

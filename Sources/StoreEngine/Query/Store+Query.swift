@@ -126,6 +126,7 @@ extension Store {
     let entityFilter = plan.entityFilter(alias: "t", deep: request.includeSubentities)
     if !entityFilter.isEmpty { conditions.append(entityFilter) }
     if let p = request.predicate {
+      builder.locations = request.predicateLocations
       do {
         conditions.append(try builder.compile(p))
       } catch let e as PredicateError {
