@@ -9,7 +9,7 @@ extension InterchangeHandlers {
     try p.rejectUnknown(["store", "model", "progressToken"])
     let store = try s.requireStore()
     let path = try p.requireString("store")
-    let token = try progressToken(p)
+    let token = try RequestParsing.progressToken(p)
     let summary = try store.importCoreData(
       path: path, model: try p.string("model"),
       progress: token.map { t in { phase, done, total in context.progress(token: t, done: done, total: total, message: phase) } })

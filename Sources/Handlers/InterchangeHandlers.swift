@@ -25,7 +25,7 @@ enum InterchangeHandlers {
       options.predicate = condition.predicate
       options.predicateLocations = condition.locations
     }
-    let token = try progressToken(p)
+    let token = try RequestParsing.progressToken(p)
     let path = try p.string("path")
     let memory = path == nil ? MemorySink(limit: inlineLimit) : nil
     let sink: ByteSink = try memory ?? FileSink.create(path: path!, paramPath: "params.path")
@@ -59,7 +59,7 @@ enum InterchangeHandlers {
         "params.mode: expected one of insert, upsert, replace, got '\(modeName)'",
         ["path": "params.mode", "expected": "insert, upsert or replace", "actual": .string(modeName)])
     }
-    let token = try progressToken(p)
+    let token = try RequestParsing.progressToken(p)
     let input: ImportInput = path.map { .file(path: $0) } ?? .bytes(Array(data!.utf8))
     let summary = try store.importObjects(
       input, mode: mode,
@@ -79,17 +79,5 @@ enum InterchangeHandlers {
         ["path": "params.format", "expected": "ndjson or json", "actual": .string(name)])
     }
     return layout
-  }
-
-  /// As in LSP, a token is a string or an integer; it is echoed in every `$/progress`.
-  static func progressToken(_ p: JSONReader) throws -> JSONValue? {
-    guard let token = p.value("progressToken") else { return nil }
-    switch token {
-    case .string, .int: return token
-    default:
-      throw RPCError.invalidParams(
-        "params.progressToken: expected a string or an integer, got \(token.typeName)",
-        ["path": "params.progressToken", "expected": "string or integer"])
-    }
   }
 }

@@ -60,6 +60,7 @@ enum MigrationHandlers {
   private static func run(_ s: Session, _ p: JSONReader, _ context: RequestContext, dryRun: Bool) throws -> JSONValue {
     try p.rejectUnknown(dryRun ? ["schemas", "stages", "allowDataLoss"] : ["schemas", "stages", "allowDataLoss", "backup", "progressToken"])
     let store = try s.requireStore()
+    let token = try RequestParsing.progressToken(p)
     guard case .array(let schemas)? = p.value("schemas") else {
       throw RPCError.invalidParams("params.schemas: expected an array of schemas, oldest first", ["path": "params.schemas", "expected": "array"])
     }
@@ -80,7 +81,7 @@ enum MigrationHandlers {
     var hooks = MigrationHooks()
     hooks.willMigrate = { stage in try callHook("migration/willMigrate", stage, store, context) }
     hooks.didMigrate = { stage in try callHook("migration/didMigrate", stage, store, context) }
-    if let token = p.value("progressToken") {
+    if let token {
       hooks.progress = { done, total, message in context.progress(token: token, done: done, total: total, message: message) }
     }
     let result = try store.migrate(chain: chain, stages: stages, options: options, hooks: hooks)

@@ -41,8 +41,18 @@ extension ModelHandlers {
               "params.target: expected one of swiftdata, coredata, typescript, python, got '\(targetName)'",
               ["path": "params.target", "expected": "swiftdata, coredata, typescript or python", "actual": .string(targetName)])
           }
+          let baseName = try p.string("baseName")
+          if baseName != nil && target != .swiftdata {
+            throw RPCError.invalidParams(
+              "params.baseName: only target swiftdata writes versioned schemas to name, not \(target.rawValue)", ["path": "params.baseName"])
+          }
           let model = try source(p, allowSchema: true)
-          let (files, skipped) = try model.generate(target, baseName: try p.string("baseName"))
+          let (files, skipped) = try model.generate(target, baseName: baseName)
+          if baseName != nil && model.versions.count - skipped.count < 2 {
+            throw RPCError.invalidParams(
+              "params.baseName: one version of the model is generated, so there are no versioned schemas or migration plan to name",
+              ["path": "params.baseName"])
+          }
           var o: JSONObject = ["target": .string(target.rawValue), "files": .array(files.map(\.json))]
           if !skipped.isEmpty { o.append("skippedVersions", .array(skipped.map(\.json))) }
           return .object(o)
@@ -53,6 +63,7 @@ extension ModelHandlers {
 
   /// The model named by exactly one of `path`, `xml` or (when allowed) `schema`.
   static func source(_ p: JSONReader, allowSchema: Bool) throws -> ImportedModel {
+    try RequestParsing.refuseWithout(p, "name", "xml")
     let given = ["path", "xml"] + (allowSchema ? ["schema"] : [])
     let present = given.filter { p.has($0) }
     guard present.count == 1 else {

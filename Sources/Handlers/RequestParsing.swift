@@ -10,7 +10,8 @@ enum RequestParsing {
   /// `where` and, for the JSON form, the JSON path of each node (`FetchRequest.predicateLocations`).
   static func condition(_ p: JSONReader, template: Bool = false) throws -> (predicate: Predicate, locations: [String]?)? {
     guard let w = p.value("where") else {
-      if p.has("args") { throw RPCError.invalidParams("params.args given without params.where", ["path": "params.args"]) }
+      try refuseWithout(p, "args", "where")
+      try refuseWithout(p, "variables", "where")
       return nil
     }
     let args = try p.array("args") ?? []
@@ -35,6 +36,25 @@ enum RequestParsing {
       throw RPCError.invalidParams(
         "params.where: expected a predicate string or its JSON form (an object), got \(w.typeName)",
         ["path": "params.where", "expected": "string or object"])
+    }
+  }
+
+  /// Refuses `key` given without `companion`, the param that gives it a meaning: every
+  /// param present is used or refused, never silently dropped.
+  static func refuseWithout(_ p: JSONReader, _ key: String, _ companion: String) throws {
+    guard p.has(key) && !p.has(companion) else { return }
+    throw RPCError.invalidParams("\(p.child(key)) given without \(p.child(companion))", ["path": .string(p.child(key))])
+  }
+
+  /// As in LSP, a token is a string or an integer; it is echoed in every `$/progress`.
+  static func progressToken(_ p: JSONReader) throws -> JSONValue? {
+    guard let token = p.value("progressToken") else { return nil }
+    switch token {
+    case .string, .int: return token
+    default:
+      throw RPCError.invalidParams(
+        "params.progressToken: expected a string or an integer, got \(token.typeName)",
+        ["path": "params.progressToken", "expected": "string or integer"])
     }
   }
 

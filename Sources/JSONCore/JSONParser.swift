@@ -9,7 +9,9 @@ import CJansson
 
 /// Why a text could not become a `JSONValue`, with jansson's position where it has one.
 public struct JSONParseError: Error, Equatable, CustomStringConvertible {
-  public enum Kind: String, Sendable { case syntax, invalidUTF8, tooDeep, numericOverflow, duplicateKey }
+  /// `nulInKey`: an object key holds U+0000. jansson keeps keys as C strings, so it refuses
+  /// them (JSON_ALLOW_NUL covers string values only) rather than cut the key short.
+  public enum Kind: String, Sendable { case syntax, invalidUTF8, tooDeep, numericOverflow, duplicateKey, nulInKey }
   public var kind: Kind
   public var message: String
   public var line: Int
@@ -65,6 +67,7 @@ public enum JSONParser {
     case json_error_stack_overflow.rawValue: kind = .tooDeep
     case json_error_numeric_overflow.rawValue: kind = .numericOverflow
     case json_error_duplicate_key.rawValue: kind = .duplicateKey
+    case json_error_null_byte_in_key.rawValue: kind = .nulInKey
     default: kind = .syntax
     }
     return JSONParseError(kind: kind, message: text, line: Int(e.line), column: Int(e.column), position: Int(e.position))

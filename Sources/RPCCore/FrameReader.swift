@@ -40,6 +40,9 @@ final class FrameReader: @unchecked Sendable {
   private var discarded = 0
   // Header-mode state.
   private var headerBuffer: [UInt8] = []
+  /// After a malformed header block: how many bytes of `content-length:` the skipped
+  /// input has matched so far; nil while the stream is in step.
+  private var resyncMatched: Int?
 
   func start() {
     var thread = pthread_t()
@@ -128,17 +131,23 @@ final class FrameReader: @unchecked Sendable {
   /// Headers when the first non-blank bytes are `Content-Length:` (any case); nil while
   /// too few bytes have arrived to tell.
   static func decideFraming(_ probe: [UInt8]) -> Framing? {
-    guard let first = probe.firstIndex(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else { return nil }
+    guard let first = probe.firstIndex(where: { !isBlank($0) }) else { return nil }
     var k = 0
     while k < headerPrefix.count {
       guard first + k < probe.count else { return nil }
-      let c = probe[first + k]
-      let lower = c >= 65 && c <= 90 ? c + 32 : c
-      if lower != headerPrefix[k] { return .lines }
+      if lowercased(probe[first + k]) != headerPrefix[k] { return .lines }
       k += 1
     }
     return .headers
   }
+
+  /// Space, tab, CR or LF: the bytes skipped before the first message and, in header
+  /// framing, before every header block.
+  @inline(__always)
+  static func isBlank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
+
+  @inline(__always)
+  static func lowercased(_ c: UInt8) -> UInt8 { c >= 65 && c <= 90 ? c + 32 : c }
 
   // MARK: - Lines
 
@@ -192,7 +201,8 @@ final class FrameReader: @unchecked Sendable {
     case .headers:
       if bodyRemaining > 0 {
         batch.append(.badHeader("input ended \(bodyRemaining) bytes short of the announced Content-Length \(bodyLength)"))
-      } else if !headerBuffer.isEmpty && headerBuffer.contains(where: { $0 != 0x0A && $0 != 0x0D && $0 != 0x20 }) {
+      } else if !headerBuffer.isEmpty {
+        // A block starts with its first non-blank byte, so a non-empty buffer is a started block.
         batch.append(.badHeader("input ended inside a header block (\(headerBuffer.count) bytes unread)"))
       }
     }
@@ -207,11 +217,16 @@ final class FrameReader: @unchecked Sendable {
     var i = 0
     while i < bytes.count {
       if bodyRemaining < 0 {
-        headerBuffer.append(bytes[i])
+        let c = bytes[i]
         i += 1
+        if let matched = resyncMatched {
+          resync(c, matched)
+          continue
+        }
+        if headerBuffer.isEmpty && Self.isBlank(c) { continue }
+        headerBuffer.append(c)
         if headerBuffer.count > 8192 {
-          batch.append(.badHeader("header block longer than 8192 bytes"))
-          headerBuffer = []
+          badHeaderBlock("header block longer than 8192 bytes", &batch)
           continue
         }
         if headerBuffer.count >= 4 && headerBuffer.suffix(4).elementsEqual([0x0D, 0x0A, 0x0D, 0x0A]) {
@@ -233,27 +248,52 @@ final class FrameReader: @unchecked Sendable {
     }
   }
 
+  /// Reports a malformed header block and skips input up to the next `Content-Length:`:
+  /// the length of the body that may follow is unknown, so reading on from here would
+  /// take that body (and every later message) for headers.
+  private func badHeaderBlock(_ why: String, _ batch: inout [InboundItem]) {
+    batch.append(.badHeader(why))
+    headerBuffer = []
+    resyncMatched = 0
+  }
+
+  /// One skipped byte while looking for `content-length:` (any case). No proper prefix of
+  /// that text is also its suffix, so a mismatch restarts the match at this byte.
+  private func resync(_ c: UInt8, _ matched: Int) {
+    let lower = Self.lowercased(c)
+    if lower == Self.headerPrefix[matched] {
+      if matched + 1 == Self.headerPrefix.count {
+        headerBuffer = Self.headerPrefix
+        resyncMatched = nil
+      } else {
+        resyncMatched = matched + 1
+      }
+    } else {
+      resyncMatched = lower == Self.headerPrefix[0] ? 1 : 0
+    }
+  }
+
   private func parseHeaderBlock(_ batch: inout [InboundItem]) {
     let text = String(decoding: headerBuffer, as: UTF8.self)
     headerBuffer = []
     var length: Int?
     for line in text.split(whereSeparator: { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }) where !line.isEmpty {
       guard let colon = line.firstIndex(of: ":") else {
-        batch.append(.badHeader("header line without ':': \(line.prefix(80))"))
+        badHeaderBlock("header line without ':': \(line.prefix(80))", &batch)
         return
       }
       let name = line[..<colon].lowercased()
       let value = line[line.index(after: colon)...].trimmingSpaces
       if name == "content-length" {
         guard let n = Int(value), n >= 0 else {
-          batch.append(.badHeader("Content-Length is not a number: \(value.prefix(40))"))
+          badHeaderBlock("Content-Length is not a number: \(value.prefix(40))", &batch)
           return
         }
         length = n
       }
     }
     guard let n = length else {
-      if text.contains(where: { !$0.isWhitespace }) { batch.append(.badHeader("header block without Content-Length")) }
+      badHeaderBlock("header block without Content-Length", &batch)
       return
     }
     if n == 0 {

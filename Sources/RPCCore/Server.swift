@@ -304,9 +304,9 @@ public final class Server: @unchecked Sendable {
         return errorResponse(
           id: .null, .parseError("invalid UTF-8 at byte \(e.position)", ["position": .int(Int64(e.position)), "reason": "invalidUTF8"]))
       default:
-        return errorResponse(
-          id: .null,
-          .parseError(e.message, ["line": .int(Int64(e.line)), "column": .int(Int64(e.column)), "position": .int(Int64(e.position))]))
+        var data: JSONObject = ["line": .int(Int64(e.line)), "column": .int(Int64(e.column)), "position": .int(Int64(e.position))]
+        if e.kind == .nulInKey { data.append("reason", "nulInKey") }
+        return errorResponse(id: .null, .parseError(e.message, data))
       }
     } catch {
       return errorResponse(id: .null, .parseError("\(error)"))

@@ -76,6 +76,42 @@ final class FramingTests: XCTestCase {
     XCTAssertEqual(server.waitForExit(), 0)
   }
 
+  /// protocol.md: blanks before the first `Content-Length:` are skipped. A space or a tab
+  /// there used to make the first block "without Content-Length" and lose the message.
+  func testBlanksBeforeTheFirstHeaderAreSkipped() throws {
+    for prefix in [" ", "\t", "\r\n", "\n\n", " \r\n\t "] {
+      let server = try ServerProcess()
+      server.sendRaw(Data(prefix.utf8) + framed(requestLine(1, "store.info")) + Data("\r\n ".utf8) + framed(requestLine(2, "store.check")))
+      let info = try XCTUnwrap(try server.readFramedMessage(), "no reply; stderr: \(server.stderr)")
+      XCTAssertEqual(info["id"], 1, "prefix \(Array(prefix.utf8)): \(info)")
+      XCTAssertEqual(info["result"]?["memory"], true)
+      XCTAssertEqual(try server.readFramedMessage()?["id"], 2, "blanks between messages are skipped too")
+      server.closeInput()
+      XCTAssertEqual(server.waitForExit(), 0)
+    }
+  }
+
+  /// A malformed header block costs that message only: input is skipped up to the next
+  /// `Content-Length:` (it used to read the body as headers, and so every later message,
+  /// `exit` included).
+  func testHeaderFramingRecoversAfterAMalformedBlock() throws {
+    let server = try ServerProcess()
+    server.sendRaw(framed(requestLine(1, "store.info")))
+    XCTAssertEqual(try server.readFramedMessage()?["id"], 1)
+    for badHeaders in ["Content-Length: 4x\r\n\r\n", "Content-Length: 52\r\nnot a header\r\n\r\n", "Content-Type: text/plain\r\n\r\n"] {
+      server.sendRaw(Data(badHeaders.utf8) + Data(requestLine(2, "store.info").utf8) + framed(requestLine(3, "store.check")))
+      let bad = try XCTUnwrap(try server.readFramedMessage()?.objectValue, badHeaders)
+      XCTAssertEqual(bad["id"], .null)
+      XCTAssertEqual(bad.errorCode, -32700)
+      XCTAssertEqual(bad["error"]?["data"]?["framing"], "headers")
+      let check = try XCTUnwrap(try server.readFramedMessage(), "no reply after \(badHeaders); stderr: \(server.stderr)")
+      XCTAssertEqual(check["id"], 3, "the skipped body gets no reply of its own")
+    }
+    server.sendRaw(framed(requestLine(4, "shutdown")) + framed(notificationLine("exit")))
+    XCTAssertEqual(try server.readFramedMessage()?["id"], 4)
+    XCTAssertEqual(server.waitForExit(), 0, "exit after shutdown is read and obeyed")
+  }
+
   func testHeaderFramingTooLargeBodyIsSkipped() throws {
     let server = try ServerProcess(arguments: ["serve", "--memory", "--max-message-bytes", "1000"])
     let big = requestLine(1, "store.info", ["padding": .string(String(repeating: "p", count: 5000))])

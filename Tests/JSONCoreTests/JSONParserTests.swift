@@ -67,10 +67,15 @@ final class JSONParserTests: XCTestCase {
   }
 
   func testEmbeddedNulInAKeyIsRefused() {
-    // jansson's JSON_ALLOW_NUL covers string values only; keys with NUL are a syntax error.
+    // jansson's JSON_ALLOW_NUL covers string values only; a key with NUL is refused with
+    // its own kind (never cut short at the NUL), wherever the object sits.
     let e = parseError(#"{"a\u0000k":1}"#)
-    XCTAssertEqual(e?.kind, .syntax)
+    XCTAssertEqual(e?.kind, .nulInKey)
     XCTAssertEqual(e?.message.contains("NUL byte in object key"), true, e?.message ?? "")
+    XCTAssertEqual(e?.line, 1)
+    XCTAssertEqual(e?.position, 11, "just past the key")
+    XCTAssertEqual(parseError(#"[1,{"ok":{"\u0000":2}}]"#)?.kind, .nulInKey)
+    XCTAssertEqual(parseError(#"{"k\u0000":1,"k":2}"#)?.kind, .nulInKey, "not taken for a duplicate of 'k'")
   }
 
   func testEscapesAreDecoded() {

@@ -138,11 +138,65 @@ final class FrameReaderTests: XCTestCase {
   }
 
   func testBadHeaders() {
+    XCTAssertEqual(
+      feed(makeReader().0, ["Content-Length: 2\r\n\r\n{}", "Content-Length: abc\r\n\r\n"]),
+      ["message:{}", "badHeader:Content-Length is not a number: abc"])
+    XCTAssertEqual(feed(makeReader().0, ["Content-Length: 1\r\nX-Other: 1\r\n\r\n1", "X-Other: 1\r\n\r\n"]), ["message:1", "badHeader:header block without Content-Length"])
+    XCTAssertEqual(feed(makeReader().0, ["Content-Length: 1\r\n\r\n1", "garbage line\r\n\r\n"]), ["message:1", "badHeader:header line without ':': garbage line"])
+    XCTAssertEqual(feed(makeReader().0, ["Content-Length: -4\r\n\r\n"]), ["badHeader:Content-Length is not a number: -4"])
+  }
+
+  /// protocol.md: blanks (spaces, tabs, CR, LF) before the first header block are skipped;
+  /// they were fed into the first block, where ` Content-Length` is not `Content-Length`.
+  func testBlanksBeforeTheFirstHeaderBlockAreSkipped() {
+    for prefix in [" ", "\t", "\r\n", "\n", " \r\n\t ", "\r\n\r\n\r\n", "\n\n\n"] {
+      let (reader, rec) = makeReader()
+      XCTAssertEqual(feed(reader, [prefix + "Content-Length: 2\r\n\r\n{}"]), ["message:{}"], "prefix \(Array(prefix.utf8))")
+      XCTAssertEqual(rec.framings, [.headers])
+      let (split, _) = makeReader()
+      XCTAssertEqual(feed(split, [prefix, "Content-", "Length: 2\r\n\r\n{}"]), ["message:{}"], "prefix \(Array(prefix.utf8)) in its own write")
+    }
+  }
+
+  func testBlanksBetweenHeaderMessagesAreSkipped() {
     let (reader, _) = makeReader()
-    XCTAssertEqual(feed(reader, ["Content-Length: 2\r\n\r\n{}", "Content-Length: abc\r\n\r\n"]), ["message:{}", "badHeader:Content-Length is not a number: abc"])
-    XCTAssertEqual(feed(reader, ["X-Other: 1\r\n\r\n"]), ["badHeader:header block without Content-Length"])
-    XCTAssertEqual(feed(reader, ["garbage line\r\n\r\n"]), ["badHeader:header line without ':': garbage line"])
-    XCTAssertEqual(feed(reader, ["Content-Length: -4\r\n\r\n"]), ["badHeader:Content-Length is not a number: -4"])
+    XCTAssertEqual(
+      feed(reader, ["Content-Length: 2\r\n\r\n{}\r\n \t", "\nContent-Length: 2\r\n\r\n[]\n\n", "Content-Length: 1\r\n\r\n1"]),
+      ["message:{}", "message:[]", "message:1"])
+  }
+
+  /// After a malformed header block the length of what follows is unknown: input is skipped
+  /// up to the next `Content-Length:`, so one bad block costs one message, not the session.
+  func testMalformedHeaderBlockRecoversAtTheNextContentLength() {
+    let body = #"{"jsonrpc":"2.0","id":1,"method":"x"}"#
+    let next = "Content-Length: 2\r\n\r\n{}"
+    let cases: [(String, String)] = [
+      ("Content-Length: abc\r\n\r\n", "badHeader:Content-Length is not a number: abc"),
+      ("Content-Length: 38\r\nno colon here\r\n\r\n", "badHeader:header line without ':': no colon here"),
+      ("Content-Type: x\r\n\r\n", "badHeader:header block without Content-Length"),
+    ]
+    // Each session starts with a good message, so that the framing is headers.
+    let first = "Content-Length: 1\r\n\r\n1"
+    for (headers, error) in cases {
+      XCTAssertEqual(feed(makeReader().0, [first + headers + body + next]), ["message:1", error, "message:{}"], headers)
+      // The skipped body ends in `c`, and the next header arrives in pieces and in capitals.
+      XCTAssertEqual(
+        feed(makeReader().0, [first, headers, #"{"a":"abc"#, "cCont", "ENT-LENGTH", ": 2\r\n\r\n{}", next]),
+        ["message:1", error, "message:{}", "message:{}"], headers)
+    }
+  }
+
+  func testOverlongHeaderBlockRecovers() {
+    let (reader, _) = makeReader()
+    let out = feed(reader, ["Content-Length: 1\r\nX: " + String(repeating: "a", count: 9000), "\r\n\r\n1", "Content-Length: 2\r\n\r\n[]"])
+    XCTAssertEqual(out, ["badHeader:header block longer than 8192 bytes", "message:[]"])
+  }
+
+  func testEveryLaterMessageIsReadAfterABadBlock() {
+    let (reader, _) = makeReader()
+    let exit = #"{"jsonrpc":"2.0","method":"exit"}"#
+    let out = feed(reader, ["Content-Length: twelve\r\n\r\n{\"id\":1}", "Content-Length: \(exit.utf8.count)\r\n\r\n\(exit)"])
+    XCTAssertEqual(out, ["badHeader:Content-Length is not a number: twelve", "message:" + exit])
   }
 
   func testZeroLengthBody() {

@@ -164,6 +164,20 @@ final class ServerDispatchTests: XCTestCase {
     XCTAssertEqual(server.handle([])?["error"]?["code"], -32700)
   }
 
+  /// protocol.md: strings may hold U+0000, object keys may not; such a key is a parse error
+  /// with `reason: "nulInKey"`, and nothing runs (a key cut at the NUL would have).
+  func testNulInAnObjectKeyIsAParseErrorWithItsReason() {
+    let (server, calls) = makeServer()
+    let text = #"{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a\u0000b":1}}"#
+    XCTAssertEqual(
+      server.reply(text),
+      #"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: NUL byte in object key not supported near '\"a\\u0000b\"'","data":{"kind":"parse","line":1,"column":60,"position":60,"reason":"nulInKey"}}}"#)
+    XCTAssertEqual(calls.names, [])
+    XCTAssertEqual(
+      server.reply(#"{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":"x\u0000y"}}"#),
+      #"{"jsonrpc":"2.0","id":1,"result":{"a":"x\u0000y"}}"#, "a NUL in a string value is kept and written back escaped")
+  }
+
   func testTooDeep() {
     var options = Server.Options()
     options.maxDepth = 4
