@@ -21,6 +21,10 @@
   (j) `modelstore migrate` of a copy of the Q-object store through one lightweight stage
       (rename title -> name through originalName, add notes with a default), vs the CLI
       running the same ALTER TABLE / UPDATE statements in one transaction
+  (m) optimistic locking under load (counters.py): 4 server processes on one file each
+      incrementing one counter with objects.get {withVersion} + objects.update {ifVersion}
+      for MODELSTORE_BENCH_COUNTER_SECONDS (default 600; 30 with --quick): increments per
+      second, conflicts retried, and lost increments, which must be 0 (the run fails otherwise)
 
 Usage: python3 Benchmarks/run.py [--binary PATH] [--quick] [--out DIR]
 Prints a Markdown table of times and ratios; writes results.json to --out.
@@ -28,6 +32,7 @@ Prints a Markdown table of times and ratios; writes results.json to --out.
 from __future__ import annotations
 
 import argparse
+import counters  # Benchmarks/counters.py: case (m)
 import copy
 import json
 import os
@@ -456,6 +461,7 @@ def main() -> None:
         sys.exit(f"no modelstore binary at {args.binary}: run 'swift build -c release' first")
     n, n_small, m, k, starts, runs = (20_000, 5_000, 10_000, 1_000, 10, 1) if args.quick else (200_000, 50_000, 100_000, 10_000, 50, 3)
     q, q_repeats, f_count = (100_000, 50, 20_000) if args.quick else (1_000_000, 100, 100_000)
+    m_seconds = float(os.environ.get("MODELSTORE_BENCH_COUNTER_SECONDS", "30" if args.quick else "600"))
 
     results: dict = {"sizes": {"a": n, "a_small": n_small, "b": m, "c": k, "d": starts}}
     with tempfile.TemporaryDirectory(prefix="modelstore-bench-") as tmp:
@@ -474,6 +480,7 @@ def main() -> None:
         k_t, _ = bench_no_history(args.binary, work, n, runs)
         l_med, l_p99 = bench_live_latency(args.binary, work, 200 if args.quick else 1000)
         (j_t, j_rss), (j_cli, _) = bench_migrate(args.binary, work, query_store(args.binary, work, q), q, runs)
+        counter = counters.run(args.binary, work, 4, m_seconds)
 
     results.update(
         a={"seconds": a_t, "cli_seconds": a_cli, "ratio": a_t / a_cli, "peak_rss_kib": a_rss, "peak_rss_kib_small": s_rss,
@@ -493,6 +500,7 @@ def main() -> None:
         k={"seconds_with_history": a_t, "seconds_without": k_t, "ratio": a_t / k_t, "target_ratio": 1.15},
         l={"median_ms": l_med * 1e3, "p99_ms": l_p99 * 1e3},
         j={"seconds": j_t, "cli_seconds": j_cli, "ratio": j_t / j_cli, "objects": q, "peak_rss_kib": j_rss},
+        m=counter,
     )
     print(f"| benchmark | modelstore | sqlite3 CLI | ratio | target |")
     print(f"|---|---|---|---|---|")
@@ -509,9 +517,13 @@ def main() -> None:
     print(f"| (k) (a) with history vs --no-history | {a_t:.3f} s vs {k_t:.3f} s | | {a_t / k_t:.2f}x | <= 1.15x |")
     print(f"| (l) commit -> query/changed in another process | median {l_med * 1e3:.1f} ms, p99 {l_p99 * 1e3:.1f} ms | | | report |")
     print(f"| (j) lightweight migration of {q:,} objects (rename + defaulted column) | {j_t:.3f} s, {j_rss / 1024:.1f} MiB | {j_cli:.3f} s (same ALTER/UPDATE) | {j_t / j_cli:.2f}x | report |")
+    print(f"| (m) 4 processes incrementing one counter with ifVersion, {counter['seconds']:.0f} s | {counter['increments']:,} increments, "
+          f"{counter['increments_per_second']:.0f}/s, {counter['conflicts']:,} conflicts retried | | | lost {counter['lost']} (must be 0) |")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    if not counters.ok(counter):
+        sys.exit("(m) failed: " + counters.report(counter) + "".join("\n  " + p for p in counter["problems"]))
 
 
 if __name__ == "__main__":

@@ -14,10 +14,13 @@ enum HistoryHandlers {
           let after = try p.int("after", min: 0) ?? 0
           let limit = try p.int("limit", min: 1).map(Int.init)
           let entities = try p.stringArray("entities").map(Set.init)
-          let list = try store.history(after: after, author: try p.string("author"), entities: entities, limit: limit)
-          return .object([
-            "transactions": .array(list.map(\.json)), "lastToken": .int(try store.latestHistoryToken()),
-          ])
+          let author = try p.string("author")
+          // One snapshot: a commit landing between the two reads would otherwise give a
+          // lastToken past transactions the list does not hold.
+          let (list, last) = try store.readingOneSnapshot {
+            (try store.history(after: after, author: author, entities: entities, limit: limit), try store.latestHistoryToken())
+          }
+          return .object(["transactions": .array(list.map(\.json)), "lastToken": .int(last)])
         }
       ),
       (

@@ -44,15 +44,14 @@ enum ObjectHandlers {
           let include = try p.stringArray("include") ?? []
           let store = try s.requireStore()
           let versions = try p.bool("withVersion") ?? false
-          func shaped(_ objects: [JSONObject]) throws -> [JSONObject] { versions ? try store.withVersions(objects) : objects }
           if let ids = try p.stringArray("ids") {
             guard !p.has("id") else { throw RPCError.invalidParams("give either 'id' or 'ids', not both", ["path": "params"]) }
-            return .object(["objects": .array(try shaped(try store.get(ids: ids, include: include)).map { .object($0) })])
+            return .object(["objects": .array(try store.get(ids: ids, include: include, withVersion: versions).map { .object($0) })])
           }
           guard let id = try p.string("id") else {
             throw RPCError.invalidParams("params.id: missing (or give params.ids)", ["path": "params.id", "expected": "string"])
           }
-          return .object(try shaped([try store.get(id: id, include: include)])[0])
+          return .object(try store.get(id: id, include: include, withVersion: versions))
         }
       ),
       (

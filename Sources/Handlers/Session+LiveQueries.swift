@@ -9,8 +9,11 @@ import StoreEngine
 extension Session {
   func observe(_ request: FetchRequest) throws -> (String, FetchResult, Int64) {
     let store = try requireStore()
-    if subscriptions.isEmpty { historyCursor = try store.latestHistoryToken() }
-    let (query, first) = try LiveQuery.start(request, on: store)
+    // One snapshot: the cursor is the token of exactly the state the first result shows.
+    let (cursor, (query, first)) = try store.readingOneSnapshot {
+      (subscriptions.isEmpty ? try store.latestHistoryToken() : historyCursor, try LiveQuery.start(request, on: store))
+    }
+    historyCursor = cursor
     nextSubscription += 1
     let id = "q\(nextSubscription)"
     subscriptions[id] = query
@@ -41,30 +44,34 @@ extension Session {
   private func pollHistory() {
     guard !subscriptions.isEmpty, let store, store.openTransactions == 0, !store.isMigrating else { return }
     do {
-      // One indexed range read; the cursor moves to exactly what was read, so a commit
-      // landing meanwhile is seen on the next pass, not skipped or read twice.
-      let transactions = try store.history(after: historyCursor)
-      guard let latest = transactions.last?.token else { return }
-      historyCursor = latest
-      var entities: Set<String> = []
-      var changed: Set<String> = []
-      var bulk = false
-      for t in transactions {
-        entities.formUnion(t.entities)
-        changed.formUnion(t.ids)
-        bulk = bulk || t.hasBulk
-      }
-      for id in subscriptionOrder {
-        guard let query = subscriptions[id] else { continue }
-        do {
-          guard let change = try query.refresh(on: store, entities: entities, changed: changed, bulk: bulk) else { continue }
-          var params: JSONObject = ["subscription": .string(id), "token": .int(latest)]
-          for m in change.json.members { params.append(m.key, m.value) }
-          server.notify(method: "query/changed", params: .object(params))
-        } catch {
-          // The query no longer fits the store (a migration removed its entity): it ends.
-          server.notify(method: "query/changed", params: .object(["subscription": .string(id), "token": .int(latest), "error": .string("\(error)")]))
-          _ = unobserve(id)
+      // One snapshot for the history and every refresh: each change sent is the state as
+      // of its token.
+      try store.readingOneSnapshot {
+        // One indexed range read; the cursor moves to exactly what was read, so a commit
+        // landing meanwhile is seen on the next pass, not skipped or read twice.
+        let transactions = try store.history(after: historyCursor)
+        guard let latest = transactions.last?.token else { return }
+        historyCursor = latest
+        var entities: Set<String> = []
+        var changed: Set<String> = []
+        var bulk = false
+        for t in transactions {
+          entities.formUnion(t.entities)
+          changed.formUnion(t.ids)
+          bulk = bulk || t.hasBulk
+        }
+        for id in subscriptionOrder {
+          guard let query = subscriptions[id] else { continue }
+          do {
+            guard let change = try query.refresh(on: store, entities: entities, changed: changed, bulk: bulk) else { continue }
+            var params: JSONObject = ["subscription": .string(id), "token": .int(latest)]
+            for m in change.json.members { params.append(m.key, m.value) }
+            server.notify(method: "query/changed", params: .object(params))
+          } catch {
+            // The query no longer fits the store (a migration removed its entity): it ends.
+            server.notify(method: "query/changed", params: .object(["subscription": .string(id), "token": .int(latest), "error": .string("\(error)")]))
+            _ = unobserve(id)
+          }
         }
       }
     } catch {

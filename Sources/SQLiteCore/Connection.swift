@@ -15,7 +15,8 @@ public final class Connection {
   private var levels: [(open: Statement, close: Statement)] = []
   public private(set) var cacheHits = 0
   /// Statements executed on this connection (each `execute`, `first`, `forEachRow`); tests
-  /// use it to show that work does not grow into one statement per object.
+  /// use it to show that work does not grow into one statement per object. The BEGIN and
+  /// COMMIT of a read snapshot (`readingOneSnapshot`) are not counted.
   public internal(set) var statementsRun = 0
   public private(set) var cacheMisses = 0
   /// Cap on cached statements; the cache is cleared when it is reached (rare: SQL here is generated from a schema).
@@ -87,6 +88,7 @@ public final class Connection {
     isClosed = true
     cache.removeAll()
     levels.removeAll()
+    snapshot = nil
     sqlite3_close_v2(handle)
   }
 
@@ -256,6 +258,49 @@ public final class Connection {
       throw error
     }
     return result
+  }
+
+  // MARK: - Read snapshots
+
+  /// Runs `body`, which only reads, on one snapshot of the database. In autocommit mode
+  /// `body` runs inside `BEGIN DEFERRED ... COMMIT`: a read transaction, which takes no
+  /// write lock (other connections keep writing; in WAL mode they are never blocked), and
+  /// whose statements all see the database as it was at its first read, whatever commits
+  /// meanwhile. Inside an open transaction (or snapshot) `body` just runs: that is already
+  /// one snapshot. Unlike `begin()`, this never takes the write lock.
+  public func readingOneSnapshot<T>(_ body: () throws -> T) throws -> T {
+    guard isAutocommit else { return try body() }
+    let (open, close) = try snapshotStatements()
+    try open.runControl()
+    let result: T
+    do {
+      result = try body()
+    } catch {
+      endSnapshot()
+      throw error
+    }
+    do {
+      try close.runControl()
+    } catch {
+      endSnapshot()
+      throw error
+    }
+    return result
+  }
+
+  /// Ends a read snapshot whose body failed (SQLite may have ended it already).
+  private func endSnapshot() {
+    resetAllStatements()
+    if !isAutocommit { try? execute("ROLLBACK") }
+  }
+
+  private var snapshot: (open: Statement, close: Statement)?
+
+  private func snapshotStatements() throws -> (open: Statement, close: Statement) {
+    if let snapshot { return snapshot }
+    let s = (try Statement(connection: self, sql: "BEGIN DEFERRED", persistent: true), try Statement(connection: self, sql: "COMMIT", persistent: true))
+    snapshot = s
+    return s
   }
 
   /// Resets every statement still stepping on this connection.

@@ -97,6 +97,13 @@ public final class Statement {
     while try step() {}
   }
 
+  /// Runs a statement without parameters or rows to completion, uncounted in
+  /// `statementsRun` (transaction control around the work, not the work).
+  func runControl() throws {
+    defer { reset() }
+    while try step() {}
+  }
+
   /// Binds, calls `body` once per row, resets.
   public func forEachRow(_ values: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
     defer { reset() }

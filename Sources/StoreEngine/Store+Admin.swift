@@ -22,7 +22,7 @@ extension Store {
   }
 
   public func info() throws -> JSONObject {
-    try translatingErrors {
+    try readingOneSnapshot {
       var o: JSONObject = [
         "path": path.map { .string($0) } ?? .null, "memory": .bool(path == nil), "readOnly": .bool(isReadOnly),
         "format": "modelstore", "formatVersion": .int(Int64(Store.formatVersion)),
@@ -57,7 +57,7 @@ extension Store {
   /// SQLite's integrity check plus ModelStore's own consistency checks: every table and
   /// column the schema needs exists, and no relationship points at a missing object.
   public func check() throws -> JSONObject {
-    try translatingErrors {
+    try readingOneSnapshot {
       var integrity: [JSONValue] = []
       try connection.prepare("PRAGMA integrity_check").forEachRow { integrity.append(.string($0.text(0))) }
       var problems: [JSONValue] = []

@@ -40,6 +40,9 @@ public final class Store {
   /// Recorded as each history transaction's author: the request's, else the session's.
   public var requestAuthor: String?
   public var defaultAuthor: String?
+  /// For tests only: runs after each object read by id (`object(_:withVersion:)`), that
+  /// is between the statements of one request, to show they all read one snapshot.
+  var afterObjectRead: (() -> Void)?
   /// Time zones loaded for date buckets (`ms_bucket`, request validation).
   let timeZones = TimeZoneCache()
 
@@ -281,6 +284,14 @@ public final class Store {
       }
       throw error
     }
+  }
+
+  /// Runs a request that only reads on one snapshot of the store, translating SQLite
+  /// failures: all its statements see the same commits, whatever other connections
+  /// commit meanwhile (`Connection.readingOneSnapshot`; no write lock is taken). Inside a
+  /// client transaction the transaction is that snapshot.
+  public func readingOneSnapshot<T>(_ body: () throws -> T) throws -> T {
+    try translatingErrors { try connection.readingOneSnapshot(body) }
   }
 
   func translatingErrors<T>(_ body: () throws -> T) throws -> T {

@@ -39,8 +39,13 @@ public final class LiveQuery {
 
   /// The change to report after commits that changed `entities` (and the objects `changed`,
   /// or every object when `bulk`), or nil when the result is the same.
+  /// Its statements read one snapshot.
   public func refresh(on store: Store, entities: Set<String>, changed: Set<String>, bulk: Bool) throws -> LiveQueryChange? {
     if let dependencies, dependencies.isDisjoint(with: entities) { return nil }
+    return try store.readingOneSnapshot { try diff(on: store, changed: changed, bulk: bulk) }
+  }
+
+  private func diff(on store: Store, changed: Set<String>, bulk: Bool) throws -> LiveQueryChange? {
     let old = ids
     let new = try store.matchingIDs(request)
     ids = new

@@ -38,12 +38,12 @@ extension Store {
   /// in schema order, each entity's objects by ascending key, so the same store always
   /// gives the same bytes. Rows are read with one cursor per entity and written one by
   /// one, so memory does not grow with the store. Runs in one read transaction (a
-  /// consistent snapshot). On failure the sink is abandoned (a partial file is removed).
+  /// consistent snapshot, taking no write lock: writers go on meanwhile). On failure the sink is abandoned (a partial file is removed).
   /// `progress(done, total)` is called every `interchangeProgressInterval` objects and
   /// at the end.
   public func export(_ options: ExportOptions, to sink: ByteSink, progress: ((Int, Int) -> Void)? = nil) throws -> ExportSummary {
     do {
-      let summary = try translatingErrors { try connection.inTransaction { try writeExport(options, sink, progress) } }
+      let summary = try readingOneSnapshot { try writeExport(options, sink, progress) }
       try sink.finish()
       return summary
     } catch {

@@ -4,32 +4,45 @@ import SchemaModel
 
 /// Reading objects by id, with optional prefetching of related objects.
 extension Store {
-  /// The wire form of an existing object.
-  func object(_ id: ObjectID) throws -> JSONObject {
+  /// The wire form of an existing object; with `withVersion`, also its `_version` (the
+  /// `_opt` column), read by the same statement so that value and version always come
+  /// from one snapshot.
+  func object(_ id: ObjectID, withVersion: Bool = false) throws -> JSONObject {
     let plan = try self.plan(id.entity)
     let read = readPlan(for: plan)
-    guard let o = try connection.cached(read.selectSQL + " WHERE t.\"_pk\" = ?").first([.integer(id.pk)], { read.object($0) }) else {
+    let select = withVersion ? read.selectSQL(appending: "t.\"_opt\"") : read.selectSQL
+    let found = try connection.cached(select + " WHERE t.\"_pk\" = ?").first([.integer(id.pk)]) { row -> JSONObject in
+      var o = read.object(row)
+      if withVersion { o.append("_version", .int(row.int(row.count - 1))) }
+      return o
+    }
+    guard let o = found else {
       throw StoreError(.notFound, "object \(id) does not exist", ["id": .string(id.description)])
     }
+    afterObjectRead?()
     return o
   }
 
-  /// One object by id, with the relationships named in `include` expanded to objects.
-  public func get(id: String, include: [String] = []) throws -> JSONObject {
-    try translatingErrors {
+  /// One object by id, with the relationships named in `include` expanded to objects and,
+  /// with `withVersion`, its `_version`. Every statement reads one snapshot.
+  public func get(id: String, include: [String] = [], withVersion: Bool = false) throws -> JSONObject {
+    try readingOneSnapshot {
       let oid = try existingID(id, path: "params.id")
       try validateInclude(include, from: try plan(oid.entity), path: "params.include")
-      var list = [try object(oid)]
+      var list = [try object(oid, withVersion: withVersion)]
       try expand(&list, include: include, path: "params.include")
       return list[0]
     }
   }
 
-  /// Several objects by id, in the order asked; `notFound` names the first missing one.
-  public func get(ids: [String], include: [String] = []) throws -> [JSONObject] {
-    try translatingErrors {
+  /// Several objects by id, in the order asked, all from one snapshot; `notFound` names
+  /// the first missing one.
+  public func get(ids: [String], include: [String] = [], withVersion: Bool = false) throws -> [JSONObject] {
+    try readingOneSnapshot {
       var list: [JSONObject] = []
-      for (i, id) in ids.enumerated() { list.append(try object(try existingID(id, path: "params.ids[\(i)]"))) }
+      for (i, id) in ids.enumerated() {
+        list.append(try object(try existingID(id, path: "params.ids[\(i)]"), withVersion: withVersion))
+      }
       try expand(&list, include: include, path: "params.include")
       return list
     }

@@ -42,7 +42,9 @@ extension Store {
   /// Updates the given keys of one object and returns it. With `ifVersion`, the update
   /// applies only while the object's version (`_opt`, raised by every change, like Core
   /// Data's `Z_OPT`) is still that one; otherwise it fails with `conflict`, so of two
-  /// writers that read the same version only the first wins.
+  /// writers that read the same version only the first wins. The comparison and the
+  /// update run under the write lock (`write` opens `BEGIN IMMEDIATE`), and the object
+  /// returned carries its new `_version`, read by the same statement as its values.
   public func update(id: String, values: JSONObject, ifVersion: Int64? = nil) throws -> JSONObject {
     try write {
       let ctx = WriteContext()
@@ -57,25 +59,13 @@ extension Store {
       }
       try updateObject(oid, values, ctx, path: "params.values")
       try finish(ctx)
-      var o = try object(oid)
-      if ifVersion != nil { o.append("_version", .int(try version(of: oid))) }
-      return o
+      return try object(oid, withVersion: ifVersion != nil)
     }
   }
 
   /// The object's change counter (`_opt`).
   func version(of id: ObjectID) throws -> Int64 {
     try connection.cached("SELECT \"_opt\" FROM \(try plan(id.entity).table) WHERE \"_pk\" = ?").first([.integer(id.pk)]) { $0.int(0) } ?? 0
-  }
-
-  /// `_version` added to objects read for a client that checks versions.
-  public func withVersions(_ objects: [JSONObject]) throws -> [JSONObject] {
-    try objects.map { o in
-      guard case .string(let text)? = o["_id"], let id = ObjectID(text) else { return o }
-      var out = o
-      out.append("_version", .int(try version(of: id)))
-      return out
-    }
   }
 
   /// Inserts, or updates the object that matches on a uniqueness constraint (SwiftData's

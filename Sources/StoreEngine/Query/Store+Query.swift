@@ -12,9 +12,11 @@ extension Store {
   ///
   /// With `encoded: true` (and no `include`, which needs the objects), the objects are
   /// written row by row straight into one JSON array instead of being built as a tree:
-  /// the reply to a large fetch then costs a fraction of the memory and time.
+  /// the reply to a large fetch then costs a fraction of the memory and time. Every
+  /// statement reads one snapshot.
   public func fetchWithSections(_ request: FetchRequest, encoded: Bool = false) throws -> FetchResult {
-    try translatingErrors {
+    // One snapshot: `include` reads the related objects with further statements.
+    try readingOneSnapshot {
       let plan = try self.plan(request.entity)
       let read = readPlan(for: plan)
       if let select = request.select {
