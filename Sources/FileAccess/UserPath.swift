@@ -86,6 +86,8 @@ public enum UserPath {
   public static func readAll(_ path: String, maxBytes: Int, what: String = "the file") throws -> [UInt8] {
     let fd = try openForReading(path, what: what)
     defer { close(fd) }
+    var st = stat()
+    if fstat(fd, &st) == 0, st.st_size > maxBytes { throw tooLarge(path, maxBytes, what: what) }
     var out: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {

@@ -7,6 +7,10 @@
 // 3. Strings are read with json_string_value + json_string_length so embedded NULs survive.
 import CJansson
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Why a text could not become a `JSONValue`, with jansson's position where it has one.
 public struct JSONParseError: Error, Equatable, CustomStringConvertible {
   /// `nulInKey`: an object key holds U+0000. jansson keeps keys as C strings, so it refuses
@@ -27,7 +31,21 @@ public enum JSONParser {
 
   /// Parses one JSON text (any value at top level, duplicate keys rejected).
   public static func parse(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = defaultMaxDepth) throws -> JSONValue {
-    try JanssonArena.withArena { inArena in try parse(bytes, maxDepth: maxDepth, freeingTree: !inArena) }
+    try refuseRawNUL(bytes)
+    return try JanssonArena.withArena { inArena in try parse(bytes, maxDepth: maxDepth, freeingTree: !inArena) }
+  }
+
+  /// A raw 0x00 byte is never JSON (U+0000 is written `\u0000` inside a string), but
+  /// jansson's lexer, asked to allow NUL in strings, passes over one after a number
+  /// (`"id":1<NUL>,`) as if it were not there: it is refused here, at its position.
+  private static func refuseRawNUL(_ bytes: UnsafeRawBufferPointer) throws {
+    guard let base = bytes.baseAddress, let hit = memchr(base, 0, bytes.count) else { return }
+    let position = UnsafeRawPointer(hit) - base
+    let before = UnsafeRawBufferPointer(rebasing: bytes[0..<position])
+    let lastNewline = before.lastIndex(of: 0x0A)
+    throw JSONParseError(
+      kind: .syntax, message: "a NUL byte (0x00) is not allowed in JSON text (write U+0000 as \\u0000 inside a string)",
+      line: before.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }, column: position - (lastNewline.map { $0 + 1 } ?? 0) + 1, position: position)
   }
 
   /// The parse proper. In the thread's arena the root is not decref'd: the arena is

@@ -40,3 +40,17 @@ final class ManagedAtomicCounter: @unchecked Sendable {
   func increment() { lock.withLock { count += 1 } }
   var value: Int { lock.withLock { count } }
 }
+
+/// Raw NUL bytes: jansson passed over one after a number; the parser refuses it where it is.
+final class RawNULTests: XCTestCase {
+  func testARawNULByteIsASyntaxErrorAtItsPosition() {
+    for (text, position) in [("{\"id\":1\u{0},\"m\":2}", 7), ("[1,\n\u{0}2]", 4), ("\"a\u{0}\"", 2)] {
+      XCTAssertThrowsError(try JSONParser.parse(text), text.debugDescription) { error in
+        let e = error as? JSONParseError
+        XCTAssertEqual(e?.kind, .syntax)
+        XCTAssertEqual(e?.position, position, text.debugDescription)
+      }
+    }
+    XCTAssertEqual(try JSONParser.parse("\"a\\u0000b\""), .string("a\u{0}b"), "an escaped NUL in a string is fine")
+  }
+}
