@@ -42,6 +42,8 @@ def parse_args(argv):
     p.add_argument("--session", type=int, default=5000, help="messages per server process")
     p.add_argument("--bound", type=float, default=20.0, help="seconds a reply may take (wall clock)")
     p.add_argument("--cancel-bound", type=float, default=3600.0, help="seconds the cancel flood may take")
+    p.add_argument("--no-special-files", action="store_true",
+                   help="never name /dev/zero or a FIFO as a file to read (each blocks or exhausts the reader)")
     p.add_argument("--out", default=os.path.join(ROOT, "fuzz-out"), help="where reproducers are written")
     return p.parse_args(argv)
 
@@ -68,7 +70,8 @@ def main(argv):
     deadline = time.monotonic() + a.duration if a.duration > 0 else float("inf")
     try:
         from msfuzz import files
-        fuzz_dir = files.FuzzDir(root, rng)
+        fuzz_dir = files.FuzzDir(root, rng, special=not a.no_special_files)
+        reporter.fuzz_root = root
         if not fuzz_dir.corpus_stores:
             print("fuzz: ../shared/corpus/coredata-stores is absent: Core Data stores are built from nothing only")
         if not fuzz_dir.corpus_models:

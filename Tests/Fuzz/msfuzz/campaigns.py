@@ -58,10 +58,14 @@ class Stats:
 
 
 class Reporter:
-    """Collects findings; writes each one's reproducer into the output directory."""
+    """Collects findings; writes the reproducers of the first KEEP of each kind into the
+    output directory."""
+
+    KEEP = 5
 
     def __init__(self, out_dir, seed, binary):
         self.out_dir, self.seed, self.binary = out_dir, seed, binary
+        self.fuzz_root = None
         self.findings = []
         self.signatures = {}
 
@@ -81,6 +85,9 @@ class Reporter:
         raw = minimal[-1] if minimal else chunk[-1] if chunk else None
         sig = self.signature(finding, raw)
         self.signatures[sig] = self.signatures.get(sig, 0) + 1
+        if self.signatures[sig] > self.KEEP:  # counted, not written again
+            self.findings.append((finding, None, context, raw))
+            return None
         n = len(self.findings) + 1
         d = os.path.join(self.out_dir, "finding-%03d" % n)
         os.makedirs(d, exist_ok=True)
@@ -97,8 +104,10 @@ class Reporter:
         if finding.span:
             context += "; the messages since the last reply: the last %d of input.bin" % (
                 finding.span[1] - finding.span[0])
-        text = ("kind: %s\ndetail: %s\nseed: %d\ncontext: %s\ncommand (run in the folder holding files/): %s\n"
-                "%s message: %r\n" % (finding.kind, finding.detail, self.seed, context, command,
+        text = ("kind: %s\ndetail: %s\nseed: %d\ncontext: %s\ncommand: %s\n"
+                "files/: copies of the files the messages name (under the fuzz directory %s; copy them back "
+                "there, or edit the paths, to replay)\n"
+                "%s message: %r\n" % (finding.kind, finding.detail, self.seed, context, command, self.fuzz_root,
                                          "culprit (the minimal input's last)" if minimal else "last", raw if raw is None or len(raw) < 3000 else raw[:3000] + b"..."))
         with open(os.path.join(d, "finding.txt"), "w") as f:
             f.write(text)

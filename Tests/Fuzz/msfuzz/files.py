@@ -63,8 +63,9 @@ def export_text(rng, layout):
 class FuzzDir:
     """The temporary directory of one run, and the hostile files in it."""
 
-    def __init__(self, root, rng, stores=True):
+    def __init__(self, root, rng, stores=True, special=True):
         self.root = root
+        self.special = special  # hand out /dev/zero and a FIFO as well
         self.serial = 0
         self.models = []   # paths of .xcdatamodel dirs, .xcdatamodeld bundles and contents files
         self.stores = []   # paths of Core Data stores (copied, then changed)
@@ -78,9 +79,10 @@ class FuzzDir:
         d = corpus_dir("coredata-models")
         if d:
             self.corpus_models = sorted(glob.glob(os.path.join(d, "**", "contents"), recursive=True))
-        self.fifo = os.path.join(root, "fifo")
+        self.fifo = os.path.join(root, "fifo") if special else None
         try:
-            os.mkfifo(self.fifo)
+            if self.fifo:
+                os.mkfifo(self.fifo)
         except (AttributeError, OSError):
             self.fifo = None
 
@@ -115,9 +117,9 @@ class FuzzDir:
             return self.root
         if r < 0.83:
             return "/dev/null"
-        if r < 0.84:
+        if r < 0.84 and self.special:
             return "/dev/zero"
-        if r < 0.845 and self.fifo:
+        if r < 0.845 and self.fifo and self.special:
             return self.fifo
         if r < 0.9:
             return self.fresh(".missing")
