@@ -360,7 +360,7 @@ class FileCampaign:
         self.stats.seconds += time.monotonic() - t0
         self.stats.sent += len(raws)
         if f:
-            self.reporter.add(f, context, args, [], raws[:i + 1], files=paths_in(raws, self.dir.root))
+            self.reporter.add(f, context, args, [], raws[:f.span[1]], files=paths_in(raws, self.dir.root))
         return f, results
 
     def schema_reads(self, reply):
@@ -420,7 +420,7 @@ class FileCampaign:
             return None, results
         if f.kind in ("eof", "crash"):
             rc = server.wait(self.bound)
-            if rc == 2 and any("cannot open the store" in line for line in server.stderr_tail):
+            if rc == 2 and any("cannot open the store" in line for line in server.final_stderr()):
                 return False, results
         self.reporter.add(f, context, args, [], [raw], files=[path])
         return f, results

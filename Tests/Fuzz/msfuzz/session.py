@@ -41,7 +41,8 @@ class Server:
         self.write_lock = threading.Lock()
         self.stderr_tail = []
         threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self.stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
+        self.stderr_thread.start()
 
     def _read(self):
         out = self.proc.stdout
@@ -101,6 +102,11 @@ class Server:
             self.kill()
             raise Finding("hang", "the server did not exit within %.0f s of the end of its input" % timeout)
 
+    def final_stderr(self):
+        """The last stderr lines of a process that has exited (waiting for the reader)."""
+        self.stderr_thread.join(5)
+        return self.stderr_tail
+
     def kill(self):
         if self.proc.poll() is None:
             self.proc.kill()
@@ -111,7 +117,8 @@ class Server:
         rc = self.proc.poll()
         if rc is None:
             return None
-        return Finding("crash", "the server exited with %s; stderr: %s" % (describe_rc(rc), " | ".join(self.stderr_tail[-5:])))
+        return Finding("crash", "the server exited with %s; stderr: %s" % (describe_rc(rc),
+                                                                           " | ".join(self.final_stderr()[-5:])))
 
 
 def describe_rc(rc):
