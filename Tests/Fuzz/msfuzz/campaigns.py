@@ -350,7 +350,9 @@ class FileCampaign:
                 out.append(("query.fetch", {"entity": e, "sort": [a], "sectionBy": a, "limit": 20}))
         return out
 
-    def run_requests(self, server, ex, context, args, pairs, base):
+    def run_requests(self, server, ex, context, args, pairs, base, history=()):
+        """Sends the (method, params) pairs after `history` (what the session sent before);
+        returns the Finding or None, the replies by index, and the messages sent."""
         raws = [messages.encode({"jsonrpc": "2.0", "id": "f%d" % (base + k), "method": m, "params": p})
                 for k, (m, p) in enumerate(pairs)]
         results = {}
@@ -360,8 +362,9 @@ class FileCampaign:
         self.stats.seconds += time.monotonic() - t0
         self.stats.sent += len(raws)
         if f:
-            self.reporter.add(f, context, args, [], raws[:f.span[1]], files=paths_in(raws, self.dir.root))
-        return f, results
+            self.reporter.add(f, context, args, list(history), raws[:f.span[1]],
+                              files=paths_in(list(history) + raws, self.dir.root))
+        return f, results, list(history) + raws
 
     def schema_reads(self, reply):
         schema = ((reply or {}).get("result") or {}).get("schema") or {}
@@ -381,10 +384,12 @@ class FileCampaign:
         context = "file %s (%s) through its readers" % (path, kind)
         try:
             setup = [] if kind == "store" else [("model.define", {"schema": messages.SCHEMA})]
-            f, results = self.run_requests(server, ex, context, ["--memory"], setup + self.requests_for(rng, kind, path), 0)
+            f, results, sent = self.run_requests(server, ex, context, ["--memory"],
+                                                 setup + self.requests_for(rng, kind, path), 0)
             if not f and kind == "store":
                 names, attrs = self.schema_reads(results.get(5))
-                f, _ = self.run_requests(server, ex, context, ["--memory"], self.entity_reads(names, attrs), 100)
+                f, _, _ = self.run_requests(server, ex, context, ["--memory"], self.entity_reads(names, attrs), 100,
+                                            sent)
             if not f:
                 self.end(server, ex, context, ["--memory"])
         finally:
@@ -397,12 +402,12 @@ class FileCampaign:
         ex = session.Exchange(server, self.bound)
         context = "serve %s" % " ".join(args)
         try:
-            f, results = self.refused_or_answered(server, ex, context, args, path)
+            f, results, sent = self.refused_or_answered(server, ex, context, args, path)
             if f is not None:
                 return
             names, attrs = self.schema_reads(results.get(0))
-            f, _ = self.run_requests(server, ex, context, args, self.read_everything(rng) +
-                                     self.entity_reads(names, attrs), 1)
+            f, _, _ = self.run_requests(server, ex, context, args, self.read_everything(rng) +
+                                        self.entity_reads(names, attrs), 1, sent)
             if not f:
                 self.end(server, ex, context, args)
         finally:
@@ -417,13 +422,13 @@ class FileCampaign:
         i, f = ex.run_chunk([raw], on_reply=lambda k, reply: results.__setitem__(k, reply))
         self.stats.sent += 1
         if f is None:
-            return None, results
+            return None, results, [raw]
         if f.kind in ("eof", "crash"):
             rc = server.wait(self.bound)
             if rc == 2 and any("cannot open the store" in line for line in server.final_stderr()):
-                return False, results
+                return False, results, [raw]
         self.reporter.add(f, context, args, [], [raw], files=[path])
-        return f, results
+        return f, results, [raw]
 
     def end(self, server, ex, context, args):
         server.close_input()

@@ -192,6 +192,10 @@ class Exchange:
             try:
                 reply = self._next_reply(deadline)
                 if reply is None:
+                    try:
+                        self.server.proc.wait(timeout=10)  # output ends a moment before the exit
+                    except subprocess.TimeoutExpired:
+                        pass
                     raise self.server.death() or Finding("eof", "output ended while a reply was due")
                 check_reply(exp, reply)
                 if on_reply:
