@@ -222,6 +222,8 @@ def mutate_xml(rng, text):
 def mutate_lines(rng, data):
     lines = data.split(b"\n")
     for _ in range(rng.randrange(1, 4)):
+        if not lines:
+            break
         i = rng.randrange(len(lines))
         r = rng.random()
         if r < 0.3:

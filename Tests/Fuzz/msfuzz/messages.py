@@ -48,7 +48,9 @@ SESSION_ENDING = {"exit", "shutdown"}
 def method_names(protocol_path):
     """`### name` headings outside code fences, as MethodListTests reads them."""
     out, fence = [], False
-    for line in open(protocol_path, encoding="utf-8").read().splitlines():
+    with open(protocol_path, encoding="utf-8") as f:
+        text = f.read()
+    for line in text.splitlines():
         if line.startswith("```") or line.startswith("~~~"):
             fence = not fence
             continue
