@@ -89,8 +89,9 @@ def main(argv):
         if a.messages:
             mc = campaigns.MessageCampaign(binary, fuzz_dir, methods, params, reporter, seed, a.bound)
             mc.run(rng, a.messages, a.chunk, a.session, deadline)
-            lines.append("random messages: %s, %d replies checked, %d sessions" % (
-                rate(mc.stats.sent, mc.stats.seconds), mc.stats.replies, mc.stats.sessions))
+            lines.append("random messages: %s exchanging (%.0f messages/s overall, in %.1f s), %d replies checked, "
+                         "%d sessions" % (rate(mc.stats.sent, mc.stats.seconds), mc.stats.sent / max(mc.stats.wall, 1e-9),
+                                          mc.stats.wall, mc.stats.replies, mc.stats.sessions))
             print("fuzz: " + lines[-1], flush=True)
         if a.files:
             fc = campaigns.FileCampaign(binary, fuzz_dir, reporter, seed, a.bound)

@@ -3,6 +3,7 @@
 import json
 import os
 import random
+import stat
 import subprocess
 import time
 
@@ -53,7 +54,8 @@ class Stats:
     def __init__(self):
         self.sent = 0
         self.replies = 0
-        self.seconds = 0.0
+        self.seconds = 0.0  # writing and reading only
+        self.wall = 0.0  # everything: generating, starting servers, minimising findings
         self.sessions = 0
 
 
@@ -122,6 +124,8 @@ def copy_into(path, dest):
     import shutil
     if not isinstance(path, str) or not os.path.exists(path) or os.path.realpath(path).startswith("/dev"):
         return
+    if stat.S_ISFIFO(os.stat(path).st_mode):
+        return
     os.makedirs(dest, exist_ok=True)
     target = os.path.join(dest, os.path.basename(path))
     try:
@@ -141,10 +145,10 @@ def paths_in(raws, root):
     out = set()
 
     def walk(v):
-        if isinstance(v, str) and v.startswith(root) and v.rstrip("/") != root:
-            out.add(v)
-        elif isinstance(v, str) and os.path.exists(os.path.join(root, v)) and "/" not in v and v:
-            out.add(os.path.join(root, v))
+        if isinstance(v, str) and "\x00" not in v:
+            path = os.path.realpath(os.path.join(root, v))  # relative names are read in the fuzz directory
+            if path.startswith(os.path.realpath(root) + os.sep) and os.path.exists(path):
+                out.add(path)
         elif isinstance(v, list):
             for x in v:
                 walk(x)
@@ -306,8 +310,10 @@ class MessageCampaign:
         return setup + span
 
     def run(self, rng, total, chunk_size, session_size, deadline):
+        t0 = time.monotonic()
         while self.stats.sent < total and time.monotonic() < deadline:
             self.session(random.Random(rng.getrandbits(64)), min(session_size, total - self.stats.sent), chunk_size)
+        self.stats.wall = time.monotonic() - t0
 
 
 class FileCampaign:

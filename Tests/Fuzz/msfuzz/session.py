@@ -40,6 +40,7 @@ class Server:
         self.lines = queue.Queue()
         self.write_lock = threading.Lock()
         self.stderr_tail = []
+        self.fatal = []  # the first lines of stderr that say why the process stopped
         threading.Thread(target=self._read, daemon=True).start()
         self.stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
         self.stderr_thread.start()
@@ -64,9 +65,14 @@ class Server:
             pass
         self.lines.put(None)
 
+    FATAL = ("Fatal error", "runtime failure", "crashed", "Signal", "precondition", "Assertion", " in lib", " at /")
+
     def _read_stderr(self):
         for line in self.proc.stderr:
-            self.stderr_tail = (self.stderr_tail + [line.decode("utf-8", "replace").rstrip()])[-20:]
+            text = line.decode("utf-8", "replace").rstrip()
+            if any(m in text for m in self.FATAL) and len(self.fatal) < 8:
+                self.fatal.append(text.strip()[:300])
+            self.stderr_tail = (self.stderr_tail + [text])[-20:]
 
     def send(self, data):
         """Writes on a thread so a server that stops reading cannot block us forever."""
@@ -117,8 +123,9 @@ class Server:
         rc = self.proc.poll()
         if rc is None:
             return None
+        tail = self.final_stderr()
         return Finding("crash", "the server exited with %s; stderr: %s" % (describe_rc(rc),
-                                                                           " | ".join(self.final_stderr()[-5:])))
+                                                                           " | ".join(self.fatal or tail[-5:])))
 
 
 def describe_rc(rc):
