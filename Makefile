@@ -50,7 +50,7 @@ FUZZ_FLAGS ?=
 fuzz-quick:
 	python3 -m unittest discover -s Tests/Fuzz -p 'test_*.py'
 	python3 Tests/Fuzz/fuzz.py --binary $(DEBUG_BIN) --seed $(or $(FUZZ_SEED),20260101) --messages 4000 \
-		--cancels 3000 --files 15 --duration 30 --out $(FUZZ_OUT)
+		--cancels 3000 --files 15 --duration 30 --minimise-bound 2 --out $(FUZZ_OUT)
 
 fuzz: build
 	python3 Tests/Fuzz/fuzz.py --binary $(RELEASE_BIN) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) \

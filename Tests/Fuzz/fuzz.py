@@ -41,6 +41,8 @@ def parse_args(argv):
     p.add_argument("--chunk", type=int, default=200, help="messages written at once before reading replies")
     p.add_argument("--session", type=int, default=5000, help="messages per server process")
     p.add_argument("--bound", type=float, default=20.0, help="seconds a reply may take (wall clock)")
+    p.add_argument("--minimise-bound", type=float, default=5.0,
+                   help="seconds each replay may take while minimising a finding (0: do not minimise)")
     p.add_argument("--cancel-bound", type=float, default=3600.0, help="seconds the cancel flood may take")
     p.add_argument("--no-special-files", action="store_true",
                    help="never name /dev/zero or a FIFO as a file to read (each blocks or exhausts the reader)")
@@ -88,6 +90,7 @@ def main(argv):
         lines = []
         if a.messages:
             mc = campaigns.MessageCampaign(binary, fuzz_dir, methods, params, reporter, seed, a.bound)
+            mc.minimise_bound = a.minimise_bound
             mc.run(rng, a.messages, a.chunk, a.session, deadline)
             lines.append("random messages: %s exchanging (%.0f messages/s overall, in %.1f s), %d replies checked, "
                          "%d sessions" % (rate(mc.stats.sent, mc.stats.seconds), mc.stats.sent / max(mc.stats.wall, 1e-9),

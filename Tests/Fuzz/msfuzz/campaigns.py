@@ -188,6 +188,7 @@ class MessageCampaign:
     def __init__(self, binary, fuzz_dir, methods, params, reporter, seed, bound):
         self.binary, self.dir, self.methods, self.params = binary, fuzz_dir, methods, params
         self.reporter, self.seed, self.bound = reporter, seed, bound
+        self.minimise_bound = 5.0
         self.stats = Stats()
 
     def one_message(self, rng, gen):
@@ -296,8 +297,8 @@ class MessageCampaign:
     def minimise(self, f, args, setup, span):
         """The setup plus the smallest part of `span` found by halving that still gives a
         finding of the same kind on a fresh server (None when even `span` does not)."""
-        bound = min(self.bound, 5.0)
-        if not replays(self.binary, args, self.dir.root, setup + span, bound, f.kind):
+        bound = min(self.bound, self.minimise_bound)
+        if bound <= 0 or not replays(self.binary, args, self.dir.root, setup + span, bound, f.kind):
             return None
         while len(span) > 1:
             half = len(span) // 2
