@@ -1,14 +1,15 @@
 # The two commands of the README:
 #   make run    build (release) and run a short example session against an in-memory store
 #   make test   build and run every test: Swift (unit, end-to-end, golden) and both clients
-# Also: make bench (benchmarks beside the sqlite3 CLI), make build, make clean.
+# Also: make bench (benchmarks beside the sqlite3 CLI), make fuzz (long fuzz run, see
+# README "Fuzzing"), make build, make clean.
 
 SWIFT ?= swift
 RELEASE_BIN := .build/release/modelstore
 DEBUG_BIN := .build/debug/modelstore
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: run test build deps test-deps swift-test python-test node-test bench clean
+.PHONY: run test build deps test-deps swift-test python-test node-test fuzz-quick fuzz bench clean
 
 deps:
 	@scripts/ensure-deps.sh build
@@ -24,7 +25,7 @@ run: build
 
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory swift-test python-test node-test
+	$(MAKE) --no-print-directory swift-test python-test node-test fuzz-quick
 
 swift-test:
 	$(SWIFT) test --skip-build
@@ -35,9 +36,30 @@ python-test:
 node-test:
 	MODELSTORE_BIN=$(abspath $(DEBUG_BIN)) bash Clients/node/test.sh
 
+# A brief fuzz run inside `make test` (under a minute on the 2-core machine), a fixed seed
+# unless FUZZ_SEED is given. `make fuzz` runs long against the release binary:
+#   make fuzz FUZZ_MESSAGES=1000000 FUZZ_CANCELS=1000000 FUZZ_FILES=2000 FUZZ_SEED=7 FUZZ_DURATION=3600
+FUZZ_SEED ?=
+FUZZ_MESSAGES ?= 200000
+FUZZ_CANCELS ?= 1000000
+FUZZ_FILES ?= 500
+FUZZ_DURATION ?= 0
+FUZZ_OUT ?= fuzz-out
+FUZZ_FLAGS ?=
+
+fuzz-quick:
+	python3 -m unittest discover -s Tests/Fuzz -p 'test_*.py'
+	python3 Tests/Fuzz/fuzz.py --binary $(DEBUG_BIN) --seed $(or $(FUZZ_SEED),20260101) --messages 4000 \
+		--cancels 3000 --files 15 --duration 30 --minimise-bound 2 --out $(FUZZ_OUT)
+
+fuzz: build
+	python3 Tests/Fuzz/fuzz.py --binary $(RELEASE_BIN) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED)) \
+		--messages $(FUZZ_MESSAGES) --cancels $(FUZZ_CANCELS) --files $(FUZZ_FILES) --duration $(FUZZ_DURATION) \
+		--out $(FUZZ_OUT) $(FUZZ_FLAGS)
+
 bench: build
 	@scripts/ensure-deps.sh bench
 	python3 Benchmarks/run.py --binary $(RELEASE_BIN)
 
 clean:
-	rm -rf .build bench-out Clients/node/dist
+	rm -rf .build bench-out fuzz-out Clients/node/dist
