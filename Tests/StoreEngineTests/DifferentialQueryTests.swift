@@ -171,8 +171,8 @@ final class DifferentialQueryTests: XCTestCase {
     }
   }
 
-  /// Runs each comparison of a mismatching predicate alone, and negated (three-valued
-  /// logic shows only under NOT), and reports the first one the engine and the evaluator
+  /// Runs each comparison of a mismatching predicate alone, and negated (how nil is
+  /// treated shows best under NOT), and reports the first one the engine and the evaluator
   /// disagree on, with the objects concerned. Returns a signature of that comparison
   /// (what it compares, how) to group mismatches by, and the report text.
   private func narrow(_ pred: DPred, entity: String, store: Store, world: DWorld, evaluator: DEvaluator, rng: DiffRandom) -> (
@@ -253,9 +253,11 @@ final class DifferentialQueryTests: XCTestCase {
     func family(_ op: DOp) -> String { op.isOrdering ? "ordering" : op.rawValue }
     switch p {
     case .cmp(let c):
-      var nilRhs = false
-      if case .one(let l) = c.rhs, l.val.isNull { nilRhs = true }
-      return "\(kind(c.key)) \(family(c.op))\(nilRhs ? " nil" : "")\(c.c || c.d ? " [folded]" : "")"
+      var rhs = ""
+      if case .one(let l) = c.rhs {
+        if l.val.isNull { rhs = " nil" } else if case .text("") = l.val { rhs = " ''" } else if c.op == .in { rhs = " text" }
+      }
+      return "\(kind(c.key)) \(family(c.op))\(rhs)\(c.c || c.d ? " [folded]" : "")"
     case .quant(let q, let path, let m): return "\(q.rawValue)\(path.count > 1 ? " through a to-one" : "") \(kind(m.key)) \(family(m.op))"
     case .subquery(_, _, _, let op, _): return "SUBQUERY @count \(family(op))"
     case .aggregate(_, let fn, _, let op, _): return "@\(fn.rawValue) \(family(op))"

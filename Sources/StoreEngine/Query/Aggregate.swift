@@ -71,7 +71,7 @@ struct HavingCompiler {
 
   func compile(_ p: Predicate, _ args: inout TrailingArgs) throws -> String {
     if case .constant(let b) = p { return b ? "1" : "0" }
-    if case .not(let inner) = p { return "NOT (\(try compile(inner, &args)))" }
+    if case .not(let inner) = p { return SQLBuilder.negation(try compile(inner, &args)) }
     if case .and(let items) = p { return "(" + (try items.map { try compile($0, &args) }).joined(separator: " AND ") + ")" }
     if case .or(let items) = p { return "(" + (try items.map { try compile($0, &args) }).joined(separator: " OR ") + ")" }
     if case .comparison(let c) = p { return try comparison(c, &args) }

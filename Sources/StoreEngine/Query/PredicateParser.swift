@@ -102,7 +102,7 @@ public struct PredicateParser {
     return items.count == 1 ? items[0] : .and(items)
   }
 
-  /// `NOT NOT p` is `p` (also in SQL's three-valued logic): a run of NOTs is counted, not
+  /// `NOT NOT p` is `p` (as in NSPredicate's two-valued logic): a run of NOTs is counted, not
   /// nested, so any number of them parses without recursion.
   private mutating func notExpr() throws -> Predicate {
     var negated = false

@@ -129,6 +129,8 @@ extension SQLBuilder {
       return "\(lf) \(sqlOp) \(rf)"
     case .beginsWith, .endsWith, .contains, .like, .matches:
       try requireText(l, c)
+      // As NSPredicate: a nil pattern matches nothing (and `NOT` of it everything).
+      if case .null = rhs { return "0" }
       guard case .string(let s) = rhs else {
         throw PredicateError("\(c.op.rawValue) needs a string on the right, got \(rhs.typeName)", offset: c.offset)
       }
@@ -142,8 +144,15 @@ extension SQLBuilder {
       let (lf, rf) = try folded(column, .text(s), l, c)
       return stringOperator(c.op, lf, rf)
     case .in:
+      if case .string(let text) = rhs, Self.isText(l) {
+        // `key IN 'text'`: the text contains the key's value, as `'text' CONTAINS key`.
+        let (lf, tf) = try folded(column, .text(text), l, c)
+        return stringOperator(.contains, tf, lf)
+      }
       guard case .array(let items) = rhs else {
-        throw PredicateError("IN needs an array on the right ({a, b} or an array argument), got \(rhs.typeName)", offset: c.offset)
+        throw PredicateError(
+          "IN needs an array on the right ({a, b} or an array argument)\(Self.isText(l) ? " or a string" : ""), got \(rhs.typeName)",
+          offset: c.offset)
       }
       if items.isEmpty { return "0" }
       var placeholders: [String] = []
@@ -226,18 +235,24 @@ extension SQLBuilder {
     return (c.caseInsensitive ? 1 : 0) | (c.diacriticInsensitive ? 2 : 0)
   }
 
+  /// What the string operators accept: strings, urls, and uuids and decimals as their text.
+  private static func isText(_ l: Operand) -> Bool { l.type == .string || l.type == .url || l.type == .uuid || l.type == .decimal }
+
   private func requireText(_ l: Operand, _ c: Comparison) throws {
-    guard l.type == .string || l.type == .url || l.type == .uuid || l.type == .decimal else {
+    guard Self.isText(l) else {
       throw PredicateError(
         "\(c.op.rawValue) needs a string attribute, but '\(l.name)' is \(l.type?.rawValue ?? "a relationship")", offset: c.offset)
     }
   }
 
+  /// `l BEGINSWITH/ENDSWITH/CONTAINS r`. An empty `r` (also one that folding empties)
+  /// matches nothing, as Foundation's `hasPrefix("")`, `hasSuffix("")` and
+  /// `range(of: "")`; a nil side makes it unknown, which counts as false (see `negation`).
   private func stringOperator(_ op: Comparison.Operator, _ l: String, _ r: String) -> String {
     switch op {
-    case .beginsWith: return "(substr(\(l), 1, length(\(r))) = \(r))"
-    case .endsWith: return "(length(\(r)) = 0 OR substr(\(l), -length(\(r))) = \(r))"
-    default: return "(instr(\(l), \(r)) > 0)"
+    case .beginsWith: return "(length(\(r)) > 0 AND substr(\(l), 1, length(\(r))) = \(r))"
+    case .endsWith: return "(length(\(r)) > 0 AND substr(\(l), -length(\(r))) = \(r))"
+    default: return "(length(\(r)) > 0 AND instr(\(l), \(r)) > 0)"
     }
   }
 
@@ -246,8 +261,7 @@ extension SQLBuilder {
   /// compare by UTF-8 bytes, which order like code points, so the successor (the last
   /// code point plus one) bounds exactly the strings with the prefix.
   private mutating func prefixRange(_ column: String, _ prefix: String, _ l: Operand, _ c: Comparison) -> String? {
-    guard !c.caseInsensitive, !c.diacriticInsensitive, l.type == .string || l.type == .url else { return nil }
-    if prefix.isEmpty { return "\(column) >= \(bind(.text("")))" }
+    guard !c.caseInsensitive, !c.diacriticInsensitive, l.type == .string || l.type == .url, !prefix.isEmpty else { return nil }
     var scalars = Array(prefix.unicodeScalars)
     let last = scalars.removeLast().value
     guard last < 0x10FFFF else { return nil }
@@ -299,8 +313,6 @@ extension SQLBuilder {
       let lf = side(l, ordering: false)
       let rf = side(r, ordering: false)
       if c.op == .like { return "(\(lf) GLOB replace(\(rf), '[', '[[]'))" }
-      // Unknown when either side is nil (the value form's `ENDSWITH ""` matches nil too).
-      if c.op == .endsWith { return "(substr(\(lf), -length(\(rf))) = \(rf) OR (length(\(rf)) = 0 AND \(lf) IS NOT NULL))" }
       return stringOperator(c.op, lf, rf)
     case .matches:
       try requireText(l, c)
@@ -308,7 +320,7 @@ extension SQLBuilder {
       let flags = (c.caseInsensitive ? 1 : 0) | (c.diacriticInsensitive ? 2 : 0)
       return "ms_regexp(\(r.sql), \(l.sql), \(flags), \(regexPlace(c)))"
     case .in:
-      // `a IN b` with b a string: b contains a.
+      // `a IN b` with b a string: b contains a (so an empty a matches nothing).
       try requireText(l, c)
       try requireText(r, c)
       return stringOperator(.contains, side(r, ordering: false), side(l, ordering: false))

@@ -116,7 +116,7 @@ struct SQLBuilder {
     switch p {
     case .constant(let b): return b ? "1" : "0"
     case .not(var inner):
-      // NOT NOT p is p, in SQL's three-valued logic too.
+      // NOT NOT p is p (two-valued logic, see `negation`).
       var negated = true
       while case .not(let i) = inner {
         inner = i
@@ -125,7 +125,7 @@ struct SQLBuilder {
       guard negated else { return try compile(inner) }
       try nest(1, at: Self.firstOffset(inner))
       defer { unnest(1) }
-      return "NOT (\(try compile(inner)))"
+      return Self.negation(try compile(inner))
     case .and(let items): return try group(Self.flattened(items, and: true), "AND")
     case .or(let items): return try group(Self.flattened(items, and: false), "OR")
     case .comparison(let c):
@@ -136,6 +136,13 @@ struct SQLBuilder {
       return sql
     }
   }
+
+  /// `NOT p` in NSPredicate's two-valued logic: true unless `p` is true, so a comparison
+  /// that is unknown in SQL (a nil key) counts as false before it is negated, and
+  /// `NOT (x == 5)` agrees with `x != 5` on nil keys. Negating each `NOT`'s operand this
+  /// way is exact: between `NOT`s, `AND` and `OR` are monotone, so a part is true in
+  /// SQL's three-valued logic exactly when it is true with every unknown read as false.
+  static func negation(_ sql: String) -> String { "(\(sql)) IS NOT TRUE" }
 
   /// Items joined by AND (OR). SQLite reads `a AND b AND c` as `(a AND b) AND c`, one
   /// level deeper per item (and refuses trees over 1,000 deep), so long runs are written

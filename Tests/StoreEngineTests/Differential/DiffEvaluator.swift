@@ -2,22 +2,18 @@ import JSONCore
 
 @testable import StoreEngine
 
-/// SQL's three truth values; a row matches only when its predicate is `t`.
-enum TV {
-  case t, f, u
-  init(_ b: Bool) { self = b ? .t : .f }
-  static prefix func ! (a: TV) -> TV { a == .t ? .f : a == .f ? .t : .u }
-}
-
 /// A straightforward in-memory evaluator of protocol.md's "Predicates" semantics, over the
-/// snapshot in `DWorld`:
+/// snapshot in `DWorld`. Logic is two-valued, as NSPredicate's in-memory evaluation:
+/// every comparison is true or false, `NOT` is plain negation, so `NOT (key == v)` and
+/// `key != v` agree.
 ///
-/// - `key == nil` / `key != nil` test for nil (true or false, never unknown).
-/// - `key != value` is true when the key is nil; `==`, orderings, `BETWEEN`, the string
-///   operators and `IN` without a nil element are unknown (so false, and false under
-///   `NOT` too) when the key is nil; `ENDSWITH ""` is true for every value, nil included.
+/// - `key == nil` / `key != nil` test for nil.
+/// - A nil key: `!=` (against a value) is true; `==`, orderings, `BETWEEN`, the string
+///   operators and `IN` without a nil element are false (so true under `NOT`).
 /// - `IN {}` matches nothing; `IN` with a nil element is true for a nil key.
-/// - `NOT`/`AND`/`OR` are three-valued as in SQL.
+/// - `key IN 'text'`: the text contains the key's value (`'text' CONTAINS key`).
+/// - `BEGINSWITH`, `ENDSWITH`, `CONTAINS` with an empty right side (after folding) match
+///   nothing; any string operator with `nil` on the right matches nothing.
 /// - Through a nil to-one everything reads nil, `@count` included.
 /// - `[c]`/`[d]` fold both sides with `TextFolding.fold`; strings otherwise compare by
 ///   their UTF-8 bytes (binary order), never by Swift's canonical equivalence.
@@ -27,52 +23,33 @@ enum TV {
 ///
 /// The full-language constructs (used only when the engine accepts them):
 /// - `ANY`: some member's comparison is true; `ALL`: every member's is (true when there
-///   are none); `NONE`: no member's is. These are always true or false.
+///   are none); `NONE`: no member's is.
 /// - `SUBQUERY(c, $v, p).@count`: the number of members for which `p` is true.
 /// - `@sum` over the non-nil values (0 when none); `@avg`/`@min`/`@max` of no values is
 ///   nil, then compared by the rules above.
 /// - Key path against key path: `==` holds when both are nil or both equal, `!=` is its
-///   negation; orderings and string operators are unknown when either side is nil.
-/// - `MATCHES`: the whole value matches the regular expression (scalar semantics).
+///   negation; orderings and string operators are false when either side is nil.
+/// - `MATCHES`: the whole value matches the regular expression (scalar semantics); false
+///   for a nil value or a nil pattern.
 struct DEvaluator {
   let world: DWorld
 
-  func matches(_ p: DPred, _ obj: DObj) -> Bool { eval(p, obj) == .t }
-
-  func eval(_ p: DPred, _ obj: DObj) -> TV {
+  func matches(_ p: DPred, _ obj: DObj) -> Bool {
     switch p {
-    case .const(let b): return TV(b)
-    case .not(let inner): return !eval(inner, obj)
-    case .and(let items):
-      var r = TV.t
-      for i in items {
-        switch eval(i, obj) {
-        case .f: return .f
-        case .u: r = .u
-        case .t: break
-        }
-      }
-      return r
-    case .or(let items):
-      var r = TV.f
-      for i in items {
-        switch eval(i, obj) {
-        case .t: return .t
-        case .u: r = .u
-        case .f: break
-        }
-      }
-      return r
+    case .const(let b): return b
+    case .not(let inner): return !matches(inner, obj)
+    case .and(let items): return items.allSatisfy { matches($0, obj) }
+    case .or(let items): return items.contains { matches($0, obj) }
     case .cmp(let c): return compare(world.value(obj, c.key.path), c)
     case .quant(let q, let path, let member):
       let results = world.members(obj, path).map { compare(world.value($0, member.key.path), member) }
       switch q {
-      case .any: return TV(results.contains(.t))
-      case .all: return TV(results.allSatisfy { $0 == .t })
-      case .none: return TV(!results.contains(.t))
+      case .any: return results.contains(true)
+      case .all: return results.allSatisfy { $0 }
+      case .none: return !results.contains(true)
       }
     case .subquery(let path, _, let inner, let op, let count):
-      let n = world.members(obj, path).filter { eval(inner, $0) == .t }.count
+      let n = world.members(obj, path).filter { matches(inner, $0) }.count
       return compare(.num(Double(n)), DCmp(key: DKey(path: [], kind: .count), op: op, rhs: .one(count)))
     case .aggregate(let path, let fn, let attr, let op, let rhs):
       let values: [Double] = world.members(obj, path).compactMap {
@@ -92,40 +69,39 @@ struct DEvaluator {
       switch op {
       case .eq, .ne:
         let same = a.isNull && b.isNull || (!a.isNull && !b.isNull && equal(a, b))
-        return TV(op == .eq ? same : !same)
+        return op == .eq ? same : !same
       default:
-        if a.isNull || b.isNull { return .u }
+        if a.isNull || b.isNull { return false }
         if op.isString { return stringOp(op, text(a), text(b)) }
-        return TV(ordered(a, op, b))
+        return ordered(a, op, b)
       }
     case .matches(let k, let pattern):
-      guard case .text(let s) = world.value(obj, k.path), case .string(let pat) = pattern.json else { return .u }
-      return TV(DRegex.wholeMatch(s, pat))
+      guard case .text(let s) = world.value(obj, k.path), case .string(let pat) = pattern.json else { return false }
+      return DRegex.wholeMatch(s, pat)
     }
   }
 
   /// `lhs op rhs` for a key's value against the comparison's right side.
-  func compare(_ lhs0: DVal, _ c: DCmp) -> TV {
+  func compare(_ lhs0: DVal, _ c: DCmp) -> Bool {
     let lhs = fold(lhs0, c.c, c.d)
     switch (c.op, c.rhs) {
-    case (.eq, .one(let l)) where l.val.isNull: return TV(lhs.isNull)
-    case (.ne, .one(let l)) where l.val.isNull: return TV(!lhs.isNull)
-    case (.eq, .one(let l)): return lhs.isNull ? .u : TV(equal(lhs, fold(l.val, c.c, c.d)))
-    case (.ne, .one(let l)): return lhs.isNull ? .t : TV(!equal(lhs, fold(l.val, c.c, c.d)))
-    case (let op, .one(let l)) where op.isOrdering: return lhs.isNull ? .u : TV(ordered(lhs, op, fold(l.val, c.c, c.d)))
+    case (.eq, .one(let l)) where l.val.isNull: return lhs.isNull
+    case (.ne, .one(let l)) where l.val.isNull: return !lhs.isNull
+    case (.eq, .one(let l)): return !lhs.isNull && equal(lhs, fold(l.val, c.c, c.d))
+    case (.ne, .one(let l)): return lhs.isNull || !equal(lhs, fold(l.val, c.c, c.d))
+    case (let op, .one(let l)) where op.isOrdering: return !lhs.isNull && ordered(lhs, op, fold(l.val, c.c, c.d))
     case (let op, .one(let l)) where op.isString:
-      guard case .text(let pattern) = fold(l.val, c.c, c.d) else { return .u }
-      if op == .endsWith && pattern.isEmpty { return .t }
-      if lhs.isNull { return .u }
+      guard case .text(let pattern) = fold(l.val, c.c, c.d), !lhs.isNull else { return false }
       return stringOp(op, text(lhs), pattern)
+    case (.in, .one(let l)):
+      // `key IN 'text'`: the text contains the key's value.
+      guard case .text(let t) = fold(l.val, c.c, c.d), !lhs.isNull else { return false }
+      return stringOp(.contains, t, text(lhs))
     case (.in, .list(let items)):
-      if items.isEmpty { return .f }
-      let hasNil = items.contains { $0.val.isNull }
-      if lhs.isNull { return hasNil ? .t : .u }
-      return TV(items.contains { !$0.val.isNull && equal(lhs, fold($0.val, c.c, c.d)) })
+      if lhs.isNull { return items.contains { $0.val.isNull } }
+      return items.contains { !$0.val.isNull && equal(lhs, fold($0.val, c.c, c.d)) }
     case (.between, .range(let lo, let hi)):
-      if lhs.isNull { return .u }
-      return TV(ordered(fold(lo.val, c.c, c.d), .le, lhs) && ordered(lhs, .le, fold(hi.val, c.c, c.d)))
+      return !lhs.isNull && ordered(fold(lo.val, c.c, c.d), .le, lhs) && ordered(lhs, .le, fold(hi.val, c.c, c.d))
     default:
       preconditionFailure("malformed comparison \(c)")
     }
@@ -178,13 +154,16 @@ struct DEvaluator {
     }
   }
 
-  private func stringOp(_ op: DOp, _ s: String, _ p: String) -> TV {
+  /// An empty pattern matches nothing for BEGINSWITH, ENDSWITH, CONTAINS (Foundation's
+  /// `hasPrefix("")`, `hasSuffix("")`, `range(of: "")`); LIKE '' matches only ''.
+  private func stringOp(_ op: DOp, _ s: String, _ p: String) -> Bool {
     let a = Array(s.unicodeScalars), b = Array(p.unicodeScalars)
+    if b.isEmpty && op != .like { return false }
     switch op {
-    case .beginsWith: return TV(a.starts(with: b))
-    case .endsWith: return TV(a.reversed().starts(with: b.reversed()))
-    case .contains: return TV(b.isEmpty || (0...max(0, a.count - b.count)).contains { a.count >= b.count && Array(a[$0..<$0 + b.count]) == b })
-    case .like: return TV(DEvaluator.like(a[...], b[...]))
+    case .beginsWith: return a.starts(with: b)
+    case .endsWith: return a.reversed().starts(with: b.reversed())
+    case .contains: return a.count >= b.count && (0...a.count - b.count).contains { Array(a[$0..<$0 + b.count]) == b }
+    case .like: return DEvaluator.like(a[...], b[...])
     default: preconditionFailure()
     }
   }

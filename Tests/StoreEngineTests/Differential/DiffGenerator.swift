@@ -149,6 +149,7 @@ struct DGenerator {
     if rng.chance(0.3) { p += ".*" }
     if rng.chance(0.1) { p = "(" + p + ")|[a-c]+" }
     if !DRegex.valid(p) { p = ".*" }
+    if rng.chance(0.05) { return .matches(k, pattern: .null) }
     return .matches(k, pattern: DLit(json: .string(p), val: .text(p)))
   }
 
@@ -178,11 +179,18 @@ struct DGenerator {
     }
     switch op {
     case .eq, .ne: c.rhs = .one(rng.chance(0.1) ? .null : literal(entity, k, op))
+    case .in where k.isString && rng.chance(0.25):
+      // `key IN 'text'`: substring containment; texts around stored values, or empty.
+      var t = rng.chance(0.1) ? "" : stringBase(entity, k)
+      if rng.chance(0.5) { t = rng.pick(["", "x", "Émile ", "ab"]) + t + rng.pick(["", "z", " Zola", "abc"]) }
+      c.rhs = .one(DLit(json: .string(t), val: .text(t)))
     case .in:
       var items = (0..<rng.weighted([5, 35, 30, 20, 10])).map { _ in literal(entity, k, .eq) }
       if rng.chance(0.15) { items.insert(.null, at: rng.int(items.count + 1)) }
       c.rhs = .list(items)
     case .between: c.rhs = .range(literal(entity, k, .lt), literal(entity, k, .gt))
+    // A nil pattern: a string operator with nil on the right matches nothing.
+    case _ where op.isString && rng.chance(0.05): c.rhs = .one(.null)
     default: c.rhs = .one(literal(entity, k, op))
     }
     return c

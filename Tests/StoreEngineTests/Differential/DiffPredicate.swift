@@ -196,6 +196,10 @@ struct DRenderer {
       let v = lit(l, kind: c.key.kind)
       return "\(v) \(opText(m))\(flags(c.c, c.d, string: string)) \(key(c.key, prefix: nil))"
     }
+    if quantifier == nil, prefix == nil, string, c.op == .contains, case .one(let l) = c.rhs, rng.chance(0.2) {
+      // `value IN key` is `key CONTAINS value`.
+      return "\(lit(l, kind: c.key.kind)) \(opText(.in))\(flags(c.c, c.d, string: true)) \(key(c.key, prefix: nil))"
+    }
     var lhs: String
     if let quantifier {
       lhs = quantifier + " " + ((prefix.map { [$0] } ?? []) + path + c.key.path).joined(separator: ".")
