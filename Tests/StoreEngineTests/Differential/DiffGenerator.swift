@@ -62,7 +62,7 @@ struct DGenerator {
     let path = rng.pick(paths)
     let dest = DWorld.destination(entity, path)
     var member = comparison(dest, keys: Self.attributeKeys(dest))
-    if case .one(let l) = member.rhs, l.val.isNull {  // `ANY x == nil`: keep to plain values
+    if case .one(let l) = member.rhs, l.val.isNull, !member.op.isString {  // `ANY x == nil`: keep to plain values
       member.op = .eq
       member.rhs = .one(literal(dest, member.key, .eq))
     }
