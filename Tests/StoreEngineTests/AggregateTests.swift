@@ -142,6 +142,9 @@ final class AggregateTests: XCTestCase {
     XCTAssertEqual(keys(try run(countAndTotal, groupBy: byCategory, having: "total BETWEEN {2, 6}")), ["Home"])
     XCTAssertEqual(keys(try run(countAndTotal, groupBy: byCategory, having: "6 < total")), ["Work"])
     XCTAssertEqual(keys(try run(countAndTotal, groupBy: byCategory, having: "category.name != 'Home'")), [.null, "Work"])
+    XCTAssertEqual(
+      keys(try run(countAndTotal, groupBy: byCategory, having: "NOT (category.name == 'Home')")), [.null, "Work"],
+      "NOT is two-valued as in where: the nil group is in, as with !=")
     // Dates compare as dates, relationships by id, buckets by key.
     let earliest = [Aggregate(.min, "createdAt", as: "earliest")]
     XCTAssertEqual(keys(try run(earliest, groupBy: byCategory, having: "earliest > '2026-03-28T12:00:00Z'")), [.null])
