@@ -82,12 +82,14 @@ extension Store {
     try matchingIDs(request).map(\.description)
   }
 
+  /// The ids of the matching objects in exactly `fetchWithSections`'s order (with
+  /// `sectionBy`, the section key first).
   func matchingIDs(_ request: FetchRequest) throws -> [ObjectID] {
     try translatingErrors {
       let plan = try self.plan(request.entity)
       var builder = SQLBuilder(store: self, base: plan)
       let filter = try whereClause(request, plan, &builder)
-      let order = try builder.orderBy(request.sort)
+      let order = try builder.orderBy(request.sortGroupingSections)
       let sql = "SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t" + builder.joinSQL + filter + " ORDER BY " + order + limitClause(request)
       var out: [ObjectID] = []
       try connection.cached(sql).forEachRow(builder.args) { out.append(ObjectID(entity: $0.text(0), pk: $0.int(1))) }
