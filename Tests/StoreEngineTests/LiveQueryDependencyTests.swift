@@ -69,4 +69,22 @@ final class LiveQueryDependencyTests: XCTestCase {
     XCTAssertEqual(try refresh()?.inserted.count, 1)
     XCTAssertEqual(query.refreshes, 1)
   }
+
+  /// A section key read through a relationship changes while the list stays the same:
+  /// the new sections are still reported.
+  func testSectionsFollowARenamedRelatedObject() throws {
+    let store = try makeStore(model)
+    let p = try XCTUnwrap(try store.insert(entity: "Project", values: ["name": "a"])["_id"]?.stringValue)
+    for t in ["x", "y"] { _ = try store.insert(entity: "Task", values: ["title": .string(t), "project": .string(p)]) }
+    var r = FetchRequest(entity: "Task")
+    r.sort = [SortKey(keyPath: "title")]
+    r.sectionBy = GroupingKey(keyPath: "project.name")
+    let (query, first) = try LiveQuery.start(r, on: store)
+    XCTAssertEqual(first.sections, [Section(key: "a", start: 0, count: 2)])
+    _ = try store.update(id: p, values: ["name": "b"])
+    let change = try XCTUnwrap(try query.refresh(on: store, entities: ["Project"], changed: [p], bulk: false))
+    XCTAssertEqual(change.sections, [Section(key: "b", start: 0, count: 2)])
+    XCTAssertTrue(change.inserted.isEmpty && change.deleted.isEmpty && change.moved.isEmpty && change.updated.isEmpty)
+    XCTAssertEqual(change.sections, try store.fetchWithSections(r).sections)
+  }
 }

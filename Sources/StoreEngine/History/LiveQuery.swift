@@ -46,8 +46,10 @@ public final class LiveQuery {
 
   private func diff(on store: Store, changed: Set<String>, bulk: Bool) throws -> LiveQueryChange? {
     let old = ids
-    let new = try store.matchingIDs(request)
+    let oldSections = sections
+    let (new, newSections) = try store.matchingIDsAndSections(request)
     ids = new
+    sections = newSections
     var oldIndex: [ObjectID: Int] = [:]
     for (i, id) in old.enumerated() { oldIndex[id] = i }
     var newIndex: [ObjectID: Int] = [:]
@@ -64,8 +66,6 @@ public final class LiveQuery {
     let inserted = new.filter { oldIndex[$0] == nil }
     let updated = common.filter { !moved.contains($0) && (bulk || changed.contains($0.description)) }
     let wanted = inserted + movedIDs + updated
-    let oldSections = sections
-    if request.sectionBy != nil { sections = try store.fetchWithSections(request).sections }
     if change.deleted.isEmpty && wanted.isEmpty && sections == oldSections { return nil }
     let objects = try read(wanted, store)
     // The id query and the reads see one snapshot, so every id is there.
