@@ -248,7 +248,9 @@ final class LiveQueryStressTests: XCTestCase {
         expect(list, r.params["sections"], at: token, "view \(first.view) notification")
       }
       expect(list, view.sectioned ? Self.sections(view.rows(states[total])) : nil, at: Int64(total), "view \(first.view) at the end")
-      if !view.sectioned, let got = Self.rows(list), got.map(\.0) != view.rows(states[total]).map(\.0) { problems.append("view \(first.view): behind at the end") }
+      // And the server agrees: a fresh fetch is the list, object for object.
+      let fresh = try Self.reply(observer, observer.sendRequest("query.fetch", view.params), into: &received)
+      if fresh["objects"]?.arrayValue != list { problems.append("view \(first.view): the list is not a fresh fetch at the end") }
     }
     for p in [writer, observer] {
       p.closeInput()
