@@ -9,9 +9,11 @@ import StoreEngine
 extension Session {
   func observe(_ request: FetchRequest) throws -> (String, FetchResult, Int64) {
     let store = try requireStore()
-    // One snapshot: the cursor is the token of exactly the state the first result shows.
+    // One snapshot: the cursor is the token of exactly the state the first result shows
+    // (the other subscriptions are first brought up to that state).
     let (cursor, (query, first)) = try store.readingOneSnapshot {
-      (subscriptions.isEmpty ? try store.latestHistoryToken() : historyCursor, try LiveQuery.start(request, on: store))
+      if !subscriptions.isEmpty, store.openTransactions == 0 { try refreshSubscriptions(store) }
+      return (subscriptions.isEmpty ? try store.latestHistoryToken() : historyCursor, try LiveQuery.start(request, on: store))
     }
     historyCursor = cursor
     nextSubscription += 1
@@ -46,36 +48,41 @@ extension Session {
     do {
       // One snapshot for the history and every refresh: each change sent is the state as
       // of its token.
-      try store.readingOneSnapshot {
-        // One indexed range read; the cursor moves to exactly what was read, so a commit
-        // landing meanwhile is seen on the next pass, not skipped or read twice.
-        let transactions = try store.history(after: historyCursor)
-        guard let latest = transactions.last?.token else { return }
-        historyCursor = latest
-        var entities: Set<String> = []
-        var changed: Set<String> = []
-        var bulk = false
-        for t in transactions {
-          entities.formUnion(t.entities)
-          changed.formUnion(t.ids)
-          bulk = bulk || t.hasBulk
-        }
-        for id in subscriptionOrder {
-          guard let query = subscriptions[id] else { continue }
-          do {
-            guard let change = try query.refresh(on: store, entities: entities, changed: changed, bulk: bulk) else { continue }
-            var params: JSONObject = ["subscription": .string(id), "token": .int(latest)]
-            for m in change.json.members { params.append(m.key, m.value) }
-            server.notify(method: "query/changed", params: .object(params))
-          } catch {
-            // The query no longer fits the store (a migration removed its entity): it ends.
-            server.notify(method: "query/changed", params: .object(["subscription": .string(id), "token": .int(latest), "error": .string("\(error)")]))
-            _ = unobserve(id)
-          }
-        }
-      }
+      try store.readingOneSnapshot { try refreshSubscriptions(store) }
     } catch {
       server.log.warning("live queries: reading the history failed: \(error)")
+    }
+  }
+
+  /// Reads the history after the cursor and sends each subscription's change; runs
+  /// inside the caller's snapshot, so every notification is the state as of its token,
+  /// the newest history token of that snapshot.
+  private func refreshSubscriptions(_ store: Store) throws {
+    // One indexed range read; the cursor moves to exactly what was read, so a commit
+    // landing meanwhile is seen on the next pass, not skipped or read twice.
+    let transactions = try store.history(after: historyCursor)
+    guard let latest = transactions.last?.token else { return }
+    historyCursor = latest
+    var entities: Set<String> = []
+    var changed: Set<String> = []
+    var bulk = false
+    for t in transactions {
+      entities.formUnion(t.entities)
+      changed.formUnion(t.ids)
+      bulk = bulk || t.hasBulk
+    }
+    for id in subscriptionOrder {
+      guard let query = subscriptions[id] else { continue }
+      do {
+        guard let change = try query.refresh(on: store, entities: entities, changed: changed, bulk: bulk) else { continue }
+        var params: JSONObject = ["subscription": .string(id), "token": .int(latest)]
+        for m in change.json.members { params.append(m.key, m.value) }
+        server.notify(method: "query/changed", params: .object(params))
+      } catch {
+        // The query no longer fits the store (a migration removed its entity): it ends.
+        server.notify(method: "query/changed", params: .object(["subscription": .string(id), "token": .int(latest), "error": .string("\(error)")]))
+        _ = unobserve(id)
+      }
     }
   }
 }

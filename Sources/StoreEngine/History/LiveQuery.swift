@@ -8,9 +8,14 @@ import SchemaModel
 public final class LiveQuery {
   public let request: FetchRequest
   public private(set) var ids: [ObjectID] = []
-  /// Entities whose changes can alter the result; nil when any entity can (key paths
-  /// through relationships, SUBQUERY, @count).
-  let dependencies: Set<String>?
+  /// The sections of `ids` (with `sectionBy`): a section key read through a relationship
+  /// can change while the list stays the same.
+  private var sections: [Section]?
+  /// Which entities' changes can alter the result (see `LiveQueryDependencies`).
+  let dependencies: LiveQueryDependencies
+  /// How many times the id query was run again (commits that could not change the result
+  /// cost nothing and are not counted).
+  public private(set) var refreshes = 0
 
   /// Runs the fetch; returns the live query and the first result.
   public static func start(_ request: FetchRequest, on store: Store) throws -> (LiveQuery, FetchResult) {
@@ -19,36 +24,32 @@ public final class LiveQuery {
     // The ids of exactly the objects the client got (another process may commit between
     // two statements, so they are not queried again).
     q.ids = first.objects.compactMap { o in o["_id"]?.stringValue.flatMap(ObjectID.init) }
+    q.sections = first.sections
     return (q, first)
   }
 
   private init(_ request: FetchRequest, graph: ModelGraph) {
     self.request = request
-    let model = graph[request.entity]
-    let local =
-      !(request.predicate.map { Self.crossesRelationships($0) } ?? false) && !request.sort.contains { $0.keyPath.contains(".") }
-      && request.include.isEmpty
-    dependencies = local ? model.map { Set($0.hierarchy.map(\.name)) } : nil
-  }
-
-  /// Conservative: any key path with a dot, or a function over a collection.
-  private static func crossesRelationships(_ p: Predicate) -> Bool {
-    let text = JSONWriter.encodeString(PredicateJSON.encode(p)).lowercased()
-    return text.contains(".") || text.contains("@") || text.contains("subquery") || text.contains("count") || text.contains("function")
+    dependencies = LiveQueryDependencies(request, graph: graph)
   }
 
   /// The change to report after commits that changed `entities` (and the objects `changed`,
   /// or every object when `bulk`), or nil when the result is the same.
   /// Its statements read one snapshot.
   public func refresh(on store: Store, entities: Set<String>, changed: Set<String>, bulk: Bool) throws -> LiveQueryChange? {
-    if let dependencies, dependencies.isDisjoint(with: entities) { return nil }
-    return try store.readingOneSnapshot { try diff(on: store, changed: changed, bulk: bulk) }
+    let expanded = !dependencies.included.isDisjoint(with: entities)
+    if let result = dependencies.result, result.isDisjoint(with: entities), !expanded { return nil }
+    refreshes += 1
+    // A change to an included object alters the objects that include it: all are re-read.
+    return try store.readingOneSnapshot { try diff(on: store, changed: changed, bulk: bulk || expanded) }
   }
 
   private func diff(on store: Store, changed: Set<String>, bulk: Bool) throws -> LiveQueryChange? {
     let old = ids
-    let new = try store.matchingIDs(request)
+    let oldSections = sections
+    let (new, newSections) = try store.matchingIDsAndSections(request)
     ids = new
+    sections = newSections
     var oldIndex: [ObjectID: Int] = [:]
     for (i, id) in old.enumerated() { oldIndex[id] = i }
     var newIndex: [ObjectID: Int] = [:]
@@ -65,16 +66,21 @@ public final class LiveQuery {
     let inserted = new.filter { oldIndex[$0] == nil }
     let updated = common.filter { !moved.contains($0) && (bulk || changed.contains($0.description)) }
     let wanted = inserted + movedIDs + updated
-    if change.deleted.isEmpty && wanted.isEmpty { return nil }
+    if change.deleted.isEmpty && wanted.isEmpty && sections == oldSections { return nil }
     let objects = try read(wanted, store)
-    for id in inserted { change.inserted.append((newIndex[id]!, objects[id] ?? [:])) }
-    for id in movedIDs { change.moved.append((oldIndex[id]!, newIndex[id]!, objects[id] ?? [:])) }
-    for id in updated { change.updated.append((newIndex[id]!, objects[id] ?? [:])) }
+    // The id query and the reads see one snapshot, so every id is there.
+    func object(_ id: ObjectID) throws -> JSONObject {
+      guard let o = objects[id] else { throw StoreError(.storage, "live query: \(id) matched but could not be read in the same snapshot") }
+      return o
+    }
+    for id in inserted { change.inserted.append((newIndex[id]!, try object(id))) }
+    for id in movedIDs { change.moved.append((oldIndex[id]!, newIndex[id]!, try object(id))) }
+    for id in updated { change.updated.append((newIndex[id]!, try object(id))) }
     change.inserted.sort { $0.0 < $1.0 }
     change.moved.sort { $0.to < $1.to }
     change.updated.sort { $0.0 < $1.0 }
     change.deleted.sort { $0.0 > $1.0 }
-    if request.sectionBy != nil { change.sections = try store.fetchWithSections(request).sections }
+    change.sections = sections
     return change
   }
 

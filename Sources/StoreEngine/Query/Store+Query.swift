@@ -82,16 +82,30 @@ extension Store {
     try matchingIDs(request).map(\.description)
   }
 
-  func matchingIDs(_ request: FetchRequest) throws -> [ObjectID] {
+  /// The ids of the matching objects in exactly `fetchWithSections`'s order (with
+  /// `sectionBy`, the section key first).
+  func matchingIDs(_ request: FetchRequest) throws -> [ObjectID] { try matchingIDsAndSections(request).ids }
+
+  /// `matchingIDs` and, with `sectionBy`, the sections `fetchWithSections` would report,
+  /// from one statement that builds no objects.
+  func matchingIDsAndSections(_ request: FetchRequest) throws -> (ids: [ObjectID], sections: [Section]?) {
     try translatingErrors {
       let plan = try self.plan(request.entity)
       var builder = SQLBuilder(store: self, base: plan)
       let filter = try whereClause(request, plan, &builder)
-      let order = try builder.orderBy(request.sort)
-      let sql = "SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t" + builder.joinSQL + filter + " ORDER BY " + order + limitClause(request)
+      let section = try request.sectionBy.map { try builder.groupColumn($0, path: "params.sectionBy", zones: timeZones) }
+      let order = try builder.orderBy(request.sortGroupingSections)
+      var trailing = TrailingArgs(after: builder)
+      let key = section.map { ", " + $0.sql(&trailing) } ?? ""
+      let sql =
+        "SELECT t.\"_ent\", t.\"_pk\"\(key) FROM \(plan.table) t" + builder.joinSQL + filter + " ORDER BY " + order + limitClause(request)
       var out: [ObjectID] = []
-      try connection.cached(sql).forEachRow(builder.args) { out.append(ObjectID(entity: $0.text(0), pk: $0.int(1))) }
-      return out
+      var keys: [JSONValue] = []
+      try connection.cached(sql).forEachRow(builder.args + trailing.values) { row in
+        out.append(ObjectID(entity: row.text(0), pk: row.int(1)))
+        if let section { keys.append(section.kind.decode(row.value(2))) }
+      }
+      return (out, section == nil ? nil : Sections.runs(keys))
     }
   }
 
