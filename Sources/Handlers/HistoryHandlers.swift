@@ -20,7 +20,7 @@ enum HistoryHandlers {
           let (list, last) = try store.readingOneSnapshot {
             (try store.history(after: after, author: author, entities: entities, limit: limit), try store.latestHistoryToken())
           }
-          return .object(["transactions": .array(list.map(\.json)), "lastToken": .int(last)])
+          return .object(["transactions": .array(try list.map { try $0.json() }), "lastToken": .int(last)])
         }
       ),
       (

@@ -18,22 +18,55 @@ public struct HistoryTransaction {
     })
   }
 
-  /// The ids of changed objects (bulk entries name none).
-  public var ids: [String] {
-    (changes.arrayValue ?? []).flatMap { c -> [String] in
+  /// The most ids one transaction's changes are spelled out to. Runs of keys are stored
+  /// compactly (`[first, last]`), so a damaged or hostile history row could otherwise ask
+  /// for billions (`[1, 9223372036854775807]`).
+  public static let maxSpelledIDs = 10_000_000
+
+  /// The key runs of each entry with an entity, checked: `last >= first`, both integers.
+  private var runs: [(entity: String, first: Int64, last: Int64)] {
+    (changes.arrayValue ?? []).flatMap { c -> [(entity: String, first: Int64, last: Int64)] in
       guard let e = c["entity"]?.stringValue, let pks = c["pks"]?.arrayValue else { return [] }
-      return pks.flatMap { r -> [String] in
-        guard case .int(let a)? = r.arrayValue?.first, case .int(let b)? = r.arrayValue?.last, b >= a else { return [] }
-        return (a...b).map { "\(e)/\($0)" }
+      return pks.compactMap { r in
+        guard case .int(let a)? = r.arrayValue?.first, case .int(let b)? = r.arrayValue?.last, b >= a else { return nil }
+        return (e, a, b)
       }
     }
   }
 
-  /// True when a bulk entry (import, migration) changed objects without listing them.
-  public var hasBulk: Bool { (changes.arrayValue ?? []).contains { $0["op"] == "bulk" } }
+  /// How many ids the runs spell out, stopping (overflow-safe) once past `maxSpelledIDs`.
+  private var spelledCount: Int64 {
+    var total: Int64 = 0
+    for r in runs {
+      let (width, overflow) = r.last.subtractingReportingOverflow(r.first)
+      if overflow || width >= Int64(Self.maxSpelledIDs) { return Int64(Self.maxSpelledIDs) + 1 }
+      total += width + 1
+      if total > Int64(Self.maxSpelledIDs) { return total }
+    }
+    return total
+  }
 
-  /// The wire form: changes with their ids spelled out.
-  public var json: JSONValue {
+  /// The ids of changed objects (bulk entries name none; nor does a transaction listing
+  /// more than `maxSpelledIDs`, which `hasBulk` then reports as changing everything).
+  public var ids: [String] {
+    guard spelledCount <= Int64(Self.maxSpelledIDs) else { return [] }
+    return runs.flatMap { r in (r.first...r.last).map { "\(r.entity)/\($0)" } }
+  }
+
+  /// True when a bulk entry (import, migration) changed objects without listing them, or
+  /// the ids are too many to list.
+  public var hasBulk: Bool {
+    (changes.arrayValue ?? []).contains { $0["op"] == "bulk" } || spelledCount > Int64(Self.maxSpelledIDs)
+  }
+
+  /// The wire form: changes with their ids spelled out; refused past `maxSpelledIDs`.
+  public func json() throws -> JSONValue {
+    guard spelledCount <= Int64(Self.maxSpelledIDs) else {
+      throw StoreError(
+        .storage,
+        "history transaction \(token) lists more than \(Self.maxSpelledIDs) object ids: its history row is damaged (or too large to send); delete it with history.delete",
+        ["token": .int(token)])
+    }
     var list: [JSONValue] = []
     for c in changes.arrayValue ?? [] {
       guard var o = c.objectValue else { continue }

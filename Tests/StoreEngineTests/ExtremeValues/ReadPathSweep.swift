@@ -90,7 +90,7 @@ final class ReadPathSweep {
         XCTAssertNoThrow(try JSONParser.parse(String(decoding: line, as: UTF8.self)), "export line \(n + 1)", file: file, line: self.line)
       }
     }
-    check("history", { try store.history() }) { .array($0.map(\.json)) }
+    check("history", { try store.history().map { try $0.json() } }) { .array($0) }
   }
 
   private func sections(_ a: Attribute) {
