@@ -155,6 +155,7 @@ extension SQLBuilder {
           offset: c.offset)
       }
       if items.isEmpty { return "0" }
+      if items.count > Self.inlineMembers, let sql = try boundMembership(column, items, l, c) { return sql }
       var placeholders: [String] = []
       var includesNil = false
       for item in items {
@@ -183,6 +184,38 @@ extension SQLBuilder {
   }
 
   /// Binds `value` in the stored form of the operand's type.
+  /// `IN` lists longer than this are bound as one value (`boundMembership`).
+  static let inlineMembers = 500
+
+  /// A long `IN` list bound as one JSON array and read back with `json_each`: one bound
+  /// value however many members (a statement binds at most 32,766), and SQLite builds one
+  /// lookup table for it. Nil when a member has no JSON form (a blob, a non-finite real):
+  /// then each member gets its own placeholder.
+  private mutating func boundMembership(_ column: String, _ items: [JSONValue], _ l: Operand, _ c: Comparison) throws -> String? {
+    var members: [JSONValue] = []
+    var includesNil = false
+    for item in items {
+      switch try encode(item, l, c) {
+      case .null: includesNil = true
+      case .integer(let i): members.append(.int(i))
+      case .real(let d) where d.isFinite: members.append(.double(d))
+      case .text(let t): members.append(.string(t))
+      default: return nil
+      }
+    }
+    let flags = try foldFlags(l, c)
+    let (lf, member): (String, String)
+    if flags != 0 {
+      (lf, member) = ("ms_fold(\(column), \(flags))", "ms_fold(value, \(flags))")
+    } else if l.type == .decimal && orderingDecimal {
+      (lf, member) = ("CAST(\(column) AS REAL)", "CAST(value AS REAL)")
+    } else {
+      (lf, member) = (column, "value")
+    }
+    let membership = members.isEmpty ? "0" : "\(lf) IN (SELECT \(member) FROM json_each(\(bind(.text(JSONWriter.encodeString(.array(members)))))))"
+    return includesNil ? "(\(membership) OR \(column) IS NULL)" : membership
+  }
+
   private func encode(_ value: JSONValue, _ l: Operand, _ c: Comparison) throws -> SQLValue {
     if case .null = value { return .null }
     let name = l.name
