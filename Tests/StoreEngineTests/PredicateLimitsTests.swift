@@ -137,10 +137,24 @@ final class PredicateLimitsTests: XCTestCase {
   }
 
   func testBoundValuesUpToSQLitesLimit() throws {
+    // `IN` arrays of up to `inlineMembers` elements bind each one (longer ones bind one
+    // JSON array), so the limit is reached with many short arrays.
+    func arrays(_ total: Int) -> (String, [JSONValue]) {
+      var args: [JSONValue] = []
+      var next: Int64 = 0
+      while args.count * SQLBuilder.inlineMembers < total {
+        let size = min(SQLBuilder.inlineMembers, total - args.count * SQLBuilder.inlineMembers)
+        args.append(.array((0..<size).map { _ in defer { next += 1 }; return .int(next) }))
+      }
+      return (Array(repeating: "pages IN %@", count: args.count).joined(separator: " OR "), args)
+    }
     let n = PredicateLimits.maxBoundValues
-    XCTAssertEqual(try lib.books("pages IN %@", [.array((0..<Int64(n)).map { .int($0) })]).count, 5)
-    let e = expectStoreError(.predicate) { try lib.books("pages IN %@", [.array((0...Int64(n)).map { .int($0) })]) }
-    XCTAssertEqual(e?.details["offset"], .int(6))
+    let (atLimit, atArgs) = arrays(n)
+    XCTAssertEqual(try lib.books(atLimit, atArgs).count, 5)
+    let (past, pastArgs) = arrays(n + 1)
+    let e = expectStoreError(.predicate) { try lib.books(past, pastArgs) }
+    XCTAssertEqual(e?.details["offset"], .int(Int64(past.count - "IN %@".count)), "at the operator of the comparison past the limit")
+    XCTAssertEqual(try lib.books("pages IN %@", [.array((0...Int64(n)).map { .int($0) })]).count, 5, "one long array binds one value")
   }
 
   // MARK: - MATCHES: bounded work, cancellable
