@@ -31,8 +31,8 @@ final class CoreDataFollower {
   }
 
   /// Whether the files changed since the last call; attaches them again when needed (outside
-  /// any transaction: SQLite refuses ATTACH inside one). When that fails the next call
-  /// tries again.
+  /// any transaction: SQLite refuses ATTACH inside one). When that fails (the writer was
+  /// between states of its files) the next call tries again.
   func check(_ c: Connection) throws -> Bool {
     let now = Self.signature(path)
     if now == signature {
@@ -45,7 +45,8 @@ final class CoreDataFollower {
     dataVersion = nil
     if file.access != "readonlyShm" || CoreDataFile.access(path) != "readonlyShm" {
       c.clearCache()
-      try c.run("DETACH DATABASE \(Identifier.quote(schemaName))")
+      // Fails only when an earlier attempt left nothing attached.
+      try? c.run("DETACH DATABASE \(Identifier.quote(schemaName))")
       file.cleanUp()
       file = try CoreDataFile.open(path)
       try c.run("ATTACH DATABASE ? AS \(Identifier.quote(schemaName))", [.text(file.uri)])
