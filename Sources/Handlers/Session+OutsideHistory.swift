@@ -27,6 +27,9 @@ extension Session {
         case .success(nil): continue
         case .success(let change?):
           for m in change.json.members { params.append(m.key, m.value) }
+        case .failure(let error) where Self.passes(error):
+          retryLater(store, error)
+          continue
         case .failure(let error):
           params.append("error", .string("\(error)"))
           _ = unobserve(id)
@@ -34,7 +37,19 @@ extension Session {
         server.notify(method: "query/changed", params: .object(params))
       }
     } catch {
-      server.log.warning("live queries: checking the store for changes failed: \(error)")
+      retryLater(store, error)
     }
+  }
+
+  /// A read that failed because the writer was between states (SQLite could not read the
+  /// WAL index or the file just then): the subscription stays, and the next check re-runs it.
+  private static func passes(_ error: Error) -> Bool {
+    guard let e = error as? StoreError else { return false }
+    return e.kind == .busy || e.kind == .readOnly || e.kind == .storage
+  }
+
+  private func retryLater(_ store: Store, _ error: Error) {
+    server.log.warning("live queries: reading the store's changes failed, trying again at the next check: \(error)")
+    store.checkOutsideHistoryAgain()
   }
 }

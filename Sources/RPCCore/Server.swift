@@ -151,13 +151,14 @@ public final class Server: @unchecked Sendable {
   }
 
   /// Runs the idle hook as soon as one of `paths` changes (written by any process), and
-  /// otherwise every `watchedFallbackMilliseconds`; an empty list (or no inotify) goes
-  /// back to polling every `pollingMilliseconds`.
+  /// otherwise every `watchedFallbackMilliseconds`; files that cannot be watched (no
+  /// inotify) are polled every `pollingMilliseconds`. No paths (an in-memory store, which
+  /// no other process writes): only the fallback.
   public func watchFiles(_ paths: [String]) {
     watcher?.stop()
     let queue = self.queue
     watcher = FileChangeWatcher.start(paths) { queue.wake() }
-    idleIntervalMilliseconds = watcher == nil ? Self.pollingMilliseconds : Self.watchedFallbackMilliseconds
+    idleIntervalMilliseconds = watcher == nil && !paths.isEmpty ? Self.pollingMilliseconds : Self.watchedFallbackMilliseconds
     if watcher == nil && !paths.isEmpty { log.info("cannot watch \(paths) for changes; polling every \(Self.pollingMilliseconds) ms") }
   }
 

@@ -9,6 +9,8 @@ struct OutsideHistoryState {
   var dataVersion: Int64?
   /// The Core Data file being browsed, followed through its files' signatures.
   var coreData: CoreDataFollower?
+  /// The next check reports a change whatever it sees (`checkOutsideHistoryAgain`).
+  var again = false
 }
 
 extension Store {
@@ -28,11 +30,13 @@ extension Store {
   /// by the program writing it, which may need the file attached again). Call it outside
   /// any transaction. The first call only takes the baseline.
   public func changedOutsideHistory() throws -> Bool {
-    try translatingErrors {
+    let again = outsideHistory.again
+    outsideHistory.again = false
+    return try translatingErrors {
       if let follower = outsideHistory.coreData {
         let changed = try follower.check(connection)
         coreData?["access"] = .string(follower.file.access)
-        return changed
+        return changed || again
       }
       var changed = outsideHistory.ownCommits != outsideHistory.seenOwnCommits
       outsideHistory.seenOwnCommits = outsideHistory.ownCommits
@@ -40,9 +44,13 @@ extension Store {
         changed = changed || (outsideHistory.dataVersion.map { $0 != version } ?? false)
         outsideHistory.dataVersion = version
       }
-      return changed
+      return changed || again
     }
   }
+
+  /// Makes the next `changedOutsideHistory` report a change: a re-run after one failed for
+  /// a passing reason (the writer was between states: `busy`, `readOnly`, `storage`).
+  public func checkOutsideHistoryAgain() { outsideHistory.again = true }
 
   /// Every entity of the schema (what a change without history may have touched).
   public var allEntityNames: Set<String> { Set(graph?.schema.entities.map(\.name) ?? []) }

@@ -48,12 +48,38 @@ final class CoreDataFollower {
       // Fails only when an earlier attempt left nothing attached.
       try? c.run("DETACH DATABASE \(Identifier.quote(schemaName))")
       file.cleanUp()
-      file = try CoreDataFile.open(path)
-      try c.run("ATTACH DATABASE ? AS \(Identifier.quote(schemaName))", [.text(file.uri)])
+      try attachAgain(c)
     }
     signature = now
     if file.access == "readonlyShm" { dataVersion = try c.scalar("PRAGMA \(Identifier.quote(schemaName)).data_version") }
     return true
+  }
+}
+
+extension CoreDataFollower {
+  /// Attaches the file the way its files need now. The writer may be between states (its
+  /// last connection checkpoints, then removes `-wal` and `-shm`: a `-shm` chosen for
+  /// `readonlyShm` can be gone when SQLite opens it), so a failure is retried after 1 ms,
+  /// for up to about 50 ms, before it is reported.
+  fileprivate func attachAgain(_ c: Connection) throws {
+    var attempt = 0
+    while true {
+      do {
+        file = try CoreDataFile.open(path)
+        do {
+          try c.run("ATTACH DATABASE ? AS \(Identifier.quote(schemaName))", [.text(file.uri)])
+        } catch {
+          file.cleanUp()
+          throw error
+        }
+        return
+      } catch {
+        attempt += 1
+        if attempt >= 50 { throw error }
+        var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+        nanosleep(&pause, nil)
+      }
+    }
   }
 }
 
