@@ -4,8 +4,8 @@
   (l) latency: one server commits an insert (its reply marks the commit), another observes
       the entity; time until the observer's `query/changed` arrives (median and p99)
   (n) idle cost: N servers on one file with one subscription each and no traffic; CPU time
-      they use together over S seconds (utime + stime from /proc/PID/stat), as a
-      percentage of one core
+      they use together over S seconds (all threads, from /proc/PID/task/*/schedstat), as
+      a percentage of one core
 
 Usage: python3 Benchmarks/live.py [--binary PATH] [--commits L] [--servers N] [--seconds S]
 (run.py runs both as cases (l) and (n)).
@@ -69,9 +69,14 @@ class Server:
                 sys.exit(f"no query/changed within {timeout} s")
             return self.changes[count - 1]
 
-    def cpu_ticks(self) -> int:
-        fields = Path(f"/proc/{self.p.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    def cpu_seconds(self) -> float:
+        """CPU time of all the process's threads: /proc/PID/task/*/schedstat (nanoseconds on
+        the CPU, exact), else utime + stime of /proc/PID/stat (clock ticks, sampled)."""
+        try:
+            return sum(int((t / "schedstat").read_text().split()[0]) for t in Path(f"/proc/{self.p.pid}/task").iterdir()) / 1e9
+        except (OSError, ValueError):
+            fields = Path(f"/proc/{self.p.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # fields 14 and 15
 
     def close(self):
         self.p.stdin.close()
@@ -108,10 +113,10 @@ def idle_cpu(binary: str, work: Path, servers: int, seconds: float):
         for s in procs:
             s.call("query.observe", {"entity": "Task"})
         time.sleep(0.5)  # start-up done
-        before = sum(s.cpu_ticks() for s in procs)
+        before = sum(s.cpu_seconds() for s in procs)
         start = time.monotonic()
         time.sleep(seconds)
-        used = (sum(s.cpu_ticks() for s in procs) - before) / os.sysconf("SC_CLK_TCK")
+        used = sum(s.cpu_seconds() for s in procs) - before
         elapsed = time.monotonic() - start
     finally:
         for s in procs:
@@ -130,7 +135,7 @@ def main() -> None:
         med, p99 = latency(args.binary, Path(tmp), args.commits)
         print(f"(l) commit -> query/changed over {args.commits} commits: median {med * 1e3:.2f} ms, p99 {p99 * 1e3:.2f} ms")
         pct, used = idle_cpu(args.binary, Path(tmp), args.servers, args.seconds)
-        print(f"(n) {args.servers} idle observers over {args.seconds:.0f} s: {used * 1e3:.0f} ms of CPU, {pct:.3f}% of one core")
+        print(f"(n) {args.servers} idle observers over {args.seconds:.0f} s: {used * 1e3:.1f} ms of CPU, {pct:.3f}% of one core")
 
 
 if __name__ == "__main__":

@@ -484,7 +484,7 @@ def main() -> None:
     print(f"| (i) import of that file ({q:,} objects) into an empty store | {i_t:.3f} s, {i_rss / 1024:.1f} MiB | {i_cli:.3f} s, {i_cli_rss / 1024:.1f} MiB (INSERT script) | {i_t / i_cli:.2f}x | <= 2.0x |")
     print(f"| (k) (a) with history vs --no-history | {a_t:.3f} s vs {k_t:.3f} s | | {a_t / k_t:.2f}x | <= 1.15x |")
     print(f"| (l) commit -> query/changed in another process | median {l_med * 1e3:.1f} ms, p99 {l_p99 * 1e3:.1f} ms | | | <= 2 ms, <= 10 ms |")
-    print(f"| (n) 10 idle servers with one subscription each | {n_pct:.3f}% of one core ({n_cpu * 1e3:.0f} ms CPU) | | | < 0.1% |")
+    print(f"| (n) 10 idle servers with one subscription each | {n_pct:.3f}% of one core ({n_cpu * 1e3:.1f} ms CPU) | | | < 0.1% |")
     print(f"| (j) lightweight migration of {q:,} objects (rename + defaulted column) | {j_t:.3f} s, {j_rss / 1024:.1f} MiB | {j_cli:.3f} s (same ALTER/UPDATE) | {j_t / j_cli:.2f}x | report |")
     print(f"| (m) 4 processes incrementing one counter with ifVersion, {counter['seconds']:.0f} s | {counter['increments']:,} increments, "
           f"{counter['increments_per_second']:.0f}/s, {counter['conflicts']:,} conflicts retried | | | lost {counter['lost']} (must be 0) |")

@@ -3,7 +3,7 @@ import RPCCore
 import StoreEngine
 
 /// Live queries: after every request, whenever the store's files change (any process's
-/// commit wakes the server: `Server.watchFiles`) and every 2 s as a fallback, the
+/// commit wakes the server: `Server.watchFiles`) and every 5 s as a fallback, the
 /// history is checked for transactions after the last one seen (this process's and other
 /// processes' commits alike); each subscription they may affect is refreshed and, when
 /// its result changed, `query/changed` is sent. A store whose commits leave no history (a

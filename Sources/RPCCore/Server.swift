@@ -39,12 +39,13 @@ public final class Server: @unchecked Sendable {
   /// input arrives).
   public var idleHook: (() -> Void)?
   /// How long the loop waits for input before running the idle hook: the fallback check.
-  /// `watchFiles` makes it long (2 s) when it can be woken by changes instead: then it only
-  /// covers writes the file system does not report (a network file system written from
-  /// another machine), and each wake-up of an idle server costs about 0.1 ms of CPU.
+  /// `watchFiles` makes it long (5 s) when it can be woken by changes instead: then it only
+  /// covers writes the file system does not report (SQLite's WAL needs every writer on
+  /// this machine, where inotify sees them; some FUSE file systems do not report them),
+  /// and each wake-up of an idle server costs about 0.1-0.2 ms of CPU.
   public private(set) var idleIntervalMilliseconds = Server.pollingMilliseconds
   static let pollingMilliseconds = 10
-  static let watchedFallbackMilliseconds = 2000
+  static let watchedFallbackMilliseconds = 5000
   /// After a wake-up the hook runs again after these gaps: a writer's last write to a file
   /// can come a moment before its commit becomes visible to readers (SQLite publishes a
   /// WAL commit in the shared-memory index, which raises no file event; a writer descheduled
