@@ -2,13 +2,18 @@ import JSONCore
 import RPCCore
 import StoreEngine
 
-/// Live queries: after every request, and every `idleIntervalMilliseconds` while the
-/// client is quiet, the history is checked for transactions after the last one seen (this
-/// process's and other processes' commits alike); each subscription they may affect is
-/// refreshed and, when its result changed, `query/changed` is sent.
+/// Live queries: after every request, whenever the store's files change (any process's
+/// commit wakes the server: `Server.watchFiles`) and every 5 s as a fallback, the
+/// history is checked for transactions after the last one seen (this process's and other
+/// processes' commits alike); each subscription they may affect is refreshed and, when
+/// its result changed, `query/changed` is sent. A store whose commits leave no history (a
+/// Core Data store, a file served with `--no-history`) is checked cheaply instead, and on
+/// a change every subscription is re-run and diffed (see Session+OutsideHistory.swift).
 extension Session {
   func observe(_ request: FetchRequest) throws -> (String, FetchResult, Int64) {
     let store = try requireStore()
+    // The baseline of the cheap check (and a Core Data file attached again if it changed).
+    if subscriptions.isEmpty && store.changesOutsideHistory { _ = try store.changedOutsideHistory() }
     // One snapshot: the cursor is the token of exactly the state the first result shows
     // (the other subscriptions are first brought up to that state).
     let (cursor, (query, first)) = try store.readingOneSnapshot {
@@ -22,6 +27,7 @@ extension Session {
     subscriptionOrder.append(id)
     server.requestDidFinish = { [weak self] in self?.pollHistory() }
     server.idleHook = { [weak self] in self?.pollHistory() }
+    if subscriptions.count == 1 { server.watchFiles(store.watchedFiles) }
     return (id, first, historyCursor)
   }
 
@@ -31,6 +37,7 @@ extension Session {
     if subscriptions.isEmpty {
       server.requestDidFinish = nil
       server.idleHook = nil
+      server.watchFiles([])
     }
     return true
   }
@@ -41,10 +48,12 @@ extension Session {
     subscriptionOrder = []
     server.requestDidFinish = nil
     server.idleHook = nil
+    server.watchFiles([])
   }
 
   private func pollHistory() {
     guard !subscriptions.isEmpty, let store, store.openTransactions == 0, !store.isMigrating else { return }
+    if store.changesOutsideHistory { return followOutsideHistory(store) }
     do {
       // One snapshot for the history and every refresh: each change sent is the state as
       // of its token.

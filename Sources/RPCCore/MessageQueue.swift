@@ -11,6 +11,8 @@ enum InboundItem {
   /// A header block that could not be understood (Content-Length framing).
   case badHeader(String)
   case endOfInput
+  /// Something watched changed (`wake()`): the dispatcher runs its idle hook now.
+  case wake
 }
 
 /// A blocking queue between the reader thread and the dispatcher. The reader pushes a
@@ -27,6 +29,8 @@ final class MessageQueue: @unchecked Sendable {
   private var mutex = pthread_mutex_t()
   private var nonEmpty = pthread_cond_t()
   private var hasRoom = pthread_cond_t()
+  /// A wake-up is pending (coalesced: many `wake()` calls before a take give one item).
+  private var woken = false
 
   init(maxQueuedBytes: Int = 1 << 20) {
     self.maxQueuedBytes = maxQueuedBytes
@@ -56,20 +60,22 @@ final class MessageQueue: @unchecked Sendable {
   /// Everything queued, waiting until there is something.
   func takeAll() -> [InboundItem] {
     pthread_mutex_lock(&mutex)
-    while items.isEmpty { pthread_cond_wait(&nonEmpty, &mutex) }
-    let out = items
-    items = []
-    items.reserveCapacity(out.count)
-    queuedBytes = 0
-    pthread_cond_signal(&hasRoom)
+    while items.isEmpty && !woken { pthread_cond_wait(&nonEmpty, &mutex) }
+    return drainLocked()
+  }
+
+  /// Wakes the dispatcher with a `.wake` item; never waits (callable from any thread).
+  func wake() {
+    pthread_mutex_lock(&mutex)
+    woken = true
+    pthread_cond_signal(&nonEmpty)
     pthread_mutex_unlock(&mutex)
-    return out
   }
 
   /// Everything queued, waiting at most `milliseconds`; empty when nothing came.
   func takeAll(waitingAtMost milliseconds: Int) -> [InboundItem] {
     pthread_mutex_lock(&mutex)
-    if items.isEmpty {
+    if items.isEmpty && !woken {
       var now = timespec()
       clock_gettime(CLOCK_REALTIME, &now)
       var deadline = now
@@ -79,7 +85,7 @@ final class MessageQueue: @unchecked Sendable {
         deadline.tv_sec += 1
         deadline.tv_nsec -= 1_000_000_000
       }
-      while items.isEmpty {
+      while items.isEmpty && !woken {
         if pthread_cond_timedwait(&nonEmpty, &mutex, &deadline) == ETIMEDOUT { break }
       }
     }
@@ -94,8 +100,11 @@ final class MessageQueue: @unchecked Sendable {
 
   /// Takes every item and makes room for the reader; called with the mutex held, releases it.
   private func drainLocked() -> [InboundItem] {
-    let out = items
+    var out = items
+    if woken { out.append(.wake) }
+    woken = false
     items = []
+    items.reserveCapacity(out.count)
     queuedBytes = 0
     pthread_cond_signal(&hasRoom)
     pthread_mutex_unlock(&mutex)

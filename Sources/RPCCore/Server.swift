@@ -34,10 +34,25 @@ public final class Server: @unchecked Sendable {
   public var requestWillStart: (() -> Void)?
   /// Called after each message was handled and its reply queued (live queries notify here).
   public var requestDidFinish: (() -> Void)?
-  /// Called when no message came for `idleIntervalMilliseconds` (set only while needed:
-  /// without it the loop sleeps until input arrives).
+  /// Called when a watched file changed (`watchFiles`), and when no message came for
+  /// `idleIntervalMilliseconds` (set only while needed: without it the loop sleeps until
+  /// input arrives).
   public var idleHook: (() -> Void)?
-  public var idleIntervalMilliseconds = 10
+  /// How long the loop waits for input before running the idle hook: the fallback check.
+  /// `watchFiles` makes it long (5 s) when it can be woken by changes instead: then it only
+  /// covers writes the file system does not report (SQLite's WAL needs every writer on
+  /// this machine, where inotify sees them; some FUSE file systems do not report them),
+  /// and each wake-up of an idle server costs about 0.1-0.2 ms of CPU.
+  public private(set) var idleIntervalMilliseconds = Server.pollingMilliseconds
+  static let pollingMilliseconds = 10
+  static let watchedFallbackMilliseconds = 5000
+  /// After a wake-up the hook runs again after these gaps: a writer's last write to a file
+  /// can come a moment before its commit becomes visible to readers (SQLite publishes a
+  /// WAL commit in the shared-memory index, which raises no file event; a writer descheduled
+  /// in between delays it further).
+  static let followUpMilliseconds = [1, 3, 10, 50, 200]
+  private var followUps: ArraySlice<Int> = []
+  private var watcher: FileChangeWatcher?
   /// Called once when the input ends or `exit` arrives, before `run` returns.
   public var onFinish: (() -> Void)?
   /// Set by `shutdown`: later requests are refused.
@@ -85,6 +100,7 @@ public final class Server: @unchecked Sendable {
       if pendingIndex == pending.count || out.count > (1 << 16) { flush() }
     }
     flush()
+    watchFiles([])
     onFinish?()
     return exitCode
   }
@@ -98,8 +114,9 @@ public final class Server: @unchecked Sendable {
         break
       }
       // With an idle hook (live queries), wake up regularly to run it while no message comes.
-      pending = queue.takeAll(waitingAtMost: idleIntervalMilliseconds)
+      pending = queue.takeAll(waitingAtMost: followUps.first ?? idleIntervalMilliseconds)
       if pending.isEmpty {
+        if !followUps.isEmpty { followUps.removeFirst() }
         idle()
         flush()
       }
@@ -127,7 +144,23 @@ public final class Server: @unchecked Sendable {
     case .endOfInput:
       log.info("end of input")
       running = false
+    case .wake:
+      guard let idle = idleHook else { return }
+      followUps = Self.followUpMilliseconds[...]
+      idle()
     }
+  }
+
+  /// Runs the idle hook as soon as one of `paths` changes (written by any process), and
+  /// otherwise every `watchedFallbackMilliseconds`; files that cannot be watched (no
+  /// inotify) are polled every `pollingMilliseconds`. No paths (an in-memory store, which
+  /// no other process writes): only the fallback.
+  public func watchFiles(_ paths: [String]) {
+    watcher?.stop()
+    let queue = self.queue
+    watcher = FileChangeWatcher.start(paths) { queue.wake() }
+    idleIntervalMilliseconds = watcher == nil && !paths.isEmpty ? Self.pollingMilliseconds : Self.watchedFallbackMilliseconds
+    if watcher == nil && !paths.isEmpty { log.info("cannot watch \(paths) for changes; polling every \(Self.pollingMilliseconds) ms") }
   }
 
   // MARK: - Requests to the client

@@ -33,6 +33,8 @@ public final class Store {
   var transactionLogs: [ChangeLog] = []
   /// False for a store without a history table (a read-only file written before it).
   var historyEnabled = false
+  /// What `changedOutsideHistory` compares against (Store+ChangeCheck.swift).
+  var outsideHistory = OutsideHistoryState()
   /// False while bulk work (an import) records one summary instead of every object.
   var recordsObjectHistory = true
   /// SQLite's schema cookie when the installed schema was last read (`followSchemaChanges`).

@@ -25,7 +25,7 @@ let usage = """
     --memory                  use an in-memory store (the default when no --store is given)
     --read-only               open the store read-only; every write fails with kind readOnly
     --no-create               refuse to create PATH when it does not exist
-    --no-history              commits write no history (history.fetch and live queries then see no changes)
+    --no-history              commits write no history (live queries follow the file by a cheap check instead)
     --format coredata         PATH is a Core Data SQLite store: browse and query it in place, read-only
     --max-message-bytes N     largest accepted message (default 67108864 = 64 MiB)
     --max-depth N             deepest accepted nesting of arrays/objects (default 64)

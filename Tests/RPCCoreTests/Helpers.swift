@@ -65,6 +65,7 @@ func describe(_ items: [InboundItem]) -> [String] {
     case .tooLarge(let n): return "tooLarge:\(n)"
     case .badHeader(let why): return "badHeader:" + why
     case .endOfInput: return "end"
+    case .wake: return "wake"
     }
   }
 }

@@ -116,7 +116,11 @@ extension Store {
 
   /// Writes `log` as one history transaction (nothing when it is empty).
   func appendHistory(_ log: ChangeLog) throws {
-    guard !log.isEmpty, historyEnabled else { return }
+    guard !log.isEmpty else { return }
+    guard historyEnabled else {
+      outsideHistory.ownCommits += 1
+      return
+    }
     try connection.cached("INSERT INTO \(Store.historyTable) (\"timestamp\", \"author\", \"changes\") VALUES (?, ?, ?)").execute([
       .real(currentTimeSeconds()), (requestAuthor ?? defaultAuthor).map { .text($0) } ?? .null, .text(JSONWriter.encodeString(log.encoded())),
     ])

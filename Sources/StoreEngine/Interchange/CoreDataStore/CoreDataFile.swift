@@ -41,13 +41,13 @@ struct CoreDataFile {
     let directory = slash.map { String(path[..<$0]) } ?? "."
     let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
     let external = "\(directory)/.\(name)_SUPPORT/_EXTERNAL_DATA"
-    let walSize = fileSize(path + "-wal") ?? 0
-    if walSize == 0 {
+    switch access(path) {
+    case "immutable":
       return CoreDataFile(uri: uri(path, "mode=ro&immutable=1"), temporaryDirectory: nil, externalDirectory: external, access: "immutable")
-    }
-    if fileSize(path + "-shm") != nil {
+    case "readonlyShm":
       return CoreDataFile(
         uri: uri(path, "mode=ro&readonly_shm=1"), temporaryDirectory: nil, externalDirectory: external, access: "readonlyShm")
+    default: break
     }
     var template = Array("/tmp/modelstore-coredata-XXXXXX".utf8CString)
     guard let dir = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }) else {
@@ -60,6 +60,12 @@ struct CoreDataFile {
       throw StoreError(.storage, "cannot copy '\(path)' and its -wal to \(dir) for reading", ["path": .string(path)])
     }
     return CoreDataFile(uri: uri(copy, "mode=ro"), temporaryDirectory: dir, externalDirectory: external, access: "copy")
+  }
+
+  /// Which of the three ways above the files at `path` need now.
+  static func access(_ path: String) -> String {
+    if (fileSize(path + "-wal") ?? 0) == 0 { return "immutable" }
+    return fileSize(path + "-shm") != nil ? "readonlyShm" : "copy"
   }
 
   /// Removes the temporary copy, if any.

@@ -10,8 +10,11 @@ extension Store {
   public static func openCoreData(path: String, model: String? = nil) throws -> Store {
     let store = try Store(path: nil)
     do {
+      let signature = CoreDataFollower.signature(path)
       let source = try CoreDataSource(path: path, model: model, connection: store.connection, schemaName: "coredata")
-      store.closeActions.append { source.file.cleanUp() }
+      let follower = CoreDataFollower(path: path, schemaName: source.schemaName, file: source.file, signature: signature)
+      store.outsideHistory.coreData = follower
+      store.closeActions.append { follower.file.cleanUp() }
       let graph = ModelGraph(source.schema)
       for view in CoreDataViews.views(source.mapping, graph: graph, prefix: "") { try store.connection.execute(view.sql) }
       try store.setMeta("schema", JSONWriter.encodeString(source.schema.json))
