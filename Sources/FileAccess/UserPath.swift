@@ -98,6 +98,20 @@ public enum UserPath {
     }
   }
 
+  /// The first `count` bytes of the regular file at `path` (fewer when it is shorter).
+  public static func readHead(_ path: String, count: Int, what: String = "the file") throws -> [UInt8] {
+    let fd = try openForReading(path, what: what)
+    defer { close(fd) }
+    var out: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: count)
+    while out.count < count {
+      let n = try read(fd, &chunk, path, what: what)
+      if n == 0 { break }
+      out.append(contentsOf: chunk[0..<min(n, count - out.count)])
+    }
+    return out
+  }
+
   /// `read(2)` retried on EINTR.
   public static func read(_ fd: Int32, _ buffer: inout [UInt8], _ path: String, what: String = "the file") throws -> Int {
     while true {

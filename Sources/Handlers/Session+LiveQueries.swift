@@ -84,14 +84,24 @@ extension Session {
       guard let query = subscriptions[id] else { continue }
       do {
         guard let change = try query.refresh(on: store, entities: entities, changed: changed, bulk: bulk) else { continue }
-        var params: JSONObject = ["subscription": .string(id), "token": .int(latest)]
-        for m in change.json.members { params.append(m.key, m.value) }
-        server.notify(method: "query/changed", params: .object(params))
+        notifyChanged(id, token: latest, change)
       } catch {
         // The query no longer fits the store (a migration removed its entity): it ends.
-        server.notify(method: "query/changed", params: .object(["subscription": .string(id), "token": .int(latest), "error": .string("\(error)")]))
-        _ = unobserve(id)
+        endSubscription(id, token: latest, error)
       }
     }
+  }
+
+  /// Sends one subscription's `query/changed`.
+  func notifyChanged(_ id: String, token: Int64, _ change: LiveQueryChange) {
+    var params: JSONObject = ["subscription": .string(id), "token": .int(token)]
+    for m in change.json.members { params.append(m.key, m.value) }
+    server.notify(method: "query/changed", params: .object(params))
+  }
+
+  /// Ends a subscription that can no longer run, with a last `query/changed` carrying `error`.
+  func endSubscription(_ id: String, token: Int64, _ error: Error) {
+    server.notify(method: "query/changed", params: .object(["subscription": .string(id), "token": .int(token), "error": .string("\(error)")]))
+    _ = unobserve(id)
   }
 }

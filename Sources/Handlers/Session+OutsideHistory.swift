@@ -22,19 +22,12 @@ extension Session {
         }
       }
       for (id, outcome) in changes {
-        var params: JSONObject = ["subscription": .string(id), "token": .int(historyCursor)]
         switch outcome {
         case .success(nil): continue
-        case .success(let change?):
-          for m in change.json.members { params.append(m.key, m.value) }
-        case .failure(let error) where Self.passes(error):
-          retryLater(store, error)
-          continue
-        case .failure(let error):
-          params.append("error", .string("\(error)"))
-          _ = unobserve(id)
+        case .success(let change?): notifyChanged(id, token: historyCursor, change)
+        case .failure(let error) where Self.passes(error): retryLater(store, error)
+        case .failure(let error): endSubscription(id, token: historyCursor, error)
         }
-        server.notify(method: "query/changed", params: .object(params))
       }
     } catch {
       retryLater(store, error)

@@ -49,8 +49,7 @@ public final class Connection {
 
   /// Opens `name` as SQLite reads it: ":memory:" for an in-memory database, a `file:` URI,
   /// or a path. Paths a user gave go through `init(file:)` instead.
-  public init(path name: String, options: Options = Options()) throws {
-    let path = name
+  public init(path: String, options: Options = Options()) throws {
     var db: OpaquePointer?
     var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
     if options.readOnly {

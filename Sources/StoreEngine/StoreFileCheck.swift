@@ -1,10 +1,6 @@
 import FileAccess
 import JSONCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 extension StoreError {
   /// A file the user named could not be used; `place` is the param or flag that named it.
   init(_ e: FileAccessError, place: String? = nil) {
@@ -76,18 +72,7 @@ enum StoreFileCheck {
 
   private static func readHeader(_ path: String) throws -> [UInt8] {
     do {
-      let fd = try UserPath.openForReading(path, what: "the store file")
-      defer { close(fd) }
-      var buffer = [UInt8](repeating: 0, count: headerBytes)
-      var got = 0
-      while got < headerBytes {
-        var chunk = [UInt8](repeating: 0, count: headerBytes - got)
-        let n = try UserPath.read(fd, &chunk, path, what: "the store file")
-        if n == 0 { break }
-        buffer.replaceSubrange(got..<(got + n), with: chunk[0..<n])
-        got += n
-      }
-      return Array(buffer[0..<got])
+      return try UserPath.readHead(path, count: headerBytes, what: "the store file")
     } catch let e as FileAccessError {
       throw StoreError(e)
     }

@@ -84,29 +84,23 @@ public final class LiveQuery {
     return change
   }
 
-  /// The objects for `ids`, shaped as the fetch shapes them (select, include), read in
-  /// slices of `readSlice` ids: one commit may bring more objects than one predicate may
-  /// bind (see protocol.md, predicate limits).
+  /// The objects for `ids`, shaped as the fetch shapes them (select, include). However
+  /// many ids one commit brings, `SELF IN %@` binds them as one value (a long `IN` list
+  /// is one JSON array, see `SQLBuilder.boundMembership`).
   private func read(_ ids: [ObjectID], _ store: Store) throws -> [ObjectID: JSONObject] {
+    guard !ids.isEmpty else { return [:] }
+    var r = request
+    r.predicate = try PredicateParser.parse("SELF IN %@", args: [.array(ids.map { .string($0.description) })])
+    r.limit = nil
+    r.offset = nil
+    r.sort = []
+    r.sectionBy = nil
     var out: [ObjectID: JSONObject] = [:]
-    var start = 0
-    while start < ids.count {
-      let slice = ids[start..<min(ids.count, start + Self.readSlice)]
-      start += slice.count
-      var r = request
-      r.predicate = try PredicateParser.parse("SELF IN %@", args: [.array(slice.map { .string($0.description) })])
-      r.limit = nil
-      r.offset = nil
-      r.sort = []
-      r.sectionBy = nil
-      for o in try store.fetch(r) {
-        if case .string(let text)? = o["_id"], let id = ObjectID(text) { out[id] = o }
-      }
+    for o in try store.fetch(r) {
+      if case .string(let text)? = o["_id"], let id = ObjectID(text) { out[id] = o }
     }
     return out
   }
-
-  static let readSlice = 10_000
 
   /// Positions (into `values`) of one longest strictly increasing subsequence.
   static func longestIncreasing(_ values: [Int]) -> Set<Int> {

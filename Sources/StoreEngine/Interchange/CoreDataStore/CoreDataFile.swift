@@ -28,13 +28,13 @@ struct CoreDataFile {
   let access: String
 
   static func open(_ path: String) throws -> CoreDataFile {
+    let size: Int64
     do {
-      if try UserPath.status(path) != .missing { try UserPath.requireRegularFile(path, what: "the Core Data store") }
+      size = try UserPath.requireRegularFile(path, what: "the Core Data store")
+    } catch let e as FileAccessError where e.reason == .notFound {
+      throw StoreError(.notFound, "cannot open Core Data store '\(path)': no such file", ["path": .string(path)])
     } catch let e as FileAccessError {
       throw StoreError(openingStore: e)
-    }
-    guard let size = fileSize(path) else {
-      throw StoreError(.notFound, "cannot open Core Data store '\(path)': no such file", ["path": .string(path)])
     }
     guard size > 0 else { throw StoreError(.notAStore, "'\(path)' is empty, not a Core Data store", ["path": .string(path)]) }
     let slash = path.lastIndex(of: "/")
