@@ -65,16 +65,13 @@ extension StageApplier {
     }
   }
 
-  /// Rebuilds every index; a uniqueness the stored objects break is reported with them.
+  /// Creates the indexes the file lacks (by definition: StageApplier+Indexes); a
+  /// uniqueness the stored objects break is reported with them.
   func createIndexes() throws {
-    let existing = Set(try managedIndexes().values)
+    var existing = Set(try managedIndexes().values.map(Self.indexDefinition))
     for root in new.ordered where root.isRoot {
-      for sql in StorageLayout.indexSQL(root, graph: new) where !existing.contains(sql) {
-        // Same name, other definition: an index of the old layout that stayed.
-        if let name = sql.split(separator: "\"").dropFirst().first {
-          try connection.execute("DROP INDEX IF EXISTS \(Identifier.quote(String(name)))")
-        }
-        do { try connection.execute(sql) } catch let e as SQLiteError where e.isConstraint {
+      for sql in StorageLayout.indexSQL(root, graph: new) where existing.insert(Self.indexDefinition(sql)).inserted {
+        do { try createIndex(sql) } catch let e as SQLiteError where e.isConstraint {
           throw try uniquenessConflict(root, e)
         }
       }

@@ -309,11 +309,15 @@ struct StageApplier {
     Set(new.ordered.filter(\.isRoot).flatMap { StorageLayout.indexSQL($0, graph: new) })
   }
 
-  /// Drops the managed indexes the new schema does not want exactly as they are; the
-  /// others stay, so a stage rebuilds only the indexes it changes (big tables migrate fast).
+  /// Drops the managed indexes whose definition the new schema does not want (and second
+  /// copies of one); the others stay under their names, so a stage rebuilds only the
+  /// indexes it changes (big tables migrate fast). See StageApplier+Indexes.
   private func dropStaleIndexes() throws {
-    let wanted = wantedIndexes()
-    for (name, sql) in try managedIndexes() where !wanted.contains(sql) {
+    let wanted = Set(wantedIndexes().map(Self.indexDefinition))
+    var kept: Set<String> = []
+    for (name, sql) in try managedIndexes().sorted(by: { $0.key < $1.key }) {
+      let definition = Self.indexDefinition(sql)
+      if wanted.contains(definition) && kept.insert(definition).inserted { continue }
       try connection.execute("DROP INDEX \(Identifier.quote(name))")
     }
   }
