@@ -9,7 +9,7 @@ extension StageApplier {
     let table = Identifier.quote(root.name)
     for m in root.hierarchy {
       let filter = "t.\"_ent\" IN (\(quotedList(m.concreteNames)))"
-      for a in m.entity.attributes where !a.transient && !a.optional {
+      for a in m.entity.attributes where !a.transient && !a.optional && mayLackValues(m, a) {
         let col = Identifier.quote(a.name)
         let nullFilter = "\(filter) AND t.\(col) IS NULL"
         let missing = try count(root.name, where: nullFilter)

@@ -8,6 +8,7 @@ import SchemaModel
 extension StageApplier {
   mutating func run(_ transform: MigrationTransform, path: String, store: Store) throws {
     let target = try entity(transform.entity, path)
+    transformsRan = true
     switch transform {
     case .copy(_, let from, let to, let rule):
       let rows = try copyColumn(target, from: from, to: to, rule: rule, path: path)
@@ -134,8 +135,13 @@ extension StageApplier {
     try connection.prepare(
       "SELECT \"_pk\", \(columns) FROM \(sourceTable) WHERE \"_ent\" IN (\(quotedList(m.concreteNames))) AND \(Identifier.quote(relationship)) IS NULL ORDER BY \"_pk\""
     ).forEachRow { row in rows.append((row.int(0), (0..<keys.count).map { row.value($0 + 1) })) }
+    // The destination's other attributes get the schema's literal default or null (never
+    // a column's DEFAULT kept from an older version); generated ones are filled in contract.
+    let others = dest.attributes.filter { a in !a.transient && !keys.contains { $0.1 == a.name } }
+    let otherValues = try others.map { try $0.storedLiteralDefault() ?? .null }
+    let destColumns = keys.map { Identifier.quote($0.1) } + others.map { Identifier.quote($0.name) }
     let insert = try connection.prepare(
-      "INSERT INTO \(Identifier.quote(dest.root.name)) (\"_ent\", \(keys.map { Identifier.quote($0.1) }.joined(separator: ", "))) VALUES (?, \(keys.map { _ in "?" }.joined(separator: ", ")))"
+      "INSERT INTO \(Identifier.quote(dest.root.name)) (\"_ent\", \(destColumns.joined(separator: ", "))) VALUES (?, \(destColumns.map { _ in "?" }.joined(separator: ", ")))"
     )
     let link = try connection.prepare("UPDATE \(sourceTable) SET \(Identifier.quote(relationship)) = ? WHERE \"_pk\" = ?")
     let inverse = new.inverse(of: r).flatMap { $0.toMany ? nil : $0 }
@@ -152,7 +158,7 @@ extension StageApplier {
         }
         converted.append(c)
       }
-      try insert.execute(converted)
+      try insert.execute(converted + otherValues)
       let newPK = connection.lastInsertRowID
       try link.execute([.integer(newPK), .integer(pk)])
       try back?.execute([.integer(pk), .integer(newPK)])

@@ -21,6 +21,12 @@ struct StageApplier {
   /// Columns (`table.column`) and tables whose contents moved elsewhere: dropped freely.
   var moved: Set<String> = []
   var deletedObjects = false
+  /// Columns (`table.column`) this stage added, added with a `DEFAULT`, or cleared for
+  /// entities that gain them (StageApplier+Defaults); and whether a transform wrote rows.
+  var addedColumns: Set<String> = []
+  var defaultedColumns: Set<String> = []
+  var clearedColumns: Set<String> = []
+  var transformsRan = false
 
   init(connection: Connection, old: ModelGraph?, new: ModelGraph) {
     self.connection = connection
@@ -57,8 +63,7 @@ struct StageApplier {
     let existing = try existingColumns(root.name)
     for c in StorageLayout.columns(ofHierarchy: root, graph: new) {
       guard let type = existing[c.name] else {
-        try connection.execute("ALTER TABLE \(table) ADD COLUMN \(Identifier.quote(c.name)) \(c.affinity)")
-        report.steps.append(.init("add column \(root.name).\(c.name)"))
+        try addColumn(root, c)
         continue
       }
       if type != c.affinity, try !isConverted(c.name, in: root) {
@@ -72,11 +77,12 @@ struct StageApplier {
         }
         try dropIndexes(on: root.name, column: c.name)
         try connection.execute("ALTER TABLE \(table) DROP COLUMN \(Identifier.quote(c.name))")
-        try connection.execute("ALTER TABLE \(table) ADD COLUMN \(Identifier.quote(c.name)) \(c.affinity)")
+        try addColumn(root, c, step: false)
         report.steps.append(.init("retype column \(root.name).\(c.name) to \(c.affinity)"))
       }
     }
     try convertRetypedValues(root, existing: existing)
+    try clearGainedColumns(root)
   }
 
   /// True when the column belongs to an attribute that changes type (converted below).
@@ -176,6 +182,7 @@ struct StageApplier {
 
   /// Objects whose entity the new hierarchy no longer has (or that became abstract).
   private mutating func removeObjectsOfRemovedEntities(_ root: EntityModel) throws {
+    guard mayHoldOtherEntities(root) else { return }
     let table = Identifier.quote(root.name)
     var counts: [(String, Int)] = []
     try connection.prepare(

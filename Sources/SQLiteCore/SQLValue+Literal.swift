@@ -1,0 +1,34 @@
+/// SQL literals for values that must appear in a statement's text (a column's `DEFAULT`,
+/// which cannot be a bound parameter).
+extension SQLValue {
+  /// The value as an SQL literal: `NULL`, an integer, a real in Swift's shortest
+  /// round-trip form (`1.0`, `1e-05`), a string in single quotes (quotes doubled), a blob
+  /// as `X'…'`. Nil when no literal can carry it: a non-finite real, or text with a NUL
+  /// character (statement text ends at a NUL). A caller that must be sure the literal
+  /// reads back as this value evaluates it (`SELECT literal`) and compares.
+  public var sqlLiteral: String? {
+    switch self {
+    case .null: return "NULL"
+    case .integer(let i): return String(i)
+    case .real(let d): return d.isFinite ? "\(d)" : nil
+    case .text(let s):
+      guard !s.utf8.contains(0) else { return nil }
+      return "'" + s.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
+    case .blob(let bytes):
+      let hex: [Character] = Array("0123456789ABCDEF")
+      var out = "X'"
+      out.reserveCapacity(bytes.count * 2 + 3)
+      for b in bytes {
+        out.append(hex[Int(b >> 4)])
+        out.append(hex[Int(b & 15)])
+      }
+      return out + "'"
+    }
+  }
+
+  /// True when `other` is the same value, reals compared bit for bit (so `-0.0` is not `0.0`).
+  public func isIdentical(to other: SQLValue) -> Bool {
+    if case .real(let a) = self, case .real(let b) = other { return a.bitPattern == b.bitPattern }
+    return self == other
+  }
+}
