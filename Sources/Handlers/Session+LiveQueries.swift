@@ -70,11 +70,13 @@ extension Session {
     // One indexed range read; the cursor moves to exactly what was read, so a commit
     // landing meanwhile is seen on the next pass, not skipped or read twice.
     let transactions = try store.history(after: historyCursor)
-    guard let latest = transactions.last?.token else { return }
+    guard let first = transactions.first?.token, let latest = transactions.last?.token else { return }
+    // Tokens are consecutive, so a gap after the cursor is transactions deleted (by
+    // history.delete or retention) before they were read: everything may have changed.
+    var bulk = first != historyCursor + 1
     historyCursor = latest
-    var entities: Set<String> = []
+    var entities: Set<String> = bulk ? Set(store.schema?.entities.map(\.name) ?? []) : []
     var changed: Set<String> = []
-    var bulk = false
     for t in transactions {
       entities.formUnion(t.entities)
       changed.formUnion(t.ids)
@@ -101,7 +103,8 @@ extension Session {
 
   /// Ends a subscription that can no longer run, with a last `query/changed` carrying `error`.
   func endSubscription(_ id: String, token: Int64, _ error: Error) {
-    server.notify(method: "query/changed", params: .object(["subscription": .string(id), "token": .int(token), "error": .string("\(error)")]))
+    server.notify(
+      method: "query/changed", params: .object(["subscription": .string(id), "token": .int(token), "error": .string("\(error)")]))
     _ = unobserve(id)
   }
 }

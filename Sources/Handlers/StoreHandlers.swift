@@ -9,13 +9,18 @@ enum StoreHandlers {
       (
         "store.open",
         { p, _ in
-          try p.rejectUnknown(["path", "memory", "readOnly", "create", "format", "model"])
+          try p.rejectUnknown(["path", "memory", "readOnly", "create", "format", "model", "historyRetention"])
           let memory = try p.bool("memory") ?? false
           let path = try p.string("path")
           guard memory != (path != nil) else {
             throw RPCError.invalidParams("give exactly one of 'path' or 'memory: true'", ["path": "params"])
           }
-          let options = Store.OpenOptions(readOnly: try p.bool("readOnly") ?? false, create: try p.bool("create") ?? true)
+          var options = Store.OpenOptions(readOnly: try p.bool("readOnly") ?? false, create: try p.bool("create") ?? true)
+          if let keep = try p.string("historyRetention") {
+            do { options.historyRetention = try HistoryRetention.parse(keep) } catch let e as StoreError {
+              throw RPCError.invalidParams("params.historyRetention: \(e.message)", ["path": "params.historyRetention"])
+            }
+          }
           try s.requireNoMigration("store.open")
           let store = try InterchangeHandlers.openCoreData(p, path: path) ?? Store(path: path, options: options)
           s.closeStore()

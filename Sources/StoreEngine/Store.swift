@@ -35,6 +35,10 @@ public final class Store {
   var historyEnabled = false
   /// What `changedOutsideHistory` compares against (Store+ChangeCheck.swift).
   var outsideHistory = OutsideHistoryState()
+  /// How much history this process keeps (HistoryRetention.swift), and when it last
+  /// pruned by age.
+  public var historyRetention = HistoryRetention.forever
+  var lastRetentionPass: Double = 0
   /// False while bulk work (an import) records one summary instead of every object.
   var recordsObjectHistory = true
   /// SQLite's schema cookie when the installed schema was last read (`followSchemaChanges`).
@@ -54,10 +58,13 @@ public final class Store {
     /// False: commits write no history (and live queries see no changes); for stores
     /// whose writers need no history and measured against it in the benchmarks.
     public var history: Bool
-    public init(readOnly: Bool = false, create: Bool = true, history: Bool = true) {
+    /// How much history this process's commits keep (`HistoryRetention`).
+    public var historyRetention: HistoryRetention
+    public init(readOnly: Bool = false, create: Bool = true, history: Bool = true, historyRetention: HistoryRetention = .forever) {
       self.readOnly = readOnly
       self.create = create
       self.history = history
+      self.historyRetention = historyRetention
     }
   }
 
@@ -81,6 +88,7 @@ public final class Store {
     do {
       try prepare(create: options.create)
       if !options.history { historyEnabled = false }
+      historyRetention = options.historyRetention
     } catch let e as SQLiteError where e.isNotADatabase {
       connection.close()
       throw StoreError(.notAStore, "'\(path ?? "")' is not a ModelStore store (not an SQLite database)", ["path": .string(path ?? "")])

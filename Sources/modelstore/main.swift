@@ -26,6 +26,8 @@ let usage = """
     --read-only               open the store read-only; every write fails with kind readOnly
     --no-create               refuse to create PATH when it does not exist
     --no-history              commits write no history (live queries follow the file by a cheap check instead)
+    --history-retention KEEP  keep the newest N history transactions (100000) or those younger
+                              than a duration (90s, 30m, 12h, 7d, 2w); default forever
     --format coredata         PATH is a Core Data SQLite store: browse and query it in place, read-only
     --max-message-bytes N     largest accepted message (default 67108864 = 64 MiB)
     --max-depth N             deepest accepted nesting of arrays/objects (default 64)
@@ -52,6 +54,7 @@ struct ServeOptions {
   var memory = false
   var readOnly = false
   var history = true
+  var historyRetention = HistoryRetention.forever
   var create = true
   var server = Server.Options()
   var logLevel = Logger.Level.warning
@@ -78,6 +81,9 @@ func parseServe(_ args: ArraySlice<String>) -> ServeOptions {
     case "--read-only": o.readOnly = true
     case "--no-create": o.create = false
     case "--no-history": o.history = false
+    case "--history-retention":
+      let v = value(a)
+      do { o.historyRetention = try HistoryRetention.parse(v) } catch { fail("--history-retention: \((error as? StoreError)?.message ?? "\(error)")") }
     case "--format":
       let v = value(a)
       guard v == "modelstore" || v == "coredata" else { fail("--format must be modelstore or coredata, got '\(v)'") }
@@ -108,7 +114,7 @@ func serve(_ o: ServeOptions) -> Never {
       guard let path = o.storePath else { fail("--format coredata needs --store PATH") }
       store = try Store.openCoreData(path: path)
     } else {
-      store = try Store(path: o.storePath, options: Store.OpenOptions(readOnly: o.readOnly, create: o.create, history: o.history))
+      store = try Store(path: o.storePath, options: Store.OpenOptions(readOnly: o.readOnly, create: o.create, history: o.history, historyRetention: o.historyRetention))
     }
   } catch {
     fail("cannot open the store: \(error)")

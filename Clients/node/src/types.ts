@@ -87,6 +87,8 @@ export interface StoreOpenParams {
   format?: "modelstore" | "coredata";
   /** With `format: "coredata"`: its `.xcdatamodeld` for exact names and types. */
   model?: string;
+  /** How much history this process keeps: `"forever"`, a count (`"100000"`) or a duration (`"7d"`). */
+  historyRetention?: string;
 }
 
 /** The result of `import.coreData`. */

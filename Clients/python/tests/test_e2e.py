@@ -94,6 +94,15 @@ class TaskScenarioTests(unittest.TestCase):
         self.assertRegex(task["id"], r"^[0-9a-fA-F-]{36}$")
         self.assertEqual(self.store.get(task["_id"]), task)
 
+    def test_history_retention_keeps_the_newest_transactions(self) -> None:
+        self.store.store_open(memory=True, history_retention="2")
+        self.store.model_define(TASKS_SCHEMA)
+        for i in range(10):
+            self.store.insert("Task", {"title": f"t{i}"})
+        tokens = [t["token"] for t in self.store.history()["transactions"]]
+        self.assertEqual(tokens[-1], 10)
+        self.assertLessEqual(len(tokens), 3)
+
     def test_to_one_update_sets_the_inverse(self) -> None:
         task = self.store.insert("Task", {"title": "File taxes"})
         category = self.store.insert("Category", {"name": "Home"})

@@ -12,10 +12,11 @@ public struct HistoryTransaction {
 
   /// Every entity the transaction changed.
   public var entities: Set<String> {
-    Set((changes.arrayValue ?? []).flatMap { c -> [String] in
-      if let e = c["entity"]?.stringValue { return [e] }
-      return (c["entities"]?.arrayValue ?? []).compactMap(\.stringValue)
-    })
+    Set(
+      (changes.arrayValue ?? []).flatMap { c -> [String] in
+        if let e = c["entity"]?.stringValue { return [e] }
+        return (c["entities"]?.arrayValue ?? []).compactMap(\.stringValue)
+      })
   }
 
   /// The most ids one transaction's changes are spelled out to. Runs of keys are stored
@@ -91,10 +92,17 @@ public struct HistoryTransaction {
 extension Store {
   static let historyTable = "_ms_history"
 
+  /// Where the history's largest committed token is kept once the rows that held it are
+  /// deleted (`_ms_keys`, shared with the hierarchies' key maxima), so tokens are never
+  /// handed out twice.
+  static let keysTable = "_ms_keys"
+
   func createHistoryTable() throws {
     try connection.execute(
-      "CREATE TABLE IF NOT EXISTS \(Store.historyTable) (\"token\" INTEGER PRIMARY KEY AUTOINCREMENT, \"timestamp\" REAL NOT NULL, \"author\" TEXT, \"changes\" TEXT NOT NULL)"
+      "CREATE TABLE IF NOT EXISTS \(Store.historyTable) (\"token\" INTEGER PRIMARY KEY, \"timestamp\" REAL NOT NULL, \"author\" TEXT, \"changes\" BLOB NOT NULL)"
     )
+    try connection.execute(
+      "CREATE TABLE IF NOT EXISTS \(Store.keysTable) (\"name\" TEXT PRIMARY KEY, \"max\" INTEGER NOT NULL) WITHOUT ROWID")
   }
 
   /// Where the changes of the running request go: the open client transaction's log, or
@@ -121,20 +129,35 @@ extension Store {
       outsideHistory.ownCommits += 1
       return
     }
-    try connection.cached("INSERT INTO \(Store.historyTable) (\"timestamp\", \"author\", \"changes\") VALUES (?, ?, ?)").execute([
-      .real(currentTimeSeconds()), (requestAuthor ?? defaultAuthor).map { .text($0) } ?? .null, .text(JSONWriter.encodeString(log.encoded())),
+    // The next token: one past the newest row, or past the largest token ever committed
+    // when every row has been deleted (a deletion records it first, see `deleteHistory`).
+    try connection.cached(
+      """
+      INSERT INTO \(Store.historyTable) ("token", "timestamp", "author", "changes") VALUES (coalesce((SELECT max("token") FROM \(Store.historyTable)), \
+      (SELECT "max" FROM \(Store.keysTable) WHERE "name" = '\(Store.historyTable)'), 0) + 1, ?, ?, ?)
+      """
+    ).execute([
+      .real(currentTimeSeconds()), (requestAuthor ?? defaultAuthor).map { .text($0) } ?? .null, .blob(ChangeEncoding.encode(log.encoded())),
     ])
+    try applyHistoryRetention()
   }
 
-  /// The newest token in the history (0 when empty).
+  /// The newest token handed out (0 when none): the newest row's, or the largest a
+  /// deletion recorded when no row is left.
   public func latestHistoryToken() throws -> Int64 {
     guard historyEnabled else { return 0 }
-    if case .integer(let n)? = try connection.scalar("SELECT max(\"token\") FROM \(Store.historyTable)") { return n }
+    let sql = """
+      SELECT max(coalesce((SELECT max("token") FROM \(Store.historyTable)), 0), \
+      coalesce((SELECT "max" FROM \(Store.keysTable) WHERE "name" = '\(Store.historyTable)'), 0))
+      """
+    if case .integer(let n)? = try connection.cached(sql).first([], { $0.value(0) }) { return n }
     return 0
   }
 
   /// Transactions after `after`, oldest first, filtered by author and entity.
-  public func history(after: Int64 = 0, author: String? = nil, entities: Set<String>? = nil, limit: Int? = nil) throws -> [HistoryTransaction] {
+  public func history(after: Int64 = 0, author: String? = nil, entities: Set<String>? = nil, limit: Int? = nil) throws
+    -> [HistoryTransaction]
+  {
     guard historyEnabled else { return [] }
     var out: [HistoryTransaction] = []
     var sql = "SELECT \"token\", \"timestamp\", \"author\", \"changes\" FROM \(Store.historyTable) WHERE \"token\" > ?"
@@ -149,7 +172,7 @@ extension Store {
         if let limit, out.count >= limit { return }
         let t = HistoryTransaction(
           token: row.int(0), timestamp: row.double(1), author: row.isNull(2) ? nil : row.text(2),
-          changes: (try? JSONParser.parse(row.text(3))) ?? .array([]))
+          changes: try Store.historyChanges(row, 3, token: row.int(0)))
         if let entities, t.entities.isDisjoint(with: entities) { return }
         out.append(t)
       }
@@ -161,10 +184,45 @@ extension Store {
   public func deleteHistory(before token: Int64) throws -> Int {
     try checkWritable()
     guard historyEnabled else { return 0 }
-    return try write {
-      try connection.run("DELETE FROM \(Store.historyTable) WHERE \"token\" < ?", [.integer(token)])
-      return connection.changes
+    return try write { try deleteHistoryRows(before: token) }
+  }
+
+  /// Deletes the rows before `token` inside the running write, first recording the
+  /// largest token in `_ms_keys` so that it is not handed out again once its row is gone.
+  func deleteHistoryRows(before token: Int64) throws -> Int {
+    try connection.cached(
+      """
+      INSERT INTO \(Store.keysTable) ("name", "max") SELECT '\(Store.historyTable)', "m" FROM (SELECT max("token") AS "m" \
+      FROM \(Store.historyTable) WHERE "token" < ?) WHERE "m" IS NOT NULL ON CONFLICT ("name") DO UPDATE SET "max" = max("max", excluded."max")
+      """
+    ).execute([.integer(token)])
+    try connection.cached("DELETE FROM \(Store.historyTable) WHERE \"token\" < ?").execute([.integer(token)])
+    return connection.changes
+  }
+
+  /// The changes column of a history row: the compact blob, or JSON text in a row a
+  /// format-1 store wrote. A row that cannot be read is an error naming its token, never
+  /// "no changes" (a live query would miss what it changed).
+  static func historyChanges(_ row: Row, _ column: Int, token: Int64) throws -> JSONValue {
+    do {
+      switch row.storageClass(column) {
+      case .blob: return try ChangeEncoding.decode(row.blob(column))
+      case .text:
+        if case .array(let a) = try JSONParser.parse(row.text(column)) { return .array(a) }
+      default: break
+      }
+      throw ChangeEncoding.Damaged(reason: "it holds neither a change list nor JSON")
+    } catch let e as ChangeEncoding.Damaged {
+      throw historyDamaged(token, e.reason)
+    } catch {
+      throw historyDamaged(token, "its JSON does not parse")
     }
+  }
+
+  private static func historyDamaged(_ token: Int64, _ reason: String) -> StoreError {
+    StoreError(
+      .storage, "history transaction \(token) cannot be read (\(reason)): its history row is damaged; delete it with history.delete",
+      ["token": .int(token)])
   }
 
   /// The values a delete's tombstone keeps: the object's unique attributes.

@@ -92,6 +92,7 @@ class Generator:
             "author": self.name, "subscription": self.subscription, "clientInfo": lambda: values.any_value(rng),
             "capabilities": self.capabilities, "compareWith": self.compare_with, "on": self.keys,
             "ifVersion": self.count, "data": self.import_data, "entities": self.entities,
+            "historyRetention": self.retention,
         }
         for flag in ["template", "readOnly", "memory", "create", "withRelated", "withVersion",
                      "includeSubentities", "allowDataLoss", "backup", "cloudKit"]:
@@ -110,6 +111,11 @@ class Generator:
         return m
 
     # -- param generators
+
+    def retention(self):
+        if self.rng.random() < 0.6:
+            return self.rng.choice(["forever", "1", "2", "100000", "90s", "30m", "12h", "7d", "2w"])
+        return self.rng.choice(["0", "-1", "1.5h", "7x", "d", "", "9" * 30, values.string(self.rng)])
 
     def entity(self):
         return self.rng.choice(ENTITIES) if self.rng.random() < 0.85 else values.string(self.rng)

@@ -62,9 +62,11 @@ class StoreMethods:
         create: bool = True,
         format: Optional[str] = None,
         model: Optional[str] = None,
+        history_retention: Optional[str] = None,
     ) -> Any:
         """``store.open``; ``format="coredata"`` (with ``read_only=True``) browses a Core Data
-        SQLite store in place, ``model`` naming its ``.xcdatamodeld`` for exact names."""
+        SQLite store in place, ``model`` naming its ``.xcdatamodeld`` for exact names;
+        ``history_retention`` (``"100000"``, ``"7d"``) bounds the history this process keeps."""
         return self.call(
             "store.open",
             _params(
@@ -74,6 +76,7 @@ class StoreMethods:
                 create=None if format == "coredata" else create,
                 format=format,
                 model=model,
+                historyRetention=history_retention,
             ),
         )
 
