@@ -103,5 +103,6 @@ final class KeyAllocationTests: XCTestCase {
     _ = try store.define(schema(entity("Note", [attr("text", "string")]), version: "2"))
     _ = try store.define(schema(entity("Note", [attr("text", "string")]), entity("Tag", [attr("name", "string")]), version: "3"))
     XCTAssertEqual(try store.add("Tag", ["name": "again"]), "Tag/2")
+    XCTAssertEqual(store.entityCodes.code("Tag"), 2, "an entity added again under its old name gets its code back")
   }
 }
