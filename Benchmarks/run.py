@@ -70,13 +70,18 @@ SCHEMA = {
     ],
 }
 
-# The table ModelStore creates for that schema (StorageLayout), and its unique index.
+# The table ModelStore creates for that schema (StorageLayout, storage format 2: `_ent`
+# is the entity's code, Task's is 1; a uuid is a 16-byte BLOB), and its unique index.
 CLI_DDL = (
-    'CREATE TABLE "Task" ("_pk" INTEGER PRIMARY KEY AUTOINCREMENT, "_ent" TEXT NOT NULL, '
-    '"_opt" INTEGER NOT NULL DEFAULT 1, "id" TEXT, "title" TEXT, "isCompleted" INTEGER, '
+    'CREATE TABLE "Task" ("_pk" INTEGER PRIMARY KEY, "_ent" INTEGER NOT NULL, '
+    '"_opt" INTEGER NOT NULL DEFAULT 1, "id" BLOB, "title" TEXT, "isCompleted" INTEGER, '
     '"createdAt" REAL, "priority" INTEGER);\n'
     'CREATE UNIQUE INDEX "_ux_Task_1" ON "Task" ("id");\n'
 )
+# What the CLI reads for "id": the canonical text ModelStore answers with, from the blob.
+CLI_ID_TEXT = ("substr(hex(\"id\"), 1, 8) || '-' || substr(hex(\"id\"), 9, 4) || '-' || substr(hex(\"id\"), 13, 4) || '-' || "
+               "substr(hex(\"id\"), 17, 4) || '-' || substr(hex(\"id\"), 21, 12) AS \"id\"")
+CLI_COLUMNS = f'"_pk", "_ent", {CLI_ID_TEXT}, "title", "isCompleted", "createdAt", "priority"'
 PRAGMAS = "PRAGMA journal_mode=WAL;\nPRAGMA synchronous=NORMAL;\n"
 EPOCH_2026 = 1767225600  # 2026-01-01T00:00:00Z
 
@@ -106,7 +111,7 @@ def cli_insert(r) -> str:
     u, title, done, secs, _, prio = r
     return (
         'INSERT INTO "Task" ("_ent", "id", "title", "isCompleted", "createdAt", "priority") '
-        f"VALUES ('Task', '{u}', '{title}', {1 if done else 0}, {float(secs)!r}, {prio});\n"
+        f"VALUES (1, X'{u.replace('-', '')}', '{title}', {1 if done else 0}, {float(secs)!r}, {prio});\n"
     )
 
 
@@ -297,7 +302,7 @@ def bench_indexed_fetch(binary: str, work: Path, q: int, repeats: int):
         for i in range(repeats):
             f.write(rpc(i, "query.fetch", fetch) + "\n")
     sql = work / "e.sql"
-    one = ('SELECT "_pk", "_ent", "id", "title", "isCompleted", "createdAt", "priority" FROM "Task" '
+    one = (f'SELECT {CLI_COLUMNS} FROM "Task" '
            'WHERE "priority" = 2 AND "isCompleted" = 0 ORDER BY "createdAt" ASC, "_pk" ASC LIMIT 100;\n')
     sql.write_text(".mode json\n" + one * repeats)
     out = work / "e.out"
@@ -312,8 +317,7 @@ def bench_full_fetch(binary: str, work: Path, q: int, f_count: int):
     req = work / "f.jsonl"
     req.write_text(rpc(1, "query.fetch", {"entity": "Task", "limit": f_count}) + "\n")
     sql = work / "f.sql"
-    sql.write_text('.mode json\nSELECT "_pk", "_ent", "id", "title", "isCompleted", "createdAt", "priority" '
-                   f'FROM "Task" ORDER BY "_pk" LIMIT {f_count};\n')
+    sql.write_text(f'.mode json\nSELECT {CLI_COLUMNS} FROM "Task" ORDER BY "_pk" LIMIT {f_count};\n')
     out = work / "f.out"
     ours = median_of(3, lambda: run_timed([binary, "serve", "--store", str(db), "--read-only"], req, out))
     check_replies(out, 1)
@@ -338,8 +342,7 @@ def bench_export(binary: str, work: Path, q: int, runs: int):
         sys.exit(f"the export of {q} objects has {lines} lines, expected {q + 1}")
     ours = (statistics.median(sorted(r[0][0] for r in results)), max(r[0][1] for r in results))
     sql = work / "g.sql"
-    sql.write_text('.mode json\nSELECT "_pk", "_ent", "id", "title", "isCompleted", "createdAt", "priority" '
-                   'FROM "Task" ORDER BY "_pk";\n')
+    sql.write_text(f'.mode json\nSELECT {CLI_COLUMNS} FROM "Task" ORDER BY "_pk";\n')
     cli = median_of(runs, lambda: run_timed(["sqlite3", "-readonly", str(db)], sql, work / "g.cli"))
     return ours, cli, out
 

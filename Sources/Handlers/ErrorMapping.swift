@@ -8,7 +8,7 @@ extension StoreError: RPCErrorConvertible {
   public static let codes: [Kind: Int] = [
     .validation: -32001, .constraint: -32002, .notFound: -32003, .deleteDenied: -32004, .invalidModel: -32005,
     .migrationRequired: -32006, .schemaMismatch: -32007, .conflict: -32008, .busy: -32009, .readOnly: -32010,
-    .transaction: -32011, .notAStore: -32012, .noSchema: -32013, .storage: -32020,
+    .transaction: -32011, .notAStore: -32012, .noSchema: -32013, .formatTooOld: -32015, .storage: -32020,
     .predicate: -32602, .invalidArgument: -32602, .cancelled: -32800,
   ]
 

@@ -204,11 +204,22 @@ public final class Connection {
   }
 
   /// Closes the innermost level, keeping its changes. On failure the level stays open.
+  /// The outermost level runs `willCommit` first, inside the transaction.
   public func commit() throws {
     precondition(transactionDepth > 0, "commit without begin")
+    if transactionDepth == 1 { try willCommit?() }
     try levelStatements(transactionDepth - 1).close.execute()
     transactionDepth -= 1
+    if transactionDepth == 0 { didEndTransaction?() }
   }
+
+  /// Runs just before the outermost level's COMMIT, inside the transaction (last writes
+  /// of the transaction's bookkeeping); when it throws, the transaction stays open and the
+  /// caller rolls it back.
+  public var willCommit: (() throws -> Void)?
+  /// Runs once the outermost level has ended, committed or rolled back (also when SQLite
+  /// had already rolled it back by itself): state that lives for one transaction ends here.
+  public var didEndTransaction: (() -> Void)?
 
   /// The open/close statements of each nesting level, prepared once: every write request
   /// opens and closes a level, so this is on the hot path.
@@ -234,8 +245,10 @@ public final class Connection {
       // or an interrupted write): every level is gone, not just this one.
       if transactionDepth > 0 { transactionWasLost = true }
       transactionDepth = 0
+      didEndTransaction?()
     } else if transactionDepth == 0 {
       try? execute("ROLLBACK")
+      didEndTransaction?()
     } else {
       try? execute("ROLLBACK TO ms_sp\(transactionDepth); RELEASE ms_sp\(transactionDepth)")
     }
@@ -297,7 +310,10 @@ public final class Connection {
 
   private func snapshotStatements() throws -> (open: Statement, close: Statement) {
     if let snapshot { return snapshot }
-    let s = (try Statement(connection: self, sql: "BEGIN DEFERRED", persistent: true), try Statement(connection: self, sql: "COMMIT", persistent: true))
+    let s = (
+      try Statement(connection: self, sql: "BEGIN DEFERRED", persistent: true),
+      try Statement(connection: self, sql: "COMMIT", persistent: true)
+    )
     snapshot = s
     return s
   }

@@ -182,15 +182,6 @@ public struct Row {
     return true
   }
 
-  /// True when a text column holds exactly `utf8`.
-  public func textEquals(_ i: Int, _ utf8: [UInt8]) -> Bool {
-    let n = Int(sqlite3_column_bytes(handle, Int32(i)))
-    guard n == utf8.count else { return false }
-    guard let p = sqlite3_column_text(handle, Int32(i)) else { return n == 0 }
-    for k in 0..<n where p[k] != utf8[k] { return false }
-    return true
-  }
-
   public func value(_ i: Int) -> SQLValue {
     switch sqlite3_column_type(handle, Int32(i)) {
     case SQLITE_NULL: return .null

@@ -1,4 +1,5 @@
 import JSONCore
+import SQLiteCore
 
 /// The attribute types a schema can declare: SwiftData's value types plus `json` for
 /// Codable / transformable values. protocol.md, "Wire encoding of values", gives the
@@ -11,8 +12,8 @@ public enum AttributeType: String, CaseIterable, Sendable {
     switch self {
     case .int, .int16, .int32, .int64, .bool: return "INTEGER"
     case .double, .float, .date: return "REAL"
-    case .data: return "BLOB"
-    case .string, .decimal, .uuid, .url, .json: return "TEXT"
+    case .data, .uuid: return "BLOB"
+    case .string, .decimal, .url, .json: return "TEXT"
     }
   }
 
@@ -40,6 +41,14 @@ public enum DefaultValue: Equatable, Sendable {
     case uuid
     /// The current time (for `date` attributes).
     case now
+
+    /// A fresh value in the stored form of `type` (a uuid's 16 bytes, a string's text).
+    public func storedValue(for type: AttributeType) -> SQLValue {
+      switch self {
+      case .uuid: return type == .uuid ? .blob(UUIDText.randomBytes()) : .text(UUIDText.random())
+      case .now: return .real(currentTimeSeconds())
+      }
+    }
   }
 }
 

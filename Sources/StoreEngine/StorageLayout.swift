@@ -14,9 +14,10 @@ public enum RelationshipStorage: Equatable {
 }
 
 /// The mapping from a schema to tables and columns, Core Data style: one table per
-/// inheritance hierarchy (`_pk`, `_ent`, `_opt`, then every stored attribute and to-one
-/// key of every entity in it), join tables for to-many relationships without a to-one
-/// inverse. All names are quoted where they are used; see `Identifier.quote`.
+/// inheritance hierarchy (`_pk`, `_ent` the entity's code in `_ms_entities`, `_opt`, then
+/// every stored attribute and to-one key of every entity in it), join tables for to-many
+/// relationships without a to-one inverse. All names are quoted where they are used; see
+/// `Identifier.quote`. protocol.md's "Store file layout" documents it.
 public enum StorageLayout {
   public static let metaTable = "_ms_meta"
   public static let versionsTable = "_ms_schema_versions"
@@ -87,7 +88,8 @@ public enum StorageLayout {
   }
 
   public static func createTableSQL(_ root: EntityModel, graph: ModelGraph) -> String {
-    var defs = ["\"_pk\" INTEGER PRIMARY KEY AUTOINCREMENT", "\"_ent\" TEXT NOT NULL", "\"_opt\" INTEGER NOT NULL DEFAULT 1"]
+    // No AUTOINCREMENT: keys come from `KeyAllocator`, which never reuses one.
+    var defs = ["\"_pk\" INTEGER PRIMARY KEY", "\"_ent\" INTEGER NOT NULL", "\"_opt\" INTEGER NOT NULL DEFAULT 1"]
     for c in columns(ofHierarchy: root, graph: graph) { defs.append("\(Identifier.quote(c.name)) \(c.affinity)") }
     return "CREATE TABLE \(Identifier.quote(root.name)) (\(defs.joined(separator: ", ")))"
   }
@@ -123,7 +125,7 @@ public enum StorageLayout {
 
   /// Index statements for a hierarchy: `_ent`, every to-one key, declared indexes, and
   /// unique indexes (partial on `_ent` when the constraint belongs to a sub-entity).
-  public static func indexSQL(_ root: EntityModel, graph: ModelGraph) -> [String] {
+  static func indexSQL(_ root: EntityModel, graph: ModelGraph, codes: EntityCodes) -> [String] {
     let t = root.name
     let qt = Identifier.quote(t)
     var out: [String] = []
@@ -135,7 +137,7 @@ public enum StorageLayout {
       return "\(prefix)_\(entity)_\(serial)"
     }
     for m in root.hierarchy {
-      let filter = m.isRoot ? "" : " WHERE \"_ent\" IN (\(m.concreteNames.map { "'\($0)'" }.joined(separator: ", ")))"
+      let filter = m.isRoot ? "" : " WHERE \"_ent\" IN (\(codes.list(m.concreteNames)))"
       for r in m.entity.relationships where !r.toMany {
         if done.insert("fk:\(r.name)").inserted {
           out.append("CREATE INDEX \(Identifier.quote(name("_fk", t))) ON \(qt) (\(Identifier.quote(r.name)))")

@@ -15,7 +15,7 @@ extension Store {
     var counts: [String: Int] = [:]
     for root in graph.ordered where root.isRoot {
       try connection.cached("SELECT \"_ent\", count(*) FROM \(Identifier.quote(root.name)) GROUP BY \"_ent\"").forEachRow {
-        counts[$0.text(0)] = Int($0.int(1))
+        counts[entityCodes.name($0, 0)] = Int($0.int(1))
       }
     }
     return graph.ordered.filter { !$0.entity.abstract }.map { ($0.name, counts[$0.name] ?? 0) }
@@ -113,7 +113,8 @@ extension Store {
   public func backup(to destination: String) throws -> (path: String, bytes: Int64) {
     if coreData != nil {
       throw StoreError(
-        .invalidArgument, "store.backup copies a ModelStore store; this is a Core Data store opened in place: use import.coreData to copy it")
+        .invalidArgument,
+        "store.backup copies a ModelStore store; this is a Core Data store opened in place: use import.coreData to copy it")
     }
     if userTransactions > 0 {
       throw StoreError(

@@ -44,10 +44,11 @@ extension Store {
         // A lightweight stage: renames through originalName, additive changes, and changes
         // the stored data allows; never dropping data.
         let stage = MigrationStage(kind: .lightweight, from: graph?.schema.version ?? "none", to: schema.version)
-        steps = try runStage(old: graph?.schema, new: schema, stage: stage, options: MigrationOptions(), hooks: MigrationHooks()).steps.map(\.action)
+        steps = try runStage(old: graph?.schema, new: schema, stage: stage, options: MigrationOptions(), hooks: MigrationHooks()).steps.map(
+          \.action)
       }
     }
-    install(schema)
+    try install(schema)
     return DefineResult(schema: schema, changed: true, steps: steps)
   }
 

@@ -12,7 +12,8 @@ public final class Store {
   /// `PRAGMA application_id` of every ModelStore file ("MSTO"), so that other SQLite
   /// files are recognised and refused instead of being written to.
   public static let applicationID: Int32 = 0x4D53_544F
-  public static let formatVersion = 1
+  /// The layout this code reads and writes (protocol.md, "Store file layout").
+  public static let formatVersion = 2
 
   public let connection: Connection
   public let path: String?
@@ -24,6 +25,10 @@ public final class Store {
   /// Run once by `close()` (a Core Data store removes its temporary copy).
   var closeActions: [() -> Void] = []
   var plans: [String: EntityPlan] = [:]
+  /// `_ms_entities` as installed with the schema: entity codes of `_ent`.
+  private(set) var entityCodes = EntityCodes()
+  /// Keys of new rows (`_ms_keys`); its maxima are written just before each COMMIT.
+  let keys: KeyAllocator
   var readPlans: [String: ReadPlan] = [:]
   var userTransactions = 0
   /// Set while `migrate` runs: schema changes and nested migrations are refused.
@@ -81,10 +86,14 @@ public final class Store {
     if let path { try StoreFileCheck.check(path, readOnly: options.readOnly, create: options.create) }
     do {
       let connectionOptions = Connection.Options(readOnly: options.readOnly, create: options.create)
-      connection = try path.map { try Connection(file: $0, options: connectionOptions) } ?? Connection(path: ":memory:", options: connectionOptions)
+      connection =
+        try path.map { try Connection(file: $0, options: connectionOptions) } ?? Connection(path: ":memory:", options: connectionOptions)
     } catch let e as SQLiteError {
       throw StoreError(.notFound, "cannot open store '\(path ?? ":memory:")': \(e.message)", ["path": .string(path ?? ":memory:")])
     }
+    keys = KeyAllocator(connection: connection)
+    connection.willCommit = { [keys] in try keys.flush() }
+    connection.didEndTransaction = { [keys] in keys.reset() }
     do {
       try prepare(create: options.create)
       if !options.history { historyEnabled = false }
@@ -115,6 +124,7 @@ public final class Store {
         .notAStore, "'\(path ?? "")' is an SQLite database but not a ModelStore store (application_id is not 'MSTO')",
         ["path": .string(path ?? "")])
     }
+    try checkFormatVersion()
     if path != nil && !isReadOnly { try useWriteAheadLog() }
     try connection.execute("PRAGMA foreign_keys = OFF")
     try connection.createFunction("ms_fold", argumentCount: 2) { args in
@@ -123,8 +133,10 @@ public final class Store {
       return .text(TextFolding.fold(s, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0))
     }
     try RegexMatching.register(on: connection)
+    try UUIDSQL.register(on: connection)
     if !isReadOnly { try createHistoryTable() }
-    historyEnabled = try connection.scalar("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(Store.historyTable)]) != nil
+    historyEnabled =
+      try connection.scalar("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(Store.historyTable)]) != nil
     try connection.createFunction("ms_bucket", argumentCount: 3, DateBucket.sqlFunction(timeZones))
     try loadSchema()
   }
@@ -168,6 +180,8 @@ public final class Store {
       CREATE TABLE \(StorageLayout.versionsTable) ("seq" INTEGER PRIMARY KEY AUTOINCREMENT, "version" TEXT NOT NULL,
         "hash" TEXT NOT NULL, "schema" TEXT NOT NULL, "appliedAt" REAL NOT NULL);
       INSERT INTO \(StorageLayout.metaTable) VALUES ('format', 'modelstore'), ('formatVersion', '\(Store.formatVersion)');
+      \(EntityCodes.createSQL);
+      \(KeyAllocator.createSQL);
       """)
     try setMeta("createdAt", ISODate.format(currentTimeSeconds()))
   }
@@ -190,7 +204,25 @@ public final class Store {
     guard !issues.contains(where: { $0.severity == .error }) else {
       throw StoreError(.schemaMismatch, "the schema stored in this file does not validate: \(issues[0].message)")
     }
-    install(schema)
+    try install(schema)
+  }
+
+  /// Refuses a file of another format version than this code's, before anything is
+  /// written to it. One place: the upgrade of format 1 files replaces the refusal here.
+  private func checkFormatVersion() throws {
+    let stored = try meta("formatVersion")
+    guard stored != String(Store.formatVersion) else { return }
+    let name = path ?? ":memory:"
+    if stored == "1" {
+      throw StoreError(
+        .formatTooOld,
+        "'\(name)' is a ModelStore store of formatVersion 1; this version reads formatVersion \(Store.formatVersion): it will be upgraded by `modelstore upgrade`; it was not changed",
+        ["path": .string(name), "formatVersion": 1, "expected": .int(Int64(Store.formatVersion))])
+    }
+    throw StoreError(
+      .notAStore,
+      "'\(name)' has formatVersion \(stored.map { "'\($0)'" } ?? "missing"), which this version cannot read (it reads \(Store.formatVersion))",
+      ["path": .string(name), "formatVersion": stored.map { .string($0) } ?? .null, "expected": .int(Int64(Store.formatVersion))])
   }
 
   /// Forgets the schema held in memory and reads the installed one again: after an
@@ -203,14 +235,22 @@ public final class Store {
     try loadSchema()
   }
 
-  /// Rebuilds the per-entity plans for `schema`; the tables must already match it.
-  func install(_ schema: Schema) {
+  /// Rebuilds the per-entity plans for `schema` and reads the entity codes; the tables
+  /// and `_ms_entities` must already match it.
+  func install(_ schema: Schema) throws {
+    let codes = try EntityCodes(connection: connection)
+    if let missing = schema.entities.first(where: { codes.code($0.name) == nil }) {
+      throw StoreError(
+        .schemaMismatch, "entity '\(missing.name)' of the installed schema has no code in \(EntityCodes.table)",
+        ["entity": .string(missing.name)])
+    }
     let g = ModelGraph(schema)
     graph = g
+    entityCodes = codes
     plans = [:]
     readPlans = [:]
-    for m in g.ordered { plans[m.name] = EntityPlan(model: m, graph: g) }
-    for m in g.ordered where m.isRoot { readPlans[m.name] = ReadPlan(root: m, graph: g, plans: plans) }
+    for m in g.ordered { plans[m.name] = EntityPlan(model: m, graph: g, codes: codes) }
+    for m in g.ordered where m.isRoot { readPlans[m.name] = ReadPlan(root: m, graph: g, plans: plans, codes: codes) }
     connection.clearCache()
   }
 

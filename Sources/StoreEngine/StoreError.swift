@@ -6,6 +6,8 @@ public struct StoreError: Error, CustomStringConvertible {
   public enum Kind: String, Sendable {
     case validation, constraint, notFound, deleteDenied, invalidModel, migrationRequired, schemaMismatch
     case conflict, busy, readOnly, transaction, notAStore, noSchema, predicate, storage, cancelled, invalidArgument
+    /// A store written in an older storage format (`formatVersion` below `Store.formatVersion`).
+    case formatTooOld
   }
 
   public var kind: Kind

@@ -72,7 +72,8 @@ final class ValueCoderTests: XCTestCase {
     assertRoundTrip(.decimal, "012.50", stored: .text("12.5"), wire: "12.5")
     assertRoundTrip(.decimal, 42, stored: .text("42"), wire: "42")
     assertRoundTrip(.decimal, "-0.000", stored: .text("0"), wire: "0")
-    XCTAssertEqual(encodeError(.decimal, "1,5")?.message, "expected a decimal string such as \"12.50\" for type decimal, got string \"1,5\"")
+    XCTAssertEqual(
+      encodeError(.decimal, "1,5")?.message, "expected a decimal string such as \"12.50\" for type decimal, got string \"1,5\"")
     XCTAssertEqual(encodeError(.decimal, 1.5)?.expected, "a decimal string", "binary doubles would lose digits")
   }
 
@@ -96,10 +97,21 @@ final class ValueCoderTests: XCTestCase {
   }
 
   func testUUID() {
-    assertRoundTrip(
-      .uuid, "e621e1f8-c36c-495a-93fc-0c247a3e6e5f", stored: .text("E621E1F8-C36C-495A-93FC-0C247A3E6E5F"),
-      wire: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
+    let bytes: [UInt8] = [0xE6, 0x21, 0xE1, 0xF8, 0xC3, 0x6C, 0x49, 0x5A, 0x93, 0xFC, 0x0C, 0x24, 0x7A, 0x3E, 0x6E, 0x5F]
+    assertRoundTrip(.uuid, "e621e1f8-c36c-495a-93fc-0c247a3e6e5f", stored: .blob(bytes), wire: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
+    assertRoundTrip(.uuid, "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", stored: .blob(bytes), wire: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
     XCTAssertEqual(encodeError(.uuid, "nope")?.message, "expected a UUID string for type uuid, got string \"nope\"")
+    XCTAssertEqual(encodeError(.uuid, "E621E1F8-C36C-495A-93FC-0C247A3E6E5G")?.message.hasPrefix("expected a UUID string"), true)
+    XCTAssertEqual(encodeError(.uuid, "E621E1F8+C36C-495A-93FC-0C247A3E6E5F")?.message.hasPrefix("expected a UUID string"), true)
+    // Values of another class (written by another program) pass through.
+    XCTAssertEqual(AttributeType.uuid.decode(.text("E621E1F8-C36C-495A-93FC-0C247A3E6E5F")), "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
+    XCTAssertEqual(AttributeType.uuid.decode(.blob([1, 2, 3])), "AQID")
+    // Byte order is text order.
+    var texts = (0..<200).map { _ in UUIDText.random() }
+    texts.append(contentsOf: ["00000000-0000-4000-8000-000000000000", "FFFFFFFF-FFFF-4FFF-BFFF-FFFFFFFFFFFF"])
+    let byBytes = texts.sorted { UUIDText.bytes($0)!.lexicographicallyPrecedes(UUIDText.bytes($1)!) }
+    XCTAssertEqual(byBytes, texts.sorted())
+    for t in texts { XCTAssertEqual(UUIDText.text(UUIDText.bytes(t)!), t) }
   }
 
   func testData() {
@@ -153,7 +165,7 @@ final class ValueCoderTests: XCTestCase {
     XCTAssertEqual(AttributeType.float.columnAffinity, "REAL")
     XCTAssertEqual(AttributeType.data.columnAffinity, "BLOB")
     XCTAssertEqual(AttributeType.decimal.columnAffinity, "TEXT")
-    XCTAssertEqual(AttributeType.uuid.columnAffinity, "TEXT")
+    XCTAssertEqual(AttributeType.uuid.columnAffinity, "BLOB")
     XCTAssertTrue(AttributeType.int32.isInteger)
     XCTAssertFalse(AttributeType.bool.isInteger)
     XCTAssertTrue(AttributeType.decimal.isNumeric)

@@ -16,7 +16,7 @@ final class AdminTests: XCTestCase {
     XCTAssertEqual(info["memory"], true)
     XCTAssertEqual(info["readOnly"], false)
     XCTAssertEqual(info["format"], "modelstore")
-    XCTAssertEqual(info["formatVersion"], 1)
+    XCTAssertEqual(info["formatVersion"], 2)
     XCTAssertEqual(info["schemaVersion"], "1")
     XCTAssertEqual(info["schemaHash"], .string(try XCTUnwrap(store.schema).versionHash))
     XCTAssertEqual(info["counts"], ["Task": 2, "Category": 1])

@@ -5,7 +5,9 @@ import XCTest
 
 final class InheritanceTests: XCTestCase {
   private let vehicles = schema(
-    entity("Vehicle", abstract: true, [attr("wheels", "int"), attr("name", "string")], relationships: [rel("owner", "Person", inverse: "vehicles")]),
+    entity(
+      "Vehicle", abstract: true, [attr("wheels", "int"), attr("name", "string")],
+      relationships: [rel("owner", "Person", inverse: "vehicles")]),
     entity("Car", parent: "Vehicle", [attr("seats", "int")]),
     entity("Truck", parent: "Vehicle", [attr("load", "double")]),
     entity("Person", [attr("name", "string")], relationships: [rel("vehicles", "Vehicle", inverse: "owner", toMany: true)]))
@@ -94,7 +96,8 @@ final class InheritanceTests: XCTestCase {
       indexSQL.append($0.text(0))
     }
     XCTAssertEqual(indexSQL.count, 1)
-    XCTAssertTrue(indexSQL.first?.contains("WHERE \"_ent\" IN ('Dog')") ?? false, "\(indexSQL)")
+    let dog = try XCTUnwrap(store.entityCodes.code("Dog"))
+    XCTAssertTrue(indexSQL.first?.contains("WHERE \"_ent\" IN (\(dog))") ?? false, "the index names Dog by its code: \(indexSQL)")
   }
 
   func testUpsertOnASubentityOnlyMatchesThatEntity() throws {

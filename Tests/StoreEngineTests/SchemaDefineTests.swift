@@ -34,6 +34,14 @@ final class SchemaDefineTests: XCTestCase {
     XCTAssertEqual(
       try columns(store, "Task"), ["_pk", "_ent", "_opt", "title", "isCompleted", "priority", "notes", "due", "category"])
     XCTAssertEqual(try store.schemaHistory().count, 1)
+    XCTAssertEqual(
+      try tables(store).filter { !$0.hasPrefix("sqlite_") && !$0.hasPrefix("_ms_history") },
+      ["Category", "Task", "_ms_entities", "_ms_keys", "_ms_meta", "_ms_schema_versions"])
+    var codes: [String] = []
+    try store.connection.prepare("SELECT \"code\" || ' ' || \"name\" FROM \"_ms_entities\" ORDER BY \"code\"").forEachRow {
+      codes.append($0.text(0))
+    }
+    XCTAssertEqual(codes, ["1 Task", "2 Category"])
   }
 
   func testSameSchemaIsANoOp() throws {
@@ -154,7 +162,9 @@ final class SchemaDefineTests: XCTestCase {
     let e = expectStoreError(.migrationRequired) { try store.define(changed) }
     let reasons = e?.details["reasons"]?.arrayValue ?? []
     XCTAssertEqual(reasons.first?["attribute"], "title")
-    XCTAssertTrue(reasons.first?["message"]?.stringValue?.contains("changes type from string to int, and 1 stored value does not convert exactly") ?? false)
+    XCTAssertTrue(
+      reasons.first?["message"]?.stringValue?.contains("changes type from string to int, and 1 stored value does not convert exactly")
+        ?? false)
     XCTAssertEqual(reasons.first?["ids"], ids(t))
     XCTAssertEqual(store.schema?.versionHash, hash)
     XCTAssertEqual(try store.value(t, "title"), "Buy milk")

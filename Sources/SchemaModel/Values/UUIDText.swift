@@ -41,7 +41,10 @@ public enum UUIDText {
   }
 
   /// A new random (version 4) UUID from the system CSPRNG (getrandom on Linux).
-  public static func random() -> String {
+  public static func random() -> String { text(randomBytes()) }
+
+  /// The 16 bytes of a new random (version 4) UUID: its stored form.
+  public static func randomBytes() -> [UInt8] {
     var rng = SystemRandomNumberGenerator()
     var bytes = [UInt8](repeating: 0, count: 16)
     for half in 0..<2 {
@@ -50,15 +53,57 @@ public enum UUIDText {
     }
     bytes[6] = bytes[6] & 0x0F | 0x40
     bytes[8] = bytes[8] & 0x3F | 0x80
-    let hex = Array("0123456789ABCDEF".utf8)
-    var out = [UInt8]()
-    out.reserveCapacity(36)
-    for (i, byte) in bytes.enumerated() {
-      if i == 4 || i == 6 || i == 8 || i == 10 { out.append(45) }
-      out.append(hex[Int(byte >> 4)])
-      out.append(hex[Int(byte & 15)])
+    return bytes
+  }
+
+  /// The canonical text of 16 bytes (uppercase, dashes after bytes 4, 6, 8 and 10).
+  public static func text(_ bytes: [UInt8]) -> String {
+    precondition(bytes.count == 16, "a UUID has 16 bytes")
+    let hex: StaticString = "0123456789ABCDEF"
+    return String(unsafeUninitializedCapacity: 36) { out in
+      var n = 0
+      for (i, byte) in bytes.enumerated() {
+        if i == 4 || i == 6 || i == 8 || i == 10 {
+          out[n] = 45
+          n += 1
+        }
+        out[n] = hex.utf8Start[Int(byte >> 4)]
+        out[n + 1] = hex.utf8Start[Int(byte & 15)]
+        n += 2
+      }
+      return n
     }
-    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// The 16 bytes of a UUID string in any case, or nil if it is not one. Byte order is
+  /// the text's order, so stored blobs sort exactly as the canonical text.
+  public static func bytes(_ s: String) -> [UInt8]? {
+    guard s.utf8.count == 36 else { return nil }
+    var out = [UInt8]()
+    out.reserveCapacity(16)
+    var high: UInt8? = nil
+    var i = 0
+    for c in s.utf8 {
+      defer { i += 1 }
+      if i == 8 || i == 13 || i == 18 || i == 23 {
+        guard c == 45 else { return nil }
+        continue
+      }
+      let v: UInt8
+      switch c {
+      case 48...57: v = c - 48
+      case 65...70: v = c - 55
+      case 97...102: v = c - 87
+      default: return nil
+      }
+      if let h = high {
+        out.append(h << 4 | v)
+        high = nil
+      } else {
+        high = v
+      }
+    }
+    return out
   }
 }
 

@@ -36,8 +36,8 @@ extension AttributeType {
       guard let d = ISODate.parse(s) else { throw mismatch(value, "an ISO 8601 date such as \"2026-01-31T12:00:00.000Z\"") }
       return .real(d)
     case (.uuid, .string(let s)):
-      guard let u = UUIDText.canonical(s) else { throw mismatch(value, "a UUID string") }
-      return .text(u)
+      guard let u = UUIDText.bytes(s) else { throw mismatch(value, "a UUID string") }
+      return .blob(u)
     case (.data, .string(let s)):
       guard let bytes = Base64.decode(s) else { throw mismatch(value, "base64 text") }
       return .blob(bytes)
@@ -65,6 +65,7 @@ extension AttributeType {
     case (.date, .real(let d)): return ISODate.wireValue(d)
     case (.date, .integer(let i)): return ISODate.wireValue(Double(i))
     case (.data, .blob(let b)): return .string(Base64.encode(b))
+    case (.uuid, .blob(let b)) where b.count == 16: return .string(UUIDText.text(b))
     case (.json, .text(let s)): return (try? JSONParser.parse(s)) ?? .string(s)
     case (_, .text(let s)): return .string(s)
     case (_, .integer(let i)): return .int(i)

@@ -16,7 +16,8 @@ struct ExportRowWriter {
 
   private let read: ReadPlan
   private let keys: Set<String>
-  private let entityUTF8: [UInt8]
+  /// The entity's code in `_ent`.
+  private let code: Int64?
   /// `{"_id":"Entity/`
   private let idPrefix: [UInt8]
   /// `","_entity":"Entity"`
@@ -27,7 +28,7 @@ struct ExportRowWriter {
   init(entity: String, read: ReadPlan, keys: Set<String>) {
     self.read = read
     self.keys = keys
-    entityUTF8 = Array(entity.utf8)
+    code = read.codes.code(entity)
     var w = JSONWriter()
     w.bytes.append(UInt8(ascii: "{"))
     w.writeString("_id")
@@ -67,7 +68,7 @@ struct ExportRowWriter {
   }
 
   func write(_ row: Row, to w: inout JSONWriter) {
-    guard row.textEquals(1, entityUTF8) else {
+    guard row.int(1) == code else {
       w.write(read.object(row, select: keys))
       return
     }
@@ -83,7 +84,7 @@ struct ExportRowWriter {
         if row.isNull(c) {
           w.writeRaw("null")
         } else {
-          let name = ec.flatMap { row.isNull($0) ? nil : row.text($0) } ?? dest
+          let name = ec.flatMap { row.isNull($0) ? nil : read.codes.name(row, $0) } ?? dest
           w.writeString("\(name)/\(row.int(c))")
         }
       case .relationship(.toMany(_, let c, let dest)):

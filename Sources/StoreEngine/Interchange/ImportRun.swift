@@ -100,11 +100,13 @@ final class ImportRun {
       if plan.model.relationships.isEmpty && plan.incomingWithoutInverse.isEmpty {
         // Nothing links to these objects or from them: no delete rule, inverse or join
         // row to follow, so one statement deletes them without listing them in memory.
-        try store.connection.prepare("DELETE FROM \(plan.table) WHERE \"_ent\" = ?").execute([.text(name)])
+        try store.connection.prepare("DELETE FROM \(plan.table) WHERE \(plan.entityFilter(alias: plan.table, deep: false))").execute()
         removed += store.connection.changes
         continue
       }
-      try store.connection.prepare("SELECT \"_pk\" FROM \(plan.table) WHERE \"_ent\" = ? ORDER BY \"_pk\"").forEachRow([.text(name)]) {
+      try store.connection.prepare(
+        "SELECT \"_pk\" FROM \(plan.table) WHERE \(plan.entityFilter(alias: plan.table, deep: false)) ORDER BY \"_pk\""
+      ).forEachRow {
         doomed.append(ObjectID(entity: name, pk: $0.int(0)))
       }
     }
@@ -180,7 +182,8 @@ final class ImportRun {
       let entityFilter = plan.entityFilter(alias: "t")
       if !entityFilter.isEmpty { filter.append(entityFilter) }
       let sql = "SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t WHERE \(filter.joined(separator: " AND ")) LIMIT 1"
-      guard let existing = try store.connection.cached(sql).first(args, { ObjectID(entity: $0.text(0), pk: $0.int(1)) }) else { continue }
+      guard let existing = try store.connection.cached(sql).first(args, { ObjectID(entity: store.entityCodes.name($0, 0), pk: $0.int(1)) })
+      else { continue }
       guard !claimed.contains(existing) else {
         throw location.error(
           .constraint, "",

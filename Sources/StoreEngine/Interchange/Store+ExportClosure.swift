@@ -12,14 +12,18 @@ extension Store {
   func collectClosure(_ seeds: [EntityModel], _ options: ExportOptions) throws -> Set<String> {
     let graph = try requireGraph()
     try connection.execute("DROP TABLE IF EXISTS \(Store.closureTable)")
-    try connection.execute("CREATE TEMP TABLE \"_ms_export_closure\" (\"root\" TEXT NOT NULL, \"pk\" INTEGER NOT NULL, PRIMARY KEY (\"root\", \"pk\")) WITHOUT ROWID")
+    try connection.execute(
+      "CREATE TEMP TABLE \"_ms_export_closure\" (\"root\" TEXT NOT NULL, \"pk\" INTEGER NOT NULL, PRIMARY KEY (\"root\", \"pk\")) WITHOUT ROWID"
+    )
     for m in seeds {
       let (plan, filter, args) = try exportFilter(m, options)
       try connection.prepare(
         "INSERT OR IGNORE INTO \(Store.closureTable) SELECT '\(m.root.name.replacingQuotes)', t.\"_pk\" FROM \(plan.table) t" + filter
       ).execute(args)
     }
-    let steps = try graph.ordered.flatMap { m in m.entity.relationships.map { closureStep(m, $0, graph) } }.map { try connection.prepare($0) }
+    let steps = try graph.ordered.flatMap { m in m.entity.relationships.map { closureStep(m, $0, graph) } }.map {
+      try connection.prepare($0)
+    }
     while true {
       try checkCancelled()
       let before = connection.totalChanges
@@ -30,7 +34,7 @@ extension Store {
     for root in graph.ordered where root.isRoot {
       try connection.prepare(
         "SELECT DISTINCT t.\"_ent\" FROM \(Identifier.quote(root.name)) t JOIN \(Store.closureTable) c ON c.\"root\" = ? AND c.\"pk\" = t.\"_pk\""
-      ).forEachRow([.text(root.name)]) { reached.insert($0.text(0)) }
+      ).forEachRow([.text(root.name)]) { reached.insert(entityCodes.name($0, 0)) }
     }
     return reached
   }
@@ -39,13 +43,12 @@ extension Store {
   private func closureStep(_ m: EntityModel, _ r: Relationship, _ graph: ModelGraph) -> String {
     let source = "'\(m.root.name.replacingQuotes)'"
     let destRoot = "'\(graph[r.destination]!.root.name.replacingQuotes)'"
-    let concrete = m.concreteNames.map { "'\($0.replacingQuotes)'" }.joined(separator: ", ")
     let insert = "INSERT OR IGNORE INTO \(Store.closureTable) "
     switch StorageLayout.storage(of: r, in: m, graph: graph) {
     case .foreignKey(let column):
       let c = Identifier.quote(column)
       return insert
-        + "SELECT \(destRoot), t.\(c) FROM \(Identifier.quote(m.root.name)) t JOIN \(Store.closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = t.\"_pk\" WHERE t.\(c) IS NOT NULL AND t.\"_ent\" IN (\(concrete.isEmpty ? "NULL" : concrete))"
+        + "SELECT \(destRoot), t.\(c) FROM \(Identifier.quote(m.root.name)) t JOIN \(Store.closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = t.\"_pk\" WHERE t.\(c) IS NOT NULL AND \(entityCodes.filter("t.\"_ent\"", m.concreteNames))"
     case .inverseForeignKey(let table, let column, _):
       return insert
         + "SELECT \(destRoot), d.\"_pk\" FROM \(Identifier.quote(table)) d JOIN \(Store.closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = d.\(Identifier.quote(column))"
@@ -60,8 +63,9 @@ extension Store {
     let plan = plans[model.name]!
     let from = " WHERE t.\"_ent\" = ? AND t.\"_pk\" IN (SELECT \"pk\" FROM \(Store.closureTable) WHERE \"root\" = ?)"
     return (
-      readPlan(for: plan).selectSQL(for: model.name, keys: InterchangeFormat.writtenKeys(model, graph: graph)) + from + " ORDER BY t.\"_pk\"",
-      "SELECT count(*) FROM \(plan.table) t" + from, [.text(model.name), .text(model.root.name)]
+      readPlan(for: plan).selectSQL(for: model.name, keys: InterchangeFormat.writtenKeys(model, graph: graph)) + from
+        + " ORDER BY t.\"_pk\"",
+      "SELECT count(*) FROM \(plan.table) t" + from, [.integer(plan.code), .text(model.root.name)]
     )
   }
 }

@@ -1,8 +1,8 @@
 import SQLiteCore
 import SchemaModel
 
-/// Applies a mapping's renames to the tables, in O(1) `ALTER TABLE ... RENAME` statements
-/// wherever the layout allows (entity names stored in `_ent` are rewritten per object).
+/// Applies a mapping's renames to the tables, in O(1) statements: `ALTER TABLE ... RENAME`,
+/// and one UPDATE of `_ms_entities` per renamed entity (rows keep their `_ent` code).
 /// Afterwards the file holds the old schema's data under the new names.
 struct LayoutRenamer {
   let connection: Connection
@@ -11,8 +11,12 @@ struct LayoutRenamer {
   let mapping: SchemaMapping
   var steps: [MigrationReport.Step] = []
 
-  init(connection: Connection, mapping: SchemaMapping) {
+  /// Flushed before tables are renamed: its counters are keyed by table name.
+  let keys: KeyAllocator
+
+  init(connection: Connection, keys: KeyAllocator, mapping: SchemaMapping) {
     self.connection = connection
+    self.keys = keys
     self.mapping = mapping
     before = ModelGraph(mapping.old)
     after = ModelGraph(mapping.renamedOld)
@@ -20,6 +24,7 @@ struct LayoutRenamer {
 
   mutating func apply() throws {
     guard !mapping.renames.isEmpty else { return }
+    try keys.flush()
     try renameTables()
     try renameEntityValues()
     try renameColumns()
@@ -33,30 +38,21 @@ struct LayoutRenamer {
       if to != root.name { moves.append((root.name, to)) }
     }
     try renameInTwoSteps(moves, existing: Set(before.ordered.filter(\.isRoot).map(\.name))) { from, to in
-      "ALTER TABLE \(Identifier.quote(from)) RENAME TO \(Identifier.quote(to))"
+      try connection.execute("ALTER TABLE \(Identifier.quote(from)) RENAME TO \(Identifier.quote(to))")
+      try KeyAllocator.renameTable(from: from, to: to, connection: connection)
     }
     for (from, to) in moves { steps.append(.init("rename table \(from) to \(to)")) }
   }
 
-  /// Object ids and `_ent` carry the entity name, so a renamed entity's rows are rewritten.
+  /// Rows hold an entity code, so renaming an entity renames its `_ms_entities` row only.
   private mutating func renameEntityValues() throws {
-    var moves: [(table: String, from: String, to: String)] = []
+    var moves: [(from: String, to: String)] = []
     for m in before.ordered {
       guard let to = mapping.newName(ofEntity: m.name), to != m.name else { continue }
-      moves.append((Identifier.quote(mapping.newName(ofEntity: m.root.name) ?? m.root.name), m.name, to))
+      moves.append((m.name, to))
     }
-    // Through a temporary value only when a new name is also an old one (two entities
-    // swapping names would merge); otherwise one pass over each entity's rows.
-    let oldNames = Set(before.ordered.map(\.name))
-    let clash = moves.contains { oldNames.contains($0.to) }
-    for mv in moves {
-      try connection.run("UPDATE \(mv.table) SET \"_ent\" = ? WHERE \"_ent\" = ?", [.text(clash ? "\u{1}" + mv.to : mv.to), .text(mv.from)])
-      steps.append(.init("rename objects of \(mv.from) to \(mv.to)", rows: connection.changes))
-    }
-    guard clash else { return }
-    for mv in moves {
-      try connection.run("UPDATE \(mv.table) SET \"_ent\" = ? WHERE \"_ent\" = ?", [.text(mv.to), .text("\u{1}" + mv.to)])
-    }
+    try EntityCodes.rename(moves, connection: connection)
+    for (from, to) in moves { steps.append(.init("rename entity \(from) to \(to)")) }
   }
 
   /// Columns follow the layout's fixed order, so the old and renamed layouts line up one
@@ -75,7 +71,7 @@ struct LayoutRenamer {
       let moves = zip(old, new).filter { $0.0.name != $0.1.name }.map { ($0.0.name, $0.1.name) }
       let table = Identifier.quote(newRoot.name)
       try renameInTwoSteps(moves, existing: Set(old.map(\.name))) { from, to in
-        "ALTER TABLE \(table) RENAME COLUMN \(Identifier.quote(from)) TO \(Identifier.quote(to))"
+        try connection.execute("ALTER TABLE \(table) RENAME COLUMN \(Identifier.quote(from)) TO \(Identifier.quote(to))")
       }
       for (from, to) in moves { steps.append(.init("rename column \(newRoot.name).\(from) to \(to)")) }
     }
@@ -94,13 +90,15 @@ struct LayoutRenamer {
         else { continue }
         let newEntity = after[mapping.newName(ofEntity: m.name) ?? m.name]!
         let newRel = newEntity.relationship(mapping.newName(ofRelationship: r.name, in: m.name) ?? r.name)!
-        guard case .joinTable(let newTable, let newSource, _, _) = StorageLayout.storage(of: newRel, in: newEntity, graph: after) else { continue }
+        guard case .joinTable(let newTable, let newSource, _, _) = StorageLayout.storage(of: newRel, in: newEntity, graph: after) else {
+          continue
+        }
         if newTable != table { moves.append((table, newTable)) }
         if newSource != source { swaps.append(newTable) }
       }
     }
     try renameInTwoSteps(moves, existing: done) { from, to in
-      "ALTER TABLE \(Identifier.quote(from)) RENAME TO \(Identifier.quote(to))"
+      try connection.execute("ALTER TABLE \(Identifier.quote(from)) RENAME TO \(Identifier.quote(to))")
     }
     for (from, to) in moves {
       // The index on the destination column is named after the table.
@@ -120,13 +118,13 @@ struct LayoutRenamer {
   }
 
   /// Renames through temporary names when a target is also a source, so swaps work.
-  private func renameInTwoSteps(_ moves: [(String, String)], existing: Set<String>, _ sql: (String, String) -> String) throws {
+  private func renameInTwoSteps(_ moves: [(String, String)], existing: Set<String>, _ rename: (String, String) throws -> Void) throws {
     let clash = moves.contains { existing.contains($0.1) }
     if !clash {
-      for (from, to) in moves { try connection.execute(sql(from, to)) }
+      for (from, to) in moves { try rename(from, to) }
       return
     }
-    for (i, (from, _)) in moves.enumerated() { try connection.execute(sql(from, "_ms_rename_\(i)")) }
-    for (i, (_, to)) in moves.enumerated() { try connection.execute(sql("_ms_rename_\(i)", to)) }
+    for (i, (from, _)) in moves.enumerated() { try rename(from, "_ms_rename_\(i)") }
+    for (i, (_, to)) in moves.enumerated() { try rename("_ms_rename_\(i)", to) }
   }
 }

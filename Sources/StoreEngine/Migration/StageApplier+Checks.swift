@@ -8,7 +8,7 @@ extension StageApplier {
   mutating func fillRequired(_ root: EntityModel) throws {
     let table = Identifier.quote(root.name)
     for m in root.hierarchy {
-      let filter = "t.\"_ent\" IN (\(quotedList(m.concreteNames)))"
+      let filter = codes.filter("t.\"_ent\"", m.concreteNames)
       for a in m.entity.attributes where !a.transient && !a.optional && mayLackValues(m, a) {
         let col = Identifier.quote(a.name)
         let nullFilter = "\(filter) AND t.\(col) IS NULL"
@@ -23,18 +23,18 @@ extension StageApplier {
           try connection.prepare("SELECT t.\"_pk\" FROM \(table) t WHERE \(nullFilter)").forEachRow { pks.append($0.int(0)) }
           let update = try connection.prepare("UPDATE \(table) SET \(col) = ? WHERE \"_pk\" = ?")
           for pk in pks {
-            let value: SQLValue = g == .uuid ? .text(UUIDText.random()) : .real(currentTimeSeconds())
-            try update.execute([value, .integer(pk)])
+            try update.execute([g.storedValue(for: a.type), .integer(pk)])
           }
           report.steps.append(.init("fill \(m.name).\(a.name) with generated values", rows: pks.count))
         case nil:
           var ids: [String] = []
           try connection.prepare("SELECT t.\"_ent\", t.\"_pk\" FROM \(table) t WHERE \(nullFilter) LIMIT 20").forEachRow {
-            ids.append("\($0.text(0))/\($0.int(1))")
+            ids.append("\(codes.name($0, 0))/\($0.int(1))")
           }
           report.blockers.append(
             MigrationReport.place(
-              m.name, "'\(a.name)' is required and has no default, but \(missing) stored object\(missing == 1 ? " has" : "s have") no value for it",
+              m.name,
+              "'\(a.name)' is required and has no default, but \(missing) stored object\(missing == 1 ? " has" : "s have") no value for it",
               attribute: a.name, count: missing, ids: ids))
         }
       }
@@ -51,13 +51,18 @@ extension StageApplier {
           let t = Identifier.quote(StorageLayout.table(m))
           let c = Identifier.quote(column)
           try connection.execute("UPDATE \(t) SET \(c) = NULL WHERE \(c) IS NOT NULL AND \(c) NOT IN (SELECT \"_pk\" FROM \(destTable))")
-          if connection.changes > 0 { report.steps.append(.init("clear links of \(m.name).\(r.name) to deleted objects", rows: connection.changes)) }
+          if connection.changes > 0 {
+            report.steps.append(.init("clear links of \(m.name).\(r.name) to deleted objects", rows: connection.changes))
+          }
         case .joinTable(let table, let source, let destination, _):
           let t = Identifier.quote(table)
           let ownTable = Identifier.quote(StorageLayout.table(m))
           try connection.execute(
-            "DELETE FROM \(t) WHERE \"\(destination)\" NOT IN (SELECT \"_pk\" FROM \(destTable)) OR \"\(source)\" NOT IN (SELECT \"_pk\" FROM \(ownTable))")
-          if connection.changes > 0 { report.steps.append(.init("remove links of \(m.name).\(r.name) to deleted objects", rows: connection.changes)) }
+            "DELETE FROM \(t) WHERE \"\(destination)\" NOT IN (SELECT \"_pk\" FROM \(destTable)) OR \"\(source)\" NOT IN (SELECT \"_pk\" FROM \(ownTable))"
+          )
+          if connection.changes > 0 {
+            report.steps.append(.init("remove links of \(m.name).\(r.name) to deleted objects", rows: connection.changes))
+          }
         case .inverseForeignKey:
           continue  // the to-one side clears it
         }
@@ -70,7 +75,7 @@ extension StageApplier {
   func createIndexes() throws {
     var existing = Set(try managedIndexes().values.map(Self.indexDefinition))
     for root in new.ordered where root.isRoot {
-      for sql in StorageLayout.indexSQL(root, graph: new) where existing.insert(Self.indexDefinition(sql)).inserted {
+      for sql in StorageLayout.indexSQL(root, graph: new, codes: codes) where existing.insert(Self.indexDefinition(sql)).inserted {
         do { try createIndex(sql) } catch let e as SQLiteError where e.isConstraint {
           throw try uniquenessConflict(root, e)
         }
@@ -83,10 +88,11 @@ extension StageApplier {
     for m in root.hierarchy {
       for keys in m.entity.attributes.filter(\.unique).map({ [$0.name] }) + m.entity.uniqueness {
         let cols = keys.map(Identifier.quote).joined(separator: ", ")
-        let filter = m.isRoot ? "" : "WHERE \"_ent\" IN (\(quotedList(m.concreteNames)))"
+        let filter = m.isRoot ? "" : "WHERE \(codes.filter("\"_ent\"", m.concreteNames))"
+        let id = "\(codes.nameSQL("\"_ent\"", root.hierarchy.map(\.name))) || '/' || \"_pk\""
         var groups: [JSONValue] = []
         try connection.prepare(
-          "SELECT group_concat(\"_ent\" || '/' || \"_pk\", ' ') FROM \(table) \(filter) GROUP BY \(cols) HAVING count(*) > 1 LIMIT 20"
+          "SELECT group_concat(\(id), ' ') FROM \(table) \(filter) GROUP BY \(cols) HAVING count(*) > 1 LIMIT 20"
         ).forEachRow { groups.append(.array($0.text(0).split(separator: " ").map { .string(String($0)) })) }
         if !groups.isEmpty {
           return StoreError(
@@ -96,6 +102,8 @@ extension StageApplier {
         }
       }
     }
-    return StoreError(.constraint, "a uniqueness constraint of '\(root.name)' does not hold for the stored objects: \(e.message)", ["entity": .string(root.name)])
+    return StoreError(
+      .constraint, "a uniqueness constraint of '\(root.name)' does not hold for the stored objects: \(e.message)",
+      ["entity": .string(root.name)])
   }
 }

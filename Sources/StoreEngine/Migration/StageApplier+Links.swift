@@ -11,7 +11,8 @@ extension StageApplier {
     var handled: Set<String> = []
     for m in new.ordered {
       for r in m.entity.relationships {
-        guard let oldModel = old[m.name], let s = oldModel.entity.relationships.first(where: { $0.name == r.name }) ?? oldModel.relationship(r.name)
+        guard let oldModel = old[m.name],
+          let s = oldModel.entity.relationships.first(where: { $0.name == r.name }) ?? oldModel.relationship(r.name)
         else { continue }
         // A pair of inverses shares its links: move them once.
         let key = "\(m.name).\(r.name)"
@@ -21,7 +22,8 @@ extension StageApplier {
         let from = StorageLayout.storage(of: s, in: oldModel, graph: old)
         let to = StorageLayout.storage(of: r, in: m, graph: new)
         if s.destination != r.destination {
-          try dropLinks(of: "\(m.name).\(r.name)", from, source: oldModel, reason: "its destination changes from \(s.destination) to \(r.destination)")
+          try dropLinks(
+            of: "\(m.name).\(r.name)", from, source: oldModel, reason: "its destination changes from \(s.destination) to \(r.destination)")
           continue
         }
         guard from != to else { continue }
@@ -30,7 +32,9 @@ extension StageApplier {
     }
   }
 
-  private mutating func move(_ m: EntityModel, _ r: Relationship, from: RelationshipStorage, oldSource: EntityModel, to: RelationshipStorage) throws {
+  private mutating func move(
+    _ m: EntityModel, _ r: Relationship, from: RelationshipStorage, oldSource: EntityModel, to: RelationshipStorage
+  ) throws {
     let place = "\(m.name).\(r.name)"
     try connection.execute("DROP TABLE IF EXISTS temp.\"_ms_pairs\"")
     try connection.execute("CREATE TEMP TABLE \"_ms_pairs\" (\"src\" INTEGER NOT NULL, \"dst\" INTEGER NOT NULL, \"pos\" INTEGER)")
@@ -43,18 +47,23 @@ extension StageApplier {
       guard try noSharedEnd("src", m.name, r.name, "links to more than one object, but the relationship becomes to-one") else { return }
       let c = Identifier.quote(column)
       try connection.execute(
-        "UPDATE \(own) SET \(c) = (SELECT \"dst\" FROM temp.\"_ms_pairs\" p WHERE p.\"src\" = \(own).\"_pk\") WHERE \"_pk\" IN (SELECT \"src\" FROM temp.\"_ms_pairs\")")
+        "UPDATE \(own) SET \(c) = (SELECT \"dst\" FROM temp.\"_ms_pairs\" p WHERE p.\"src\" = \(own).\"_pk\") WHERE \"_pk\" IN (SELECT \"src\" FROM temp.\"_ms_pairs\")"
+      )
     case .inverseForeignKey(let table, let column, let position):
-      guard try noSharedEnd("dst", m.name, r.name, "destination objects are linked from more than one object, but the inverse becomes to-one")
+      guard
+        try noSharedEnd("dst", m.name, r.name, "destination objects are linked from more than one object, but the inverse becomes to-one")
       else { return }
       let t = Identifier.quote(table)
       let c = Identifier.quote(column)
-      let setPosition = position.map { ", \(Identifier.quote($0)) = (SELECT \"pos\" FROM temp.\"_ms_pairs\" p WHERE p.\"dst\" = \(t).\"_pk\")" } ?? ""
+      let setPosition =
+        position.map { ", \(Identifier.quote($0)) = (SELECT \"pos\" FROM temp.\"_ms_pairs\" p WHERE p.\"dst\" = \(t).\"_pk\")" } ?? ""
       try connection.execute(
-        "UPDATE \(t) SET \(c) = (SELECT \"src\" FROM temp.\"_ms_pairs\" p WHERE p.\"dst\" = \(t).\"_pk\")\(setPosition) WHERE \"_pk\" IN (SELECT \"dst\" FROM temp.\"_ms_pairs\")")
+        "UPDATE \(t) SET \(c) = (SELECT \"src\" FROM temp.\"_ms_pairs\" p WHERE p.\"dst\" = \(t).\"_pk\")\(setPosition) WHERE \"_pk\" IN (SELECT \"dst\" FROM temp.\"_ms_pairs\")"
+      )
     case .joinTable(let table, let source, let destination, let position):
       try connection.execute(
-        "INSERT OR IGNORE INTO \(Identifier.quote(table)) (\"\(source)\", \"\(destination)\", \"\(position)\") SELECT \"src\", \"dst\", coalesce(\"pos\", \"dst\") FROM temp.\"_ms_pairs\"")
+        "INSERT OR IGNORE INTO \(Identifier.quote(table)) (\"\(source)\", \"\(destination)\", \"\(position)\") SELECT \"src\", \"dst\", coalesce(\"pos\", \"dst\") FROM temp.\"_ms_pairs\""
+      )
     }
     markMoved(from, source: oldSource)
     report.steps.append(.init("move the links of \(place) to their new storage", rows: pairs))
@@ -65,7 +74,8 @@ extension StageApplier {
     switch storage {
     case .foreignKey(let column):
       let c = Identifier.quote(column)
-      return "SELECT \"_pk\", \(c), NULL FROM \(Identifier.quote(source.root.name)) WHERE \(c) IS NOT NULL AND \"_ent\" IN (\(quotedList(source.concreteNames)))"
+      return
+        "SELECT \"_pk\", \(c), NULL FROM \(Identifier.quote(source.root.name)) WHERE \(c) IS NOT NULL AND \(codes.filter("\"_ent\"", source.concreteNames))"
     case .inverseForeignKey(let table, let column, let position):
       let c = Identifier.quote(column)
       return "SELECT \(c), \"_pk\", \(position.map(Identifier.quote) ?? "NULL") FROM \(Identifier.quote(table)) WHERE \(c) IS NOT NULL"
@@ -105,7 +115,8 @@ extension StageApplier {
     let links: Int
     switch storage {
     case .foreignKey(let column):
-      links = try count(source.root.name, where: "t.\(Identifier.quote(column)) IS NOT NULL AND t.\"_ent\" IN (\(quotedList(source.concreteNames)))")
+      links = try count(
+        source.root.name, where: "t.\(Identifier.quote(column)) IS NOT NULL AND \(codes.filter("t.\"_ent\"", source.concreteNames))")
     case .inverseForeignKey(let table, let column, _): links = try count(table, where: "t.\(Identifier.quote(column)) IS NOT NULL")
     case .joinTable(let table, _, _, _): links = try count(table)
     }

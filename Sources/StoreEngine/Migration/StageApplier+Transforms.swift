@@ -52,7 +52,8 @@ extension StageApplier {
 
   /// Converts rows of `(pk, stored value)` to `type` and writes them to `column`.
   private mutating func write(
-    _ rows: [(Int64, SQLValue)], from: AttributeType, to a: Attribute, table: String, rule: ValueConversion.Rule, entity: String, path: String
+    _ rows: [(Int64, SQLValue)], from: AttributeType, to a: Attribute, table: String, rule: ValueConversion.Rule, entity: String,
+    path: String
   ) throws -> Int {
     let update = try connection.prepare("UPDATE \(Identifier.quote(table)) SET \(Identifier.quote(a.name)) = ? WHERE \"_pk\" = ?")
     let defaultValue = try a.storedLiteralDefault()
@@ -69,7 +70,10 @@ extension StageApplier {
         .migrationRequired,
         "\(path): \(failing.count) value\(failing.count == 1 ? "" : "s") of \(entity) do not convert from \(from.rawValue) to \(a.type.rawValue)"
           + (rule == .fail ? "; give a 'rule'" : " with rule '\(rule.rawValue)'"),
-        ["path": .string(path), "entity": .string(entity), "attribute": .string(a.name), "ids": .array(failing.prefix(20).map { .string($0) })])
+        [
+          "path": .string(path), "entity": .string(entity), "attribute": .string(a.name),
+          "ids": .array(failing.prefix(20).map { .string($0) }),
+        ])
     }
     return rows.count
   }
@@ -82,7 +86,7 @@ extension StageApplier {
     }
     var rows: [(Int64, SQLValue)] = []
     try connection.prepare(
-      "SELECT \"_pk\", \(Identifier.quote(from)) FROM \(Identifier.quote(m.root.name)) WHERE \"_ent\" IN (\(quotedList(m.concreteNames)))"
+      "SELECT \"_pk\", \(Identifier.quote(from)) FROM \(Identifier.quote(m.root.name)) WHERE \(codes.filter("\"_ent\"", m.concreteNames))"
     ).forEachRow { rows.append(($0.int(0), $0.value(1))) }
     return try write(rows, from: fromType, to: target, table: m.root.name, rule: rule, entity: m.name, path: path)
   }
@@ -126,14 +130,15 @@ extension StageApplier {
   /// Each object's values for `keys` go to a new destination object linked through a to-one.
   private mutating func split(_ m: EntityModel, _ relationship: String, to: String, keys: [(String, String)], path: String) throws -> Int {
     guard let r = m.relationship(relationship), !r.toMany, r.destination == to, let dest = new[to], !dest.entity.abstract else {
-      throw MigrationStageDecoder.bad("\(path).relationship", "'\(m.name).\(relationship)' must be a to-one relationship to a concrete entity '\(to)'")
+      throw MigrationStageDecoder.bad(
+        "\(path).relationship", "'\(m.name).\(relationship)' must be a to-one relationship to a concrete entity '\(to)'")
     }
     let targets = try keys.map { (try columnType(m, $0.0, path), try attribute(of: dest, $0.1, path)) }
     let sourceTable = Identifier.quote(m.root.name)
     let columns = keys.map { Identifier.quote($0.0) }.joined(separator: ", ")
     var rows: [(Int64, [SQLValue])] = []
     try connection.prepare(
-      "SELECT \"_pk\", \(columns) FROM \(sourceTable) WHERE \"_ent\" IN (\(quotedList(m.concreteNames))) AND \(Identifier.quote(relationship)) IS NULL ORDER BY \"_pk\""
+      "SELECT \"_pk\", \(columns) FROM \(sourceTable) WHERE \(codes.filter("\"_ent\"", m.concreteNames)) AND \(Identifier.quote(relationship)) IS NULL ORDER BY \"_pk\""
     ).forEachRow { row in rows.append((row.int(0), (0..<keys.count).map { row.value($0 + 1) })) }
     // The destination's other attributes get the schema's literal default or null (never
     // a column's DEFAULT kept from an older version); generated ones are filled in contract.
@@ -141,7 +146,7 @@ extension StageApplier {
     let otherValues = try others.map { try $0.storedLiteralDefault() ?? .null }
     let destColumns = keys.map { Identifier.quote($0.1) } + others.map { Identifier.quote($0.name) }
     let insert = try connection.prepare(
-      "INSERT INTO \(Identifier.quote(dest.root.name)) (\"_ent\", \(destColumns.joined(separator: ", "))) VALUES (?, \(destColumns.map { _ in "?" }.joined(separator: ", ")))"
+      "INSERT INTO \(Identifier.quote(dest.root.name)) (\"_pk\", \"_ent\", \(destColumns.joined(separator: ", "))) VALUES (?, ?, \(destColumns.map { _ in "?" }.joined(separator: ", ")))"
     )
     let link = try connection.prepare("UPDATE \(sourceTable) SET \(Identifier.quote(relationship)) = ? WHERE \"_pk\" = ?")
     let inverse = new.inverse(of: r).flatMap { $0.toMany ? nil : $0 }
@@ -149,7 +154,8 @@ extension StageApplier {
       try connection.prepare("UPDATE \(Identifier.quote(dest.root.name)) SET \(Identifier.quote($0.name)) = ? WHERE \"_pk\" = ?")
     }
     for (pk, values) in rows {
-      var converted: [SQLValue] = [.text(dest.name)]
+      let newPK = try self.keys.allocate(dest.root.name)
+      var converted: [SQLValue] = [.integer(newPK), .integer(codes.code(dest.name)!)]
       for (i, v) in values.enumerated() {
         guard let c = ValueConversion.convert(v, from: targets[i].0, to: targets[i].1.type) else {
           throw StoreError(
@@ -159,7 +165,6 @@ extension StageApplier {
         converted.append(c)
       }
       try insert.execute(converted + otherValues)
-      let newPK = connection.lastInsertRowID
       try link.execute([.integer(newPK), .integer(pk)])
       try back?.execute([.integer(pk), .integer(newPK)])
     }
@@ -168,9 +173,11 @@ extension StageApplier {
   }
 
   /// Copies values from the object a to-one of the old version reaches.
-  private mutating func merge(_ m: EntityModel, _ relationship: String, keys: [(String, String)], removes: Bool, path: String) throws -> Int {
+  private mutating func merge(_ m: EntityModel, _ relationship: String, keys: [(String, String)], removes: Bool, path: String) throws -> Int
+  {
     guard let oldModel = old?[m.name], let r = oldModel.relationship(relationship), !r.toMany, let source = old?[r.destination] else {
-      throw MigrationStageDecoder.bad("\(path).relationship", "'\(m.name).\(relationship)' must be a to-one relationship of the old version")
+      throw MigrationStageDecoder.bad(
+        "\(path).relationship", "'\(m.name).\(relationship)' must be a to-one relationship of the old version")
     }
     let sourceTable = Identifier.quote(source.root.name)
     var written = 0
@@ -181,7 +188,7 @@ extension StageApplier {
       let target = try attribute(of: m, to, path)
       var rows: [(Int64, SQLValue)] = []
       try connection.prepare(
-        "SELECT t.\"_pk\", s.\(Identifier.quote(from)) FROM \(Identifier.quote(m.root.name)) t JOIN \(sourceTable) s ON s.\"_pk\" = t.\(Identifier.quote(relationship)) WHERE t.\"_ent\" IN (\(quotedList(m.concreteNames)))"
+        "SELECT t.\"_pk\", s.\(Identifier.quote(from)) FROM \(Identifier.quote(m.root.name)) t JOIN \(sourceTable) s ON s.\"_pk\" = t.\(Identifier.quote(relationship)) WHERE \(codes.filter("t.\"_ent\"", m.concreteNames))"
       ).forEachRow { rows.append(($0.int(0), $0.value(1))) }
       written = max(written, try write(rows, from: a.type, to: target, table: m.root.name, rule: .fail, entity: m.name, path: path))
     }

@@ -11,6 +11,10 @@ import SchemaModel
 /// the indexes. Either phase throws `migrationRequired` with every reason it found.
 struct StageApplier {
   let connection: Connection
+  /// Entity codes of `_ent`, with every entity of the new schema (and the renamed old one).
+  let codes: EntityCodes
+  /// Keys of objects a transform creates.
+  let keys: KeyAllocator
   /// The store's schema under the new names; nil for a store without one.
   let old: ModelGraph?
   let new: ModelGraph
@@ -28,8 +32,10 @@ struct StageApplier {
   var clearedColumns: Set<String> = []
   var transformsRan = false
 
-  init(connection: Connection, old: ModelGraph?, new: ModelGraph) {
+  init(connection: Connection, codes: EntityCodes, keys: KeyAllocator, old: ModelGraph?, new: ModelGraph) {
     self.connection = connection
+    self.codes = codes
+    self.keys = keys
     self.old = old
     self.new = new
   }
@@ -116,12 +122,12 @@ struct StageApplier {
         var writes: [(Int64, SQLValue)] = []
         var failing: [String] = []
         var failures = 0
-        let filter = "\"_ent\" IN (\(quotedList(m.concreteNames))) AND \(col) IS NOT NULL"
+        let filter = "\(codes.filter("\"_ent\"", m.concreteNames)) AND \(col) IS NOT NULL"
         try connection.prepare("SELECT \"_ent\", \"_pk\", \(col) FROM \(table) WHERE \(filter)").forEachRow { row in
           let stored = row.value(2)
           guard let converted = ValueConversion.convert(stored, from: b.type, to: a.type, rule: rule, defaultValue: defaultValue) else {
             failures += 1
-            if failing.count < 20 { failing.append("\(row.text(0))/\(row.int(1))") }
+            if failing.count < 20 { failing.append("\(codes.name(row, 0))/\(row.int(1))") }
             return
           }
           if newClass || converted != stored { writes.append((row.int(1), converted)) }
@@ -131,7 +137,8 @@ struct StageApplier {
             MigrationReport.place(
               m.name,
               "'\(a.name)' changes type from \(b.type.rawValue) to \(a.type.rawValue), and \(failures) stored value\(failures == 1 ? " does" : "s do") not convert exactly"
-                + (rule == .fail ? " (a custom stage can convert them with a 'convert' transform and a rule)" : " with rule '\(rule.rawValue)'"),
+                + (rule == .fail
+                  ? " (a custom stage can convert them with a 'convert' transform and a rule)" : " with rule '\(rule.rawValue)'"),
               attribute: a.name, count: failures, ids: failing))
           if newClass { try connection.execute("ALTER TABLE \(table) DROP COLUMN \"_ms_convert\"") }
           continue
@@ -184,14 +191,14 @@ struct StageApplier {
   private mutating func removeObjectsOfRemovedEntities(_ root: EntityModel) throws {
     guard mayHoldOtherEntities(root) else { return }
     let table = Identifier.quote(root.name)
-    var counts: [(String, Int)] = []
+    var counts: [(Int64, String, Int)] = []
     try connection.prepare(
-      "SELECT \"_ent\", count(*) FROM \(table) WHERE \"_ent\" NOT IN (\(quotedList(root.hierarchy.flatMap(\.concreteNames)))) GROUP BY \"_ent\""
-    ).forEachRow { counts.append(($0.text(0), Int($0.int(1)))) }
-    for (entity, n) in counts {
+      "SELECT \"_ent\", count(*) FROM \(table) WHERE \"_ent\" NOT IN (\(codes.list(root.hierarchy.flatMap(\.concreteNames)))) GROUP BY \"_ent\""
+    ).forEachRow { counts.append(($0.int(0), codes.name($0, 0), Int($0.int(1)))) }
+    for (code, entity, n) in counts {
       if let model = new[entity], model.root === root {
         var ids: [String] = []
-        try connection.prepare("SELECT \"_pk\" FROM \(table) WHERE \"_ent\" = ? LIMIT 20").forEachRow([.text(entity)]) {
+        try connection.prepare("SELECT \"_pk\" FROM \(table) WHERE \"_ent\" = ? LIMIT 20").forEachRow([.integer(code)]) {
           ids.append("\(entity)/\($0.int(0))")
         }
         report.blockers.append(
@@ -202,7 +209,7 @@ struct StageApplier {
       let merged = moved.contains("entity:\(entity)")
       if !merged { try loseData(MigrationReport.place(entity, "entity '\(entity)' is removed with its \(n) objects", count: n)) }
       if allowDataLoss || merged {
-        try connection.run("DELETE FROM \(table) WHERE \"_ent\" = ?", [.text(entity)])
+        try connection.run("DELETE FROM \(table) WHERE \"_ent\" = ?", [.integer(code)])
         report.steps.append(.init("delete the objects of removed entity \(entity)", rows: n))
         deletedObjects = true
       }
@@ -220,7 +227,9 @@ struct StageApplier {
         let link = old?.ordered.first { $0.root.name == root.name && $0.entity.relationships.contains { $0.name == name && !$0.toMany } }
         try loseData(
           link.map {
-            MigrationReport.place($0.name, "relationship '\($0.name).\(name)' is removed with its \(values) link\(values == 1 ? "" : "s")", relationship: name, count: values)
+            MigrationReport.place(
+              $0.name, "relationship '\($0.name).\(name)' is removed with its \(values) link\(values == 1 ? "" : "s")", relationship: name,
+              count: values)
           }
             ?? MigrationReport.place(
               root.name, "'\(name)' is removed with its \(values) stored value\(values == 1 ? "" : "s")", attribute: name, count: values))
@@ -229,7 +238,8 @@ struct StageApplier {
       try dropIndexes(on: root.name, column: name)
       try connection.execute("ALTER TABLE \(table) DROP COLUMN \(Identifier.quote(name))")
       if !name.hasPrefix("_") {
-        report.steps.append(.init(values == 0 ? "drop empty column \(root.name).\(name)" : "drop column \(root.name).\(name)", rows: values))
+        report.steps.append(
+          .init(values == 0 ? "drop empty column \(root.name).\(name)" : "drop column \(root.name).\(name)", rows: values))
       }
     }
   }
@@ -239,11 +249,12 @@ struct StageApplier {
     guard let old else { return }
     for m in new.ordered {
       guard let before = old[m.name], before.root.name != m.root.name, try tableExists(before.root.name) else { continue }
-      let n = try count(before.root.name, where: "t.\"_ent\" = '\(m.name.replacingQuotes)'")
+      let n = try count(before.root.name, where: codes.filter("t.\"_ent\"", [m.name]))
       if n > 0 {
         report.blockers.append(
           MigrationReport.place(
-            m.name, "entity '\(m.name)' moves from hierarchy '\(before.root.name)' to '\(m.root.name)' and has \(n) stored objects", count: n))
+            m.name, "entity '\(m.name)' moves from hierarchy '\(before.root.name)' to '\(m.root.name)' and has \(n) stored objects",
+            count: n))
       }
     }
   }
@@ -270,12 +281,9 @@ struct StageApplier {
     let place = [first["entity"]?.stringValue, first["attribute"]?.stringValue ?? first["relationship"]?.stringValue].compactMap { $0 }
     throw StoreError(
       .migrationRequired,
-      "\(what): \(place.joined(separator: ".")): \(first["message"]?.stringValue ?? "")" + (n > 1 ? " (and \(n - 1) more reasons in data.reasons)" : ""),
+      "\(what): \(place.joined(separator: ".")): \(first["message"]?.stringValue ?? "")"
+        + (n > 1 ? " (and \(n - 1) more reasons in data.reasons)" : ""),
       details)
-  }
-
-  func quotedList(_ names: [String]) -> String {
-    names.isEmpty ? "NULL" : names.map { "'\($0.replacingQuotes)'" }.joined(separator: ", ")
   }
 
   func tableExists(_ name: String) throws -> Bool {
@@ -313,7 +321,7 @@ struct StageApplier {
 
   /// The index statements the new schema wants.
   func wantedIndexes() -> Set<String> {
-    Set(new.ordered.filter(\.isRoot).flatMap { StorageLayout.indexSQL($0, graph: new) })
+    Set(new.ordered.filter(\.isRoot).flatMap { StorageLayout.indexSQL($0, graph: new, codes: codes) })
   }
 
   /// Drops the managed indexes whose definition the new schema does not want (and second

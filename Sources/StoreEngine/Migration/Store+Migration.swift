@@ -70,7 +70,8 @@ extension Store {
     return try schemas.enumerated().map { i, json in
       let schema = try Store.decodeSchema(json, path: "\(path)[\(i)]")
       guard seen.insert(schema.version).inserted else {
-        throw StoreError(.invalidArgument, "\(path)[\(i)]: version '\(schema.version)' appears twice in the chain", ["path": .string("\(path)[\(i)]")])
+        throw StoreError(
+          .invalidArgument, "\(path)[\(i)]: version '\(schema.version)' appears twice in the chain", ["path": .string("\(path)[\(i)]")])
       }
       return schema
     }
@@ -95,8 +96,10 @@ extension Store {
     throw StoreError(
       .schemaMismatch,
       "the store's schema (version '\(current.version)', hash \(current.versionHash.prefix(12))…) is not one of the chain's versions",
-      ["storeVersion": .string(current.version), "storeHash": .string(current.versionHash),
-       "chain": .array(chain.map { .object(["version": .string($0.version), "hash": .string($0.versionHash)]) })])
+      [
+        "storeVersion": .string(current.version), "storeHash": .string(current.versionHash),
+        "chain": .array(chain.map { .object(["version": .string($0.version), "hash": .string($0.versionHash)]) }),
+      ])
   }
 
   /// Runs every stage from the store's version to the chain's last, each in its own
@@ -137,8 +140,10 @@ extension Store {
     for (k, (old, new, stage)) in steps.enumerated() {
       hooks.progress?(k, steps.count, "migrate \(stage.from) → \(stage.to)")
       do {
-        let report = try translatingErrors { try connection.inTransaction { try runStage(old: old, new: new, stage: stage, options: options, hooks: hooks) } }
-        install(new)
+        let report = try translatingErrors {
+          try connection.inTransaction { try runStage(old: old, new: new, stage: stage, options: options, hooks: hooks) }
+        }
+        try install(new)
         result.stages.append(.init(stage: stage, changes: diff(old, new), report: report, status: "applied"))
       } catch var e as StoreError {
         try? reloadSchema()
@@ -166,14 +171,16 @@ extension Store {
     let versions = Set(chain.map(\.version))
     for (i, s) in stages.enumerated() {
       for v in [s.from, s.to] where !versions.contains(v) {
-        throw StoreError(.invalidArgument, "params.stages[\(i)]: version '\(v)' is not in the chain", ["path": .string("params.stages[\(i)]")])
+        throw StoreError(
+          .invalidArgument, "params.stages[\(i)]: version '\(v)' is not in the chain", ["path": .string("params.stages[\(i)]")])
       }
     }
     guard let start else { return [(nil, chain.last!, MigrationStage(kind: .lightweight, from: "none", to: chain.last!.version))] }
     var out: [(Schema?, Schema, MigrationStage)] = []
     for k in start..<(chain.count - 1) {
       let (a, b) = (chain[k], chain[k + 1])
-      let stage = stages.first { $0.from == a.version && $0.to == b.version } ?? MigrationStage(kind: .lightweight, from: a.version, to: b.version)
+      let stage =
+        stages.first { $0.from == a.version && $0.to == b.version } ?? MigrationStage(kind: .lightweight, from: a.version, to: b.version)
       out.append((a, b, stage))
     }
     return out
@@ -202,15 +209,19 @@ extension Store {
   }
 
   /// One stage inside the caller's transaction.
-  func runStage(old: Schema?, new: Schema, stage: MigrationStage, options: MigrationOptions, hooks: MigrationHooks) throws -> MigrationReport {
+  func runStage(old: Schema?, new: Schema, stage: MigrationStage, options: MigrationOptions, hooks: MigrationHooks) throws
+    -> MigrationReport
+  {
     try checkCancelled()
     if stage.kind == .custom && stage.willMigrate { try hooks.willMigrate?(stage) }
     try checkClientTransactions(stage, "willMigrate")
     var applier = try prepareStage(old: old, new: new, stage: stage, options: options)
     try applier.expand()
     if stage.kind == .custom {
-      install(new)
-      for (i, t) in stage.transforms.enumerated() { try applier.run(t, path: "params.stages[\(stage.from)→\(stage.to)].transforms[\(i)]", store: self) }
+      try install(new)
+      for (i, t) in stage.transforms.enumerated() {
+        try applier.run(t, path: "params.stages[\(stage.from)→\(stage.to)].transforms[\(i)]", store: self)
+      }
       if stage.didMigrate { try hooks.didMigrate?(stage) }
       try checkClientTransactions(stage, "didMigrate")
     }
@@ -233,28 +244,37 @@ extension Store {
     throw StoreError(.transaction, "the client left a transaction open when it answered \(hook) of stage \(stage.from) → \(stage.to)")
   }
 
-  /// Renames, then an applier for the rest; a lightweight stage refuses custom changes.
+  /// Renames, codes for the new schema's entities, then an applier for the rest; a
+  /// lightweight stage refuses custom changes.
   private func prepareStage(old: Schema?, new: Schema, stage: MigrationStage, options: MigrationOptions) throws -> StageApplier {
     var applier: StageApplier
+    /// The applier sees `_ms_entities` after the renames, with a code for every new entity.
+    func codes() throws -> EntityCodes {
+      try EntityCodes.assign(new, connection: connection)
+      return try EntityCodes(connection: connection)
+    }
     if let old {
       let d = SchemaDiff(from: old, to: new)
       if !d.mapping.conflicts.isEmpty {
-        throw StoreError(.invalidModel, "the renames of version '\(new.version)' are ambiguous: \(d.mapping.conflicts[0])",
+        throw StoreError(
+          .invalidModel, "the renames of version '\(new.version)' are ambiguous: \(d.mapping.conflicts[0])",
           ["reasons": .array(d.mapping.conflicts.map { .string($0) })])
       }
       if stage.kind == .lightweight && !d.isLightweight {
         let custom = d.changes.filter { !$0.lightweight }
         throw StoreError(
-          .migrationRequired, "version '\(old.version)' → '\(new.version)' needs a custom stage: \(custom.map(\.message).joined(separator: "; "))",
+          .migrationRequired,
+          "version '\(old.version)' → '\(new.version)' needs a custom stage: \(custom.map(\.message).joined(separator: "; "))",
           ["reasons": .array(custom.map(\.json))])
       }
-      var renamer = LayoutRenamer(connection: connection, mapping: d.mapping)
+      var renamer = LayoutRenamer(connection: connection, keys: keys, mapping: d.mapping)
       connection.clearCache()
       try renamer.apply()
-      applier = StageApplier(connection: connection, old: ModelGraph(d.mapping.renamedOld), new: ModelGraph(new))
+      applier = StageApplier(
+        connection: connection, codes: try codes(), keys: keys, old: ModelGraph(d.mapping.renamedOld), new: ModelGraph(new))
       applier.report.steps = renamer.steps
     } else {
-      applier = StageApplier(connection: connection, old: nil, new: ModelGraph(new))
+      applier = StageApplier(connection: connection, codes: try codes(), keys: keys, old: nil, new: ModelGraph(new))
     }
     applier.allowDataLoss = options.allowDataLoss
     for t in stage.transforms {
@@ -285,8 +305,10 @@ extension Store {
       if stage.kind == .custom && stage.willMigrate { applier.report.steps.append(.init("client hook willMigrate (not run in a dry run)")) }
       do { try applier.expand() } catch let e as StoreError where e.kind == .migrationRequired { status = "blocked" }
       if stage.kind == .custom {
-        install(new)
-        for (i, t) in stage.transforms.enumerated() { try applier.run(t, path: "params.stages[\(stage.from)→\(stage.to)].transforms[\(i)]", store: self) }
+        try install(new)
+        for (i, t) in stage.transforms.enumerated() {
+          try applier.run(t, path: "params.stages[\(stage.from)→\(stage.to)].transforms[\(i)]", store: self)
+        }
         if stage.didMigrate { applier.report.steps.append(.init("client hook didMigrate (not run in a dry run)")) }
       }
       do { try applier.contract() } catch let e as StoreError where e.kind == .migrationRequired || e.kind == .constraint {
@@ -305,7 +327,7 @@ extension Store {
     // The next stage starts from this one's result (the caller rolls everything back).
     if status == "planned" {
       try record(new)
-      install(new)
+      try install(new)
     }
     return .init(stage: stage, changes: changes, report: report, status: status)
   }

@@ -15,10 +15,11 @@ final class EntityPlan {
   let toOne: [Relationship]
   let toMany: [Relationship]
   let storage: [String: RelationshipStorage]
-  /// `INSERT INTO t ("_ent", attrs..., toOnes...) VALUES (?, ...)`.
+  /// The entity's code in `_ent`.
+  let code: Int64
+  /// `INSERT INTO t ("_ent", attrs..., toOnes..., "_pk") VALUES (?, ...)`: the key is
+  /// bound last (`KeyAllocator`).
   let insertSQL: String
-  /// `insertSQL` with `"_pk"` first: an import that keeps the exported ids (`replace`).
-  let insertWithKeySQL: String
   /// Entities whose relationships point here without an inverse (cleared on delete).
   let incomingWithoutInverse: [(EntityModel, Relationship)]
   /// True when a write must re-check required to-ones or to-many counts.
@@ -26,8 +27,8 @@ final class EntityPlan {
 
   /// Where each stored attribute or to-one goes in the insert's bound values.
   let insertSlot: [String: Int]
-  /// The insert's bound values before any given value: the entity name, encoded literal
-  /// defaults, NULL elsewhere.
+  /// The insert's bound values before any given value: the entity code, encoded literal
+  /// defaults, NULL elsewhere; the key is appended.
   let insertTemplate: [SQLValue]
   private var cachedInsert: Statement?
 
@@ -39,9 +40,11 @@ final class EntityPlan {
     return s
   }
 
-  init(model: EntityModel, graph: ModelGraph) {
+  init(model: EntityModel, graph: ModelGraph, codes: EntityCodes) {
     self.model = model
     self.graph = graph
+    self.codes = codes
+    code = codes.code(model.name)!
     table = Identifier.quote(StorageLayout.table(model))
     storedAttributes = model.attributes.filter { !$0.transient }
     toOne = model.relationships.filter { !$0.toMany }
@@ -49,13 +52,12 @@ final class EntityPlan {
     var storage: [String: RelationshipStorage] = [:]
     for r in model.relationships { storage[r.name] = StorageLayout.storage(of: r, in: model, graph: graph) }
     self.storage = storage
-    let cols = ["\"_ent\""] + storedAttributes.map { Identifier.quote($0.name) } + toOne.map { Identifier.quote($0.name) }
+    let cols =
+      ["\"_ent\""] + storedAttributes.map { Identifier.quote($0.name) } + toOne.map { Identifier.quote($0.name) } + ["\"_pk\""]
     insertSQL =
       "INSERT INTO \(table) (\(cols.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: cols.count).joined(separator: ", ")))"
-    insertWithKeySQL =
-      "INSERT INTO \(table) (\"_pk\", \(cols.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: cols.count + 1).joined(separator: ", ")))"
     var slots: [String: Int] = [:]
-    var template: [SQLValue] = [.text(model.name)]
+    var template: [SQLValue] = [.integer(code)]
     for a in storedAttributes {
       slots[a.name] = template.count
       if case .literal(let v)? = a.defaultValue, let encoded = try? a.type.encode(v) {
@@ -76,18 +78,20 @@ final class EntityPlan {
     }
   }
 
+  let codes: EntityCodes
+
   /// SQL filter restricting a hierarchy table to this entity (and its sub-entities when
   /// `deep`); empty for a root fetched deep.
   func entityFilter(alias: String, deep: Bool = true) -> String {
     if model.isRoot && deep { return "" }
-    let names = deep ? model.concreteNames : [model.name]
-    if names.count == 1 { return "\(alias).\"_ent\" = '\(names[0])'" }
-    return "\(alias).\"_ent\" IN (\(names.map { "'\($0)'" }.joined(separator: ", ")))"
+    return codes.filter("\(alias).\"_ent\"", deep ? model.concreteNames : [model.name])
   }
 
-  /// The SQL expression giving the wire id of a destination row `alias` of `dest`.
-  static func idExpression(alias: String, dest: EntityModel) -> String {
-    dest.root.hasSubentities ? "\(alias).\"_ent\" || '/' || \(alias).\"_pk\"" : "\(alias).\"_pk\""
+  /// The SQL expression giving the wire id of a destination row `alias` of `dest`: its
+  /// key, or `Entity/key` when the destination's hierarchy has several entities.
+  static func idExpression(alias: String, dest: EntityModel, codes: EntityCodes) -> String {
+    guard dest.root.hasSubentities else { return "\(alias).\"_pk\"" }
+    return "\(codes.nameSQL("\(alias).\"_ent\"", dest.root.hierarchy.map(\.name))) || '/' || \(alias).\"_pk\""
   }
 }
 
@@ -110,8 +114,12 @@ final class ReadPlan {
   private let fromClause: String
   let slotsByEntity: [String: [Slot]]
 
+  /// Decodes `_ent` (column 1) and polymorphic to-one entities.
+  let codes: EntityCodes
+
   /// Builds the select for every entity of `root`'s hierarchy.
-  init(root: EntityModel, graph: ModelGraph, plans: [String: EntityPlan]) {
+  init(root: EntityModel, graph: ModelGraph, plans: [String: EntityPlan], codes: EntityCodes) {
+    self.codes = codes
     var exprs = ["t.\"_pk\"", "t.\"_ent\""]
     var columnIndex: [String: Int] = [:]
     var relIndex: [String: (Int, Int?)] = [:]
@@ -149,7 +157,7 @@ final class ReadPlan {
           if relIndex[key] == nil {
             let order = pos.map { "d.\(Identifier.quote($0)), d.\"_pk\"" } ?? "d.\"_pk\""
             let inner =
-              "SELECT \(EntityPlan.idExpression(alias: "d", dest: dest)) AS x FROM \(Identifier.quote(table)) d WHERE d.\(Identifier.quote(col)) = t.\"_pk\" ORDER BY \(order)"
+              "SELECT \(EntityPlan.idExpression(alias: "d", dest: dest, codes: codes)) AS x FROM \(Identifier.quote(table)) d WHERE d.\(Identifier.quote(col)) = t.\"_pk\" ORDER BY \(order)"
             relIndex[key] = (add(guarded("(SELECT group_concat(x) FROM (\(inner)))", m, polymorphicHierarchy)), nil)
           }
           list.append(.toMany(r, column: relIndex[key]!.0, destination: r.destination))
@@ -159,7 +167,7 @@ final class ReadPlan {
             let inner: String
             if dest.root.hasSubentities {
               inner =
-                "SELECT d.\"_ent\" || '/' || d.\"_pk\" AS x FROM \(Identifier.quote(table)) j JOIN \(Identifier.quote(dest.root.name)) d ON d.\"_pk\" = j.\(Identifier.quote(dst)) WHERE j.\(Identifier.quote(src)) = t.\"_pk\" ORDER BY \(order)"
+                "SELECT \(EntityPlan.idExpression(alias: "d", dest: dest, codes: codes)) AS x FROM \(Identifier.quote(table)) j JOIN \(Identifier.quote(dest.root.name)) d ON d.\"_pk\" = j.\(Identifier.quote(dst)) WHERE j.\(Identifier.quote(src)) = t.\"_pk\" ORDER BY \(order)"
             } else {
               inner =
                 "SELECT j.\(Identifier.quote(dst)) AS x FROM \(Identifier.quote(table)) j WHERE j.\(Identifier.quote(src)) = t.\"_pk\" ORDER BY \(order)"
@@ -180,7 +188,7 @@ final class ReadPlan {
     /// In a shared table, only compute a sub-entity's to-many list for its own rows.
     func guarded(_ expr: String, _ owner: EntityModel, _ polymorphic: Bool) -> String {
       guard polymorphic else { return expr }
-      return "CASE WHEN t.\"_ent\" IN (\(owner.concreteNames.map { "'\($0)'" }.joined(separator: ", "))) THEN \(expr) END"
+      return "CASE WHEN \(codes.filter("t.\"_ent\"", owner.concreteNames)) THEN \(expr) END"
     }
   }
 
@@ -211,7 +219,7 @@ final class ReadPlan {
   /// The wire object for the current row of a statement running `selectSQL`.
   func object(_ row: Row, select: Set<String>? = nil) -> JSONObject {
     let pk = row.int(0)
-    let entity = row.text(1)
+    let entity = codes.name(row, 1)
     var o = JSONObject()
     o.members.reserveCapacity(2 + (slotsByEntity[entity]?.count ?? 0))
     o.append("_id", .string("\(entity)/\(pk)"))
@@ -230,7 +238,7 @@ final class ReadPlan {
         if row.isNull(c) {
           o.append(r.name, .null)
         } else {
-          let name = ec.flatMap { row.isNull($0) ? nil : row.text($0) } ?? dest
+          let name = ec.flatMap { row.isNull($0) ? nil : codes.name(row, $0) } ?? dest
           o.append(r.name, .string("\(name)/\(row.int(c))"))
         }
       case .toMany(let r, let c, let dest):

@@ -63,7 +63,7 @@ extension Store {
             try connection.cached("SELECT \"_ent\", \"_pk\" FROM \(sourcePlan.table) WHERE \(Identifier.quote(col)) = ?").forEachRow([
               .integer(id.pk)
             ]) {
-              let source = ObjectID(entity: $0.text(0), pk: $0.int(1))
+              let source = ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1))
               if !r.optional { ctx.touch(source) }
               if recordsObjectHistory { requestLog.update(source, keys: CollectionOfOne(r.name)) }
             }

@@ -87,7 +87,7 @@ extension Store {
       let existing = try connection.cached(
         "SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t WHERE \(filter.joined(separator: " AND ")) LIMIT 1"
       )
-      .first(args) { ObjectID(entity: $0.text(0), pk: $0.int(1)) }
+      .first(args) { ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1)) }
       let id: ObjectID
       if let existing {
         try updateObject(existing, values, ctx, path: "params.values")
@@ -216,8 +216,8 @@ extension Store {
 
   // MARK: - Insert
 
-  /// `key` gives the new object that primary key instead of the next free one (imports
-  /// that keep ids); the caller has checked that no object holds it.
+  /// `key` gives the new object that primary key instead of a new one (`KeyAllocator`):
+  /// imports that keep ids; the caller has checked that no object holds it.
   func insertObject(
     _ entity: String, _ values: JSONObject, _ ctx: WriteContext, path: @autoclosure () -> String, key: Int64? = nil
   ) throws -> ObjectID {
@@ -228,8 +228,8 @@ extension Store {
         .validation, "entity '\(entity)' is abstract; insert one of its sub-entities (\(model.concreteNames.joined(separator: ", ")))",
         ["entity": .string(entity)])
     }
-    // Slot 0 is `_ent`; attributes then to-ones follow in `insertSQL` order. Given values
-    // are placed by a slot lookup; the rest get their (pre-encoded) defaults.
+    // Slot 0 is `_ent`; attributes then to-ones follow in `insertSQL` order, and the key
+    // last. Given values are placed by a slot lookup; the rest get their (pre-encoded) defaults.
     var bound = plan.insertTemplate
     var given = [Bool](repeating: false, count: bound.count)
     var relationshipValues = false
@@ -254,8 +254,7 @@ extension Store {
     for (i, a) in plan.storedAttributes.enumerated() where !given[i + 1] {
       switch a.defaultValue {
       case .literal?: break  // already in the template
-      case .generate(.uuid)?: bound[i + 1] = .text(UUIDText.random())
-      case .generate(.now)?: bound[i + 1] = .real(currentTimeSeconds())
+      case .generate(let g)?: bound[i + 1] = g.storedValue(for: a.type)
       case nil:
         guard a.optional else {
           throw StoreError(
@@ -277,16 +276,21 @@ extension Store {
         deferredValues.append(r.name, v)
       }
     }
+    let table = StorageLayout.table(model)
+    let pk: Int64
+    if let key {
+      try keys.noteUsed(table, key: key)
+      pk = key
+    } else {
+      pk = try keys.allocate(table)
+    }
+    bound.append(.integer(pk))
     do {
-      if let key {
-        try connection.cached(plan.insertWithKeySQL).execute([.integer(key)] + bound)
-      } else {
-        try plan.insertStatement(connection).execute(bound)
-      }
+      try plan.insertStatement(connection).execute(bound)
     } catch let e as SQLiteError where e.isConstraint {
       throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path()) ?? StoreError(sqlite: e)
     }
-    let id = ObjectID(entity: entity, pk: connection.lastInsertRowID)
+    let id = ObjectID(entity: entity, pk: pk)
     if recordsObjectHistory { requestLog.insert(id) }
     ctx.touch(id)
     ctx.lastInsertBound = relationshipValues ? nil : bound
@@ -329,16 +333,16 @@ extension Store {
       let vals = keys.map { values[$0] ?? .null }
       if vals.contains(.null) { continue }
       // The constraint covers the objects of the entity that declares it (and below).
-      let scope = plans[owner]?.model.concreteNames.map { "'\($0)'" }.joined(separator: ", ") ?? "'\(owner)'"
+      let scope = entityCodes.filter("\"_ent\"", plans[owner]?.model.concreteNames ?? [owner])
       var sql =
-        "SELECT \"_ent\", \"_pk\" FROM \(plan.table) WHERE \"_ent\" IN (\(scope)) AND "
+        "SELECT \"_ent\", \"_pk\" FROM \(plan.table) WHERE \(scope) AND "
         + keys.map { "\(Identifier.quote($0)) = ?" }.joined(separator: " AND ")
       var args = vals
       if let excluding {
         sql += " AND \"_pk\" <> ?"
         args.append(.integer(excluding))
       }
-      if let existing = try connection.prepare(sql + " LIMIT 1").first(args, { ObjectID(entity: $0.text(0), pk: $0.int(1)) }) {
+      if let existing = try connection.prepare(sql + " LIMIT 1").first(args, { ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1)) }) {
         let shown = keys.count == 1 ? "'\(keys[0])'" : "[\(keys.joined(separator: ", "))]"
         return StoreError(
           .constraint, "\(path): unique constraint \(shown) of '\(plan.model.name)' violated: the value is already used by \(existing)",

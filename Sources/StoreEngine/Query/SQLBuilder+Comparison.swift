@@ -109,7 +109,10 @@ extension SQLBuilder {
 
   // MARK: - Against a value
 
-  private mutating func valueComparison(_ l: Operand, _ rhs: JSONValue, _ c: Comparison) throws -> String {
+  private mutating func valueComparison(_ l0: Operand, _ rhs: JSONValue, _ c: Comparison) throws -> String {
+    // The string operators see a uuid as its text; the other comparisons bind its bytes.
+    _ = try foldFlags(l0, c)  // [c]/[d] as the operand's own type allows
+    let l = Self.isTextual(c.op) || (c.op == .in && rhs.stringValue != nil) ? Self.asText(l0) : l0
     let column = l.sql
     let name = l.name
     switch c.op {
@@ -189,7 +192,8 @@ extension SQLBuilder {
 
   /// A long `IN` list bound as one JSON array and read back with `json_each`: one bound
   /// value however many members (a statement binds at most 32,766), and SQLite builds one
-  /// lookup table for it. Nil when a member has no JSON form (a blob, a non-finite real):
+  /// lookup table for it. A uuid's members travel as their text, turned back into bytes by
+  /// `ms_uuid_bytes`. Nil when a member has no JSON form (a data blob, a non-finite real):
   /// then each member gets its own placeholder.
   private mutating func boundMembership(_ column: String, _ items: [JSONValue], _ l: Operand, _ c: Comparison) throws -> String? {
     var members: [JSONValue] = []
@@ -200,6 +204,7 @@ extension SQLBuilder {
       case .integer(let i): members.append(.int(i))
       case .real(let d) where d.isFinite: members.append(.double(d))
       case .text(let t): members.append(.string(t))
+      case .blob(let b) where l.type == .uuid: members.append(.string(UUIDText.text(b)))
       default: return nil
       }
     }
@@ -207,12 +212,15 @@ extension SQLBuilder {
     let (lf, member): (String, String)
     if flags != 0 {
       (lf, member) = ("ms_fold(\(column), \(flags))", "ms_fold(value, \(flags))")
+    } else if l.type == .uuid {
+      (lf, member) = (column, UUIDSQL.bytes("value"))
     } else if l.type == .decimal && orderingDecimal {
       (lf, member) = ("CAST(\(column) AS REAL)", "CAST(value AS REAL)")
     } else {
       (lf, member) = (column, "value")
     }
-    let membership = members.isEmpty ? "0" : "\(lf) IN (SELECT \(member) FROM json_each(\(bind(.text(JSONWriter.encodeString(.array(members)))))))"
+    let membership =
+      members.isEmpty ? "0" : "\(lf) IN (SELECT \(member) FROM json_each(\(bind(.text(JSONWriter.encodeString(.array(members)))))))"
     return includesNil ? "(\(membership) OR \(column) IS NULL)" : membership
   }
 
@@ -260,7 +268,7 @@ extension SQLBuilder {
   /// whatever the string operators accept (uuids and decimals compare as text there).
   private func foldFlags(_ l: Operand, _ c: Comparison) throws -> Int {
     guard c.caseInsensitive || c.diacriticInsensitive else { return 0 }
-    let textual = [.beginsWith, .endsWith, .contains, .like, .matches].contains(c.op) && (l.type == .uuid || l.type == .decimal)
+    let textual = Self.isTextual(c.op) && (l.type == .uuid || l.type == .decimal)
     guard l.type == .string || l.type == .url || textual else {
       throw PredicateError(
         "[c]/[d] options apply to strings, but '\(l.name)' is \(l.type?.rawValue ?? "a relationship")", offset: c.offset)
@@ -270,6 +278,15 @@ extension SQLBuilder {
 
   /// What the string operators accept: strings, urls, and uuids and decimals as their text.
   private static func isText(_ l: Operand) -> Bool { l.type == .string || l.type == .url || l.type == .uuid || l.type == .decimal }
+
+  /// The string operators (`IN` a string is one too, decided by its right side).
+  private static func isTextual(_ op: Comparison.Operator) -> Bool { [.beginsWith, .endsWith, .contains, .like, .matches].contains(op) }
+
+  /// A uuid operand as its canonical text (a string to the operators); others unchanged.
+  private static func asText(_ o: Operand) -> Operand {
+    guard o.type == .uuid else { return o }
+    return Operand(sql: UUIDSQL.text(o.sql), kind: .attribute(.string), name: o.name)
+  }
 
   private func requireText(_ l: Operand, _ c: Comparison) throws {
     guard Self.isText(l) else {
@@ -326,10 +343,14 @@ extension SQLBuilder {
 
   // MARK: - Against another key path
 
-  private mutating func columnComparison(_ l: Operand, _ r: Operand, _ c: Comparison) throws -> String {
-    try requireComparable(l, r, c)
-    let flags = try foldFlags(l, c)
-    _ = try foldFlags(r, c)
+  private mutating func columnComparison(_ l0: Operand, _ r0: Operand, _ c: Comparison) throws -> String {
+    try requireComparable(l0, r0, c)
+    // Two uuids compare their bytes (in text order); a uuid against a string, or under a
+    // string operator, compares its text.
+    let bytes = l0.type == .uuid && r0.type == .uuid && !Self.isTextual(c.op) && c.op != .in
+    let (l, r) = bytes ? (l0, r0) : (Self.asText(l0), Self.asText(r0))
+    let flags = try foldFlags(l0, c)
+    _ = try foldFlags(r0, c)
     func side(_ o: Operand, ordering: Bool) -> String {
       if flags != 0 { return "ms_fold(\(o.sql), \(flags))" }
       return o.type == .decimal && ordering ? "CAST(\(o.sql) AS REAL)" : o.sql

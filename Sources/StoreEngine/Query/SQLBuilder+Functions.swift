@@ -43,7 +43,8 @@ extension SQLBuilder {
     case ("NSNumber", .scalar(let o)) where o.type != nil && o.type != .json && o.type != .data:
       return .scalar(Operand(sql: "CAST(\(o.sql) AS REAL)", kind: .attribute(.double), name: o.name))
     case ("NSString", .scalar(let o)) where o.type != nil && o.type != .json && o.type != .data:
-      return .scalar(Operand(sql: "CAST(\(o.sql) AS TEXT)", kind: .attribute(.string), name: o.name))
+      let text = o.type == .uuid ? UUIDSQL.text(o.sql) : "CAST(\(o.sql) AS TEXT)"
+      return .scalar(Operand(sql: text, kind: .attribute(.string), name: o.name))
     case ("NSDate", .scalar(let o)) where o.type.map(Self.isNumeric) ?? false:
       return .scalar(Operand(sql: "(\(o.sql) + \(Self.referenceDateOffset))", kind: .attribute(.date), name: o.name))
     default:

@@ -154,7 +154,8 @@ extension SQLBuilder {
     case .toOne(let r, let sql):
       let dest = store.plans[r.destination]!
       guard dest.model.root.hasSubentities else { return (sql, .relationship(destination: r.destination, polymorphic: false)) }
-      let id = "((SELECT d.\"_ent\" FROM \(dest.table) d WHERE d.\"_pk\" = \(sql)) || '/' || \(sql))"
+      let id =
+        "(SELECT \(EntityPlan.idExpression(alias: "d", dest: dest.model, codes: store.entityCodes)) FROM \(dest.table) d WHERE d.\"_pk\" = \(sql))"
       return (id, .relationship(destination: r.destination, polymorphic: true))
     case .selfKey:
       throw invalid("\(path): '\(keyPath)' does not name a value", path)

@@ -67,6 +67,17 @@ final class CoreDataStoreTests: XCTestCase {
     XCTAssertEqual(try store.idsWhere("Item", "priority >= 1", sort: [SortKey(keyPath: "title")]), ["Task/4", "Task/3", "Task/2"])
     XCTAssertEqual(try store.idsWhere("Item", "category.name == 'Home'", sort: [SortKey(keyPath: "title")]), ["Task/3", "Note/1"])
     XCTAssertEqual(try store.idsWhere("Task", "ANY tags.label == 'later'", sort: [SortKey(keyPath: "title")]), ["Task/3", "Task/2"])
+    // The views show `_ent` as Core Data's Z_ENT (the in-place store's entity codes) and a
+    // UUID as its 16 bytes, as ModelStore's own tables do.
+    var rows: [String] = []
+    try store.connection.prepare(
+      "SELECT \"_pk\" || ' ' || \"_ent\" || ' ' || ifnull(typeof(\"taskID\"), '') FROM \"Item\" ORDER BY \"_pk\""
+    )
+    .forEachRow { rows.append($0.text(0)) }
+    XCTAssertEqual(rows.prefix(2), ["1 3 null", "2 4 blob"])
+    XCTAssertEqual(store.entityCodes.name(4), "Task")
+    XCTAssertEqual(try store.idsWhere("Task", "taskID == %@", ["12345678-9abc-def0-0123-456789abcdef"]), ["Task/2"])
+    XCTAssertEqual(try store.idsWhere("Task", "taskID BEGINSWITH '12345678-'"), ["Task/2"])
     XCTAssertEqual(try store.count(FetchRequest(entity: "Task")), 3)
     XCTAssertEqual(try store.count(FetchRequest(entity: "Item")), 4)
     var agg = AggregateRequest(entity: "Task")
@@ -123,8 +134,15 @@ final class CoreDataStoreTests: XCTestCase {
       XCTAssertEqual(try target.fetch(r), try source.fetch(r), name)
     }
     XCTAssertEqual(try target.check()["ok"], true)
+    // The copy holds the target's own codes and the UUIDs' bytes.
+    let copied = try target.connection.prepare("SELECT \"_ent\", typeof(\"taskID\") FROM \"Item\" WHERE \"_pk\" = 2").first([]) {
+      [target.entityCodes.name($0, 0), $0.text(1)]
+    }
+    XCTAssertEqual(copied, ["Task", "blob"])
+    XCTAssertEqual(try target.idsWhere("Task", "taskID == %@", ["12345678-9ABC-DEF0-0123-456789ABCDEF"]), ["Task/2"])
     // New objects continue after Core Data's keys.
     XCTAssertEqual(try target.add("Category", ["name": "Errands"]), "Category/3")
+    XCTAssertEqual(try target.add("Task", ["title": "new", "done": 0, "priority": 0]), "Task/5")
   }
 
   func testImportIsAllOrNothingAndNamesTheBadRow() throws {

@@ -13,7 +13,9 @@ final class MigrationChainTests: XCTestCase {
     let store = try makeStore(Seeds.taskV1)
     let a = try store.add("Task", ["title": "urgent: call", "done": true])
     let b = try store.add("Task", ["title": "later", "done": false])
-    let stage = custom("1.0.0", "2.0.0", transforms: [["compute": ["entity": "Task", "attribute": "priority", "where": "title BEGINSWITH 'urgent'", "value": 5]]])
+    let stage = custom(
+      "1.0.0", "2.0.0",
+      transforms: [["compute": ["entity": "Task", "attribute": "priority", "where": "title BEGINSWITH 'urgent'", "value": 5]]])
     let r = try store.migrate([Seeds.taskV1, Seeds.appV2], stages: .array([stage]))
     XCTAssertEqual(r.stages[0].stage.kind, .custom)
     XCTAssertEqual(try store.get(id: a)["isCompleted"], true)
@@ -31,7 +33,8 @@ final class MigrationChainTests: XCTestCase {
     hooks.didMigrate = { _ in
       for id in try store.idsWhere("Task", "title BEGINSWITH 'urgent'") { _ = try store.update(id: id, values: ["priority": 9]) }
     }
-    try store.migrate([Seeds.taskV1, Seeds.appV2], stages: .array([custom("1.0.0", "2.0.0", willMigrate: true, didMigrate: true)]), hooks: hooks)
+    try store.migrate(
+      [Seeds.taskV1, Seeds.appV2], stages: .array([custom("1.0.0", "2.0.0", willMigrate: true, didMigrate: true)]), hooks: hooks)
     XCTAssertTrue(sawOldSchema)
     XCTAssertEqual(try store.get(id: a)["priority"], 9)
     XCTAssertEqual(try store.get(id: a)["isCompleted"], true)
@@ -59,7 +62,9 @@ final class MigrationChainTests: XCTestCase {
     let t = try store.add("Task", ["title": "a", "done": true])
     let stages: JSONValue = .array([
       lightweight("1.0.0", "2.0.0"),
-      custom("2.0.0", "3.0.0", transforms: [["compute": ["entity": "Task", "attribute": "status", "where": "isCompleted == YES", "value": "done"]]]),
+      custom(
+        "2.0.0", "3.0.0",
+        transforms: [["compute": ["entity": "Task", "attribute": "status", "where": "isCompleted == YES", "value": "done"]]]),
     ])
     let r = try store.migrate([Seeds.taskV1, Seeds.appV2, Self.v3], stages: stages)
     XCTAssertEqual(r.stages.map { "\($0.stage.from)→\($0.stage.to)" }, ["1.0.0→2.0.0", "2.0.0→3.0.0"])
@@ -73,9 +78,15 @@ final class MigrationChainTests: XCTestCase {
     let store = try makeStore(Seeds.taskV1)
     let t = try store.add("Task", ["title": "a"])
     let v3 = schema(
-      entity("Task", [attr("title", "string"), attr("isCompleted", "bool", default: false), attr("priority", "int", default: 0), attr("owner", "string")],
+      entity(
+        "Task",
+        [
+          attr("title", "string"), attr("isCompleted", "bool", default: false), attr("priority", "int", default: 0),
+          attr("owner", "string"),
+        ],
         relationships: [rel("category", "Category", inverse: "tasks")]),
-      entity("Category", [attr("name", "string", unique: true)], relationships: [rel("tasks", "Task", inverse: "category", toMany: true)]), version: "3.0.0")
+      entity("Category", [attr("name", "string", unique: true)], relationships: [rel("tasks", "Task", inverse: "category", toMany: true)]),
+      version: "3.0.0")
     let e = expectStoreError(.migrationRequired) { try store.migrate([Seeds.taskV1, Seeds.appV2, v3]) }
     XCTAssertEqual(e?.details["storeVersion"], "2.0.0")
     XCTAssertEqual(store.schema?.version, "2.0.0")
@@ -111,29 +122,44 @@ final class MigrationChainTests: XCTestCase {
   }
 
   func testTransformsCopySplitAndMerge() throws {
-    let v1 = schema(entity("Person", [attr("name", "string"), attr("street", "string", optional: true), attr("age", "string", optional: true)]))
+    let v1 = schema(
+      entity("Person", [attr("name", "string"), attr("street", "string", optional: true), attr("age", "string", optional: true)]))
     let store = try makeStore(v1)
     let p = try store.add("Person", ["name": "Ann", "street": "Main St", "age": "41"])
     // Split the address out, copy age into an int.
     let v2 = schema(
-      entity("Person", [attr("name", "string"), attr("years", "int", optional: true)], relationships: [rel("address", "Address", inverse: "person")]),
-      entity("Address", [attr("line", "string", optional: true)], relationships: [rel("person", "Person", inverse: "address")]), version: "2")
+      entity(
+        "Person", [attr("name", "string"), attr("years", "int", optional: true)],
+        relationships: [rel("address", "Address", inverse: "person")]),
+      entity("Address", [attr("line", "string", optional: true)], relationships: [rel("person", "Person", inverse: "address")]),
+      version: "2")
     try store.migrate(
       [v1, v2],
       stages: .array([
-        custom("1", "2", transforms: [
-          ["split": ["entity": "Person", "relationship": "address", "to": "Address", "keys": ["street": "line"]]],
-          ["rename": ["entity": "Person", "from": "age", "to": "years"]],
-        ])
+        custom(
+          "1", "2",
+          transforms: [
+            ["split": ["entity": "Person", "relationship": "address", "to": "Address", "keys": ["street": "line"]]],
+            ["rename": ["entity": "Person", "from": "age", "to": "years"]],
+          ])
       ]))
     let address = try XCTUnwrap(try store.value(p, "address")?.stringValue)
     XCTAssertEqual(try store.value(address, "line"), "Main St")
     XCTAssertEqual(try store.value(address, "person"), .string(p))
     XCTAssertEqual(try store.value(p, "years"), 41)
+    XCTAssertEqual(address, "Address/1", "the split's objects take keys like any insert")
+    XCTAssertEqual(try store.connection.scalar("SELECT \"max\" FROM \"_ms_keys\" WHERE \"name\" = 'Address'"), .integer(1))
+    XCTAssertEqual(try store.add("Address", ["line": "Side St"]), "Address/2")
     // Merge it back.
-    let v3 = schema(entity("Person", [attr("name", "string"), attr("years", "int", optional: true), attr("street", "string", optional: true)]), version: "3")
+    let v3 = schema(
+      entity("Person", [attr("name", "string"), attr("years", "int", optional: true), attr("street", "string", optional: true)]),
+      version: "3")
     try store.migrate(
-      [v2, v3], stages: .array([custom("2", "3", transforms: [["merge": ["entity": "Person", "relationship": "address", "keys": ["line": "street"], "removes": true]]])]))
+      [v2, v3],
+      stages: .array([
+        custom(
+          "2", "3", transforms: [["merge": ["entity": "Person", "relationship": "address", "keys": ["line": "street"], "removes": true]]])
+      ]))
     XCTAssertEqual(try store.value(p, "street"), "Main St")
     XCTAssertFalse(try store.tableNames().contains("Address"))
   }
@@ -141,10 +167,13 @@ final class MigrationChainTests: XCTestCase {
   func testBadStagesAreNamedByPath() throws {
     let store = try makeStore(Seeds.taskV1)
     let e = expectStoreError(.invalidArgument) {
-      try store.migrate([Seeds.taskV1, Seeds.appV2], stages: .array([custom("1.0.0", "2.0.0", transforms: [["copy": ["entity": "Task"]]])]))
+      try store.migrate(
+        [Seeds.taskV1, Seeds.appV2], stages: .array([custom("1.0.0", "2.0.0", transforms: [["copy": ["entity": "Task"]]])]))
     }
     XCTAssertEqual(e?.details["path"], "stages[0].custom.transforms[0].copy.from")
-    let f = expectStoreError(.invalidArgument) { try store.migrate([Seeds.taskV1, Seeds.appV2], stages: .array([lightweight("1.0.0", "9")])) }
+    let f = expectStoreError(.invalidArgument) {
+      try store.migrate([Seeds.taskV1, Seeds.appV2], stages: .array([lightweight("1.0.0", "9")]))
+    }
     XCTAssertTrue(f?.message.contains("'9' is not in the chain") ?? false)
   }
 
@@ -153,7 +182,8 @@ final class MigrationChainTests: XCTestCase {
     XCTAssertEqual(d.changes.map(\.kind), [.renameAttribute, .addAttribute])
     XCTAssertTrue(d.isLightweight)
     let narrowing = SchemaDiff(
-      from: ModelGraphFixture.schema(schema(entity("A", [attr("x", "int")]))), to: ModelGraphFixture.schema(schema(entity("A", [attr("x", "int16")]))))
+      from: ModelGraphFixture.schema(schema(entity("A", [attr("x", "int")]))),
+      to: ModelGraphFixture.schema(schema(entity("A", [attr("x", "int16")]))))
     XCTAssertEqual(narrowing.changes.first?.condition, .valuesConvert(entity: "A", attribute: "x", from: .int, to: .int16))
   }
 }

@@ -10,7 +10,8 @@ enum CoreDataValueKind: Equatable {
   /// REAL seconds since 2001-01-01 -> REAL seconds since 1970-01-01 (NULL for text or a
   /// blob, which the import refuses).
   case date
-  /// A 16-byte BLOB -> canonical uppercase UUID text.
+  /// A 16-byte BLOB, as ModelStore stores a uuid too (NULL for anything else, which the
+  /// import refuses).
   case uuid
   /// A REAL, INTEGER or TEXT number -> canonical decimal text (`ms_cd_decimal`).
   case decimal
@@ -29,10 +30,7 @@ enum CoreDataValues {
     case .plain: return column
     // Only numbers are dates: SQL's + would read text or a blob as 0 (2001-01-01).
     case .date: return "CASE WHEN typeof(\(column)) IN ('real', 'integer') THEN \(column) + \(referenceDateOffset) END"
-    case .uuid:
-      let h = "hex(\(column))"
-      return
-        "CASE WHEN typeof(\(column)) = 'blob' AND length(\(column)) = 16 THEN substr(\(h), 1, 8) || '-' || substr(\(h), 9, 4) || '-' || substr(\(h), 13, 4) || '-' || substr(\(h), 17, 4) || '-' || substr(\(h), 21, 12) END"
+    case .uuid: return "CASE WHEN typeof(\(column)) = 'blob' AND length(\(column)) = 16 THEN \(column) END"
     case .decimal: return "ms_cd_decimal(\(column))"
     case .externalData: return "ms_cd_external(\(column))"
     }

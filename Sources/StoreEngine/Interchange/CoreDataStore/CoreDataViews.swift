@@ -2,10 +2,12 @@ import SQLiteCore
 import SchemaModel
 
 /// TEMP views over an attached Core Data store with exactly the names and columns of
-/// ModelStore's storage layout (`StorageLayout`): one per hierarchy (`_pk`, `_ent` as the
-/// entity name, `_opt`, then every attribute and to-one key, values converted by
+/// ModelStore's storage layout (`StorageLayout`): one per hierarchy (`_pk`, `_ent` as an
+/// entity code, `_opt`, then every attribute and to-one key, values converted by
 /// `CoreDataValues`) and one per join table (`src`, `dst`, `spos`, `dpos`). The query
-/// engine runs unchanged against them; the import copies from them.
+/// engine runs unchanged against them; the import copies from them. The codes are those
+/// of the store reading the views: Core Data's own `Z_ENT` numbers for a store opened in
+/// place, the target store's codes for an import.
 enum CoreDataViews {
   struct View {
     /// The storage-layout table the view stands for.
@@ -17,18 +19,21 @@ enum CoreDataViews {
     var sql: String
   }
 
-  /// The views for `graph` (the schema built from `mapping`); each is named `prefix + table`.
-  static func views(_ mapping: CoreDataMapping, graph: ModelGraph, prefix: String) -> [View] {
+  /// The views for `graph` (the schema built from `mapping`); each is named `prefix + table`;
+  /// `_ent` holds `codes`' code of each entity.
+  static func views(_ mapping: CoreDataMapping, graph: ModelGraph, prefix: String, codes: EntityCodes) -> [View] {
     let source = mapping.layout.schema
     var out: [View] = []
     for root in graph.ordered where root.isRoot {
       guard let table = mapping.entities.first(where: { $0.entity.name == root.name })?.table else { continue }
       let names = Set(root.hierarchy.map(\.name))
       // Core Data reads every row of a one-entity table as that entity, whatever its Z_ENT.
-      var ent = "'\(root.name)'"
+      var ent = codes.code(root.name).map(String.init) ?? "NULL"
       if root.hasSubentities {
         ent = "CASE t.\"Z_ENT\""
-        for e in mapping.entities where names.contains(e.entity.name) { ent += " WHEN \(e.entity.number) THEN '\(e.entity.name)'" }
+        for e in mapping.entities where names.contains(e.entity.name) {
+          if let code = codes.code(e.entity.name) { ent += " WHEN \(e.entity.number) THEN \(code)" }
+        }
         ent += " END"
       }
       var select = ["t.\"Z_PK\" AS \"_pk\"", "\(ent) AS \"_ent\"", "coalesce(t.\"Z_OPT\", 1) AS \"_opt\""]

@@ -51,7 +51,8 @@ extension Store {
     let sourceCounts = try translatingErrors { try checkSource(source, &summary) }
     let total = sourceCounts.values.reduce(0, +)
     let target = ModelGraph(source.schema)
-    let views = CoreDataViews.views(source.mapping, graph: target, prefix: "_ms_coredata_")
+    // Built once the schema is defined: `_ent` gets this store's codes.
+    var views: [CoreDataViews.View] = []
     do {
       summary = try write {
         var s = summary
@@ -70,13 +71,16 @@ extension Store {
         }
         var done = 0
         progress?("rows", 0, total)
+        views = CoreDataViews.views(source.mapping, graph: target, prefix: "_ms_coredata_", codes: entityCodes)
         for view in views {
           try connection.execute(view.sql)
           let copied = try copy(view, path: path, isHierarchy: target[view.table] != nil) { n in
             done += n
             progress?("rows", done, total)
           }
-          if target[view.table] == nil {
+          if target[view.table] != nil {
+            try keys.noteCopied(view.table)  // Core Data's keys are kept: new ones go above them
+          } else {
             s.links.append((view.table.hasPrefix("_J_") ? String(view.table.dropFirst(3)) : view.table, copied))
           }
         }
@@ -242,7 +246,7 @@ extension Store {
     var actual: [String: Int] = [:]
     for root in target.ordered where root.isRoot {
       try connection.prepare("SELECT \"_ent\", count(*) FROM main.\(Identifier.quote(root.name)) GROUP BY \"_ent\"").forEachRow {
-        if !$0.isNull(0) { actual[$0.text(0)] = Int($0.int(1)) }
+        if !$0.isNull(0) { actual[entityCodes.name($0, 0)] = Int($0.int(1)) }
       }
     }
     for (e, _, table) in source.mapping.entities {

@@ -16,9 +16,13 @@ extension Store {
       store.outsideHistory.coreData = follower
       store.closeActions.append { follower.file.cleanUp() }
       let graph = ModelGraph(source.schema)
-      for view in CoreDataViews.views(source.mapping, graph: graph, prefix: "") { try store.connection.execute(view.sql) }
+      // The in-memory store's entity codes are Core Data's Z_ENT numbers, which the views show in `_ent`.
+      try EntityCodes.record(source.mapping.entities.map { ($0.entity.number, $0.entity.name) }, connection: store.connection)
+      try EntityCodes.assign(source.schema, connection: store.connection)
+      let codes = try EntityCodes(connection: store.connection)
+      for view in CoreDataViews.views(source.mapping, graph: graph, prefix: "", codes: codes) { try store.connection.execute(view.sql) }
       try store.setMeta("schema", JSONWriter.encodeString(source.schema.json))
-      store.install(source.schema)
+      try store.install(source.schema)
       store.coreData = source.metadataJSON
       store.isReadOnly = true
       return store

@@ -1,0 +1,90 @@
+import SQLiteCore
+import SchemaModel
+
+/// The entity of a row is stored in `_ent` as a small integer code, Core Data's `Z_ENT`:
+/// `_ms_entities` maps codes to names, one row per entity any schema of the store ever
+/// installed (codes from 1, never reused; renaming an entity renames its row, so no object
+/// row is rewritten). This type owns that table and the map read from it: SQL filters on
+/// entities and code→name decoding go through it, nowhere else.
+final class EntityCodes {
+  static let table = "_ms_entities"
+  static let createSQL =
+    "CREATE TABLE \"_ms_entities\" (\"code\" INTEGER PRIMARY KEY, \"name\" TEXT NOT NULL UNIQUE)"
+
+  private var codes: [String: Int64] = [:]
+  private var names: [Int64: String] = [:]
+
+  init() {}
+
+  /// The map as `connection` sees `_ms_entities` now.
+  init(connection: Connection) throws {
+    try connection.prepare("SELECT \"code\", \"name\" FROM \"_ms_entities\"").forEachRow {
+      codes[$0.text(1)] = $0.int(0)
+      names[$0.int(0)] = $0.text(1)
+    }
+  }
+
+  /// The code of entity `name`; nil for a name no schema of the store installed.
+  func code(_ name: String) -> Int64? { codes[name] }
+
+  /// The entity name of a stored code. A code no row names (a file another program wrote)
+  /// becomes `?code`, which no entity can be called, so it never matches a plan.
+  func name(_ code: Int64) -> String { names[code] ?? "?\(code)" }
+
+  /// The entity of column `i` of `row` (an `_ent` value).
+  func name(_ row: Row, _ i: Int) -> String { name(row.int(i)) }
+
+  /// `"1, 4"`: the codes of `entities`, for `IN (...)`; `NULL` for none (matches nothing).
+  func list(_ entities: [String]) -> String {
+    let known = entities.compactMap { codes[$0] }
+    return known.isEmpty ? "NULL" : known.map(String.init).joined(separator: ", ")
+  }
+
+  /// `column = 3` or `column IN (3, 4)`: the rows of exactly these entities. Codes are
+  /// integers written into the SQL, so partial indexes on the same condition apply.
+  func filter(_ column: String, _ entities: [String]) -> String {
+    if entities.count == 1, let c = codes[entities[0]] { return "\(column) = \(c)" }
+    return "\(column) IN (\(list(entities)))"
+  }
+
+  /// An SQL expression giving the name of the entity whose code `column` holds, for the
+  /// given entities (NULL for any other code): for ids built inside a statement.
+  func nameSQL(_ column: String, _ entities: [String]) -> String {
+    var sql = "CASE \(column)"
+    for e in entities { if let c = codes[e] { sql += " WHEN \(c) THEN '\(e.replacingQuotes)'" } }
+    return sql + " END"
+  }
+
+  // MARK: - Changing `_ms_entities`
+
+  /// Gives every entity of `schema` that has no code yet the next free one (inside the
+  /// caller's transaction).
+  static func assign(_ schema: Schema, connection: Connection) throws {
+    for e in schema.entities {
+      try connection.run(
+        "INSERT INTO \"_ms_entities\" (\"name\") SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM \"_ms_entities\" WHERE \"name\" = ?1)",
+        [.text(e.name)])
+    }
+  }
+
+  /// Records given codes (a Core Data store's `Z_ENT` numbers, for its in-place views).
+  static func record(_ pairs: [(code: Int64, name: String)], connection: Connection) throws {
+    for (code, name) in pairs {
+      try connection.run("INSERT OR IGNORE INTO \"_ms_entities\" (\"code\", \"name\") VALUES (?, ?)", [.integer(code), .text(name)])
+    }
+  }
+
+  /// Renames entities (`originalName`), keeping their codes: one UPDATE per entity, no
+  /// object row touched. Names are swapped through temporary ones, and a retired entity's
+  /// row (an entity no schema has any more) that holds a new name gets `Name~code`, a name
+  /// no entity can have, so its code stays taken.
+  static func rename(_ moves: [(from: String, to: String)], connection: Connection) throws {
+    let update = "UPDATE \"_ms_entities\" SET \"name\" = ? WHERE \"name\" = ?"
+    for (from, _) in moves { try connection.run(update, [.text("\u{1}" + from), .text(from)]) }
+    for (_, to) in moves {
+      try connection.run(
+        "UPDATE \"_ms_entities\" SET \"name\" = \"name\" || '~' || \"code\" WHERE \"name\" = ?", [.text(to)])
+    }
+    for (from, to) in moves { try connection.run(update, [.text(to), .text("\u{1}" + from)]) }
+  }
+}
