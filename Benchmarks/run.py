@@ -67,6 +67,7 @@ import latency
 import live
 import reads
 import seeds
+import tomany
 import writes
 from benchlib import ROOT, TIME, Context, Outcome
 
@@ -77,7 +78,7 @@ CASES = [
     ("e", reads.indexed_fetch), ("f", reads.full_fetch), ("g", files.export), ("h", files.export_memory),
     ("i", files.import_), ("k", writes.no_history), ("l", live.latency_case), ("n", live.idle_case),
     ("j", files.migrate), ("m", counters.case),
-    ("seeds", seeds.case), ("save_memory", "save_memory"), ("tomany", "tomany"),
+    ("seeds", seeds.case), ("save_memory", "save_memory"), ("tomany", tomany.case),
     ("schema_change", "schema_change"), ("roundtrip", "roundtrip"),
 ]
 NAMES = [name for name, _ in CASES]
