@@ -80,6 +80,16 @@ def run_timed(argv, stdin_path: Path, stdout_path: Path | None = None):
     return m["seconds"], m["peak_rss_kib"]
 
 
+def process_cpu_seconds(pid: int) -> float:
+    """CPU time of all a running process's threads: /proc/PID/task/*/schedstat (nanoseconds
+    on the CPU, exact), else utime + stime of /proc/PID/stat (clock ticks, sampled)."""
+    try:
+        return sum(int((t / "schedstat").read_text().split()[0]) for t in Path(f"/proc/{pid}/task").iterdir()) / 1e9
+    except (OSError, ValueError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # fields 14 and 15
+
+
 def check_replies(path: Path, expected: int, each: Callable[[bytes], None] | None = None):
     """`expected` replies in the file, none of them an error; `each` sees every line."""
     n = 0
@@ -145,16 +155,19 @@ def mib(kib: float) -> str:
     return f"{kib / 1024:.1f} MiB"
 
 
-def sample(fn: Callable[[], object], warmup: int, min_samples: int, min_seconds: float, max_samples: int) -> list[float]:
-    """Seconds of each call of fn after `warmup` untimed calls: at least min_samples calls
-    and min_seconds of them, at most max_samples."""
+def sample(fn: Callable[[], object], warmup: int, min_samples: int, min_seconds: float, max_samples: int,
+           cpu: Callable[[], float] = time.process_time) -> dict:
+    """Calls fn `warmup` times untimed, then times each call: at least min_samples calls
+    and min_seconds of them, at most max_samples. Returns the `samples` (seconds each) and
+    the `cpu_seconds` that `cpu` (this process's, by default) counted over the timed calls."""
     for _ in range(warmup):
         fn()
     out: list[float] = []
     spent = 0.0
+    cpu_before = cpu()
     while len(out) < max_samples and (len(out) < min_samples or spent < min_seconds):
         start = time.perf_counter()
         fn()
         out.append(time.perf_counter() - start)
         spent += out[-1]
-    return out
+    return {"samples": out, "cpu_seconds": cpu() - cpu_before}

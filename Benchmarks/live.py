@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -23,7 +22,7 @@ import threading
 import time
 from pathlib import Path
 
-from benchlib import Context, Outcome, Row
+from benchlib import Context, Outcome, Row, process_cpu_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = {"version": "1", "entities": [{"name": "Task", "attributes": [{"name": "title", "type": "string"}]}]}
@@ -72,13 +71,7 @@ class Server:
             return self.changes[count - 1]
 
     def cpu_seconds(self) -> float:
-        """CPU time of all the process's threads: /proc/PID/task/*/schedstat (nanoseconds on
-        the CPU, exact), else utime + stime of /proc/PID/stat (clock ticks, sampled)."""
-        try:
-            return sum(int((t / "schedstat").read_text().split()[0]) for t in Path(f"/proc/{self.p.pid}/task").iterdir()) / 1e9
-        except (OSError, ValueError):
-            fields = Path(f"/proc/{self.p.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # fields 14 and 15
+        return process_cpu_seconds(self.p.pid)
 
     def close(self):
         self.p.stdin.close()

@@ -10,7 +10,8 @@ synchronous=NORMAL.
   python tomany_orm.py build DB DATA.json   creates DB and loads the rows DATA.json lists
   python tomany_orm.py fetch DB WARMUP MIN_SAMPLES MIN_SECONDS MAX_SAMPLES
       fetches the categories with an incomplete task, each time in a new Session (as each
-      query.fetch reads the store anew); prints {"samples": [seconds...], "names": [...]}
+      query.fetch reads the store anew); prints {"samples": [seconds...], "cpu_seconds":
+      the process's CPU time over them, "names": [...], "sqlalchemy": version}
 """
 from __future__ import annotations
 
@@ -111,10 +112,10 @@ def fetch(path: str, warmup: int, min_samples: int, min_seconds: float, max_samp
         with Session(engine) as s:
             last[:] = s.scalars(select(Category).where(Category.tasks.any(Task.isCompleted == False))).all()  # noqa: E712
 
-    samples = sample(once, warmup, min_samples, min_seconds, max_samples)
+    r = sample(once, warmup, min_samples, min_seconds, max_samples)
     import sqlalchemy
 
-    print(json.dumps({"samples": samples, "names": sorted(c.name for c in last), "sqlalchemy": sqlalchemy.__version__}))
+    print(json.dumps({**r, "names": sorted(c.name for c in last), "sqlalchemy": sqlalchemy.__version__}))
 
 
 if __name__ == "__main__":
