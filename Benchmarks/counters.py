@@ -10,7 +10,7 @@ and each increment raises both by one, so every state has value == version - 1).
 
 Usage: python3 Benchmarks/counters.py [--binary PATH] [--processes 4] [--seconds 600]
 (MODELSTORE_BENCH_COUNTER_SECONDS sets the default duration). Exits 1 when an increment
-was lost or a check failed. `make bench` runs it as case (m) through run.py.
+was lost or a check failed. `make bench` runs it as case (m) through run.py (`case`).
 """
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchlib import Context, Outcome, Row
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "Clients" / "python" / "src"))
@@ -103,6 +105,16 @@ def report(r: dict) -> str:
     return (f"{r['processes']} processes, {r['seconds']:.0f} s: {r['increments']:,} increments "
             f"({r['increments_per_second']:.0f}/s), lost {r['lost']}, duplicate versions {r['duplicate_versions']}, "
             f"conflicts retried {r['conflicts']:,}, busy retried {r['busy']:,}, inconsistent reads {len(r['problems'])}")
+
+
+def case(ctx: Context) -> Outcome:
+    """(m): 4 processes for MODELSTORE_BENCH_COUNTER_SECONDS (600 s; 30 s with --quick)."""
+    r = run(ctx.binary, ctx.work, 4, float(os.environ.get("MODELSTORE_BENCH_COUNTER_SECONDS", "30" if ctx.quick else "600")))
+    row = Row(f"(m) 4 processes incrementing one counter with ifVersion, {r['seconds']:.0f} s",
+              f"{r['increments']:,} increments, {r['increments_per_second']:.0f}/s, {r['conflicts']:,} conflicts retried",
+              "", "", f"lost {r['lost']} (must be 0)")
+    failure = None if ok(r) else report(r) + "".join("\n  " + p for p in r["problems"])
+    return Outcome(r, [row], failure)
 
 
 def main() -> None:

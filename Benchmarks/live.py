@@ -8,13 +8,12 @@
       a percentage of one core
 
 Usage: python3 Benchmarks/live.py [--binary PATH] [--commits L] [--servers N] [--seconds S]
-(run.py runs both as cases (l) and (n)).
+(run.py runs both as cases (l) and (n), through latency_case and idle_case).
 """
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -22,6 +21,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from benchlib import Context, Outcome, Row, process_cpu_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = {"version": "1", "entities": [{"name": "Task", "attributes": [{"name": "title", "type": "string"}]}]}
@@ -70,13 +71,7 @@ class Server:
             return self.changes[count - 1]
 
     def cpu_seconds(self) -> float:
-        """CPU time of all the process's threads: /proc/PID/task/*/schedstat (nanoseconds on
-        the CPU, exact), else utime + stime of /proc/PID/stat (clock ticks, sampled)."""
-        try:
-            return sum(int((t / "schedstat").read_text().split()[0]) for t in Path(f"/proc/{self.p.pid}/task").iterdir()) / 1e9
-        except (OSError, ValueError):
-            fields = Path(f"/proc/{self.p.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # fields 14 and 15
+        return process_cpu_seconds(self.p.pid)
 
     def close(self):
         self.p.stdin.close()
@@ -122,6 +117,22 @@ def idle_cpu(binary: str, work: Path, servers: int, seconds: float):
         for s in procs:
             s.close()
     return 100.0 * used / elapsed, used
+
+
+def latency_case(ctx: Context) -> Outcome:
+    commits = 200 if ctx.quick else 500
+    med, p99 = latency(ctx.binary, ctx.work, commits)
+    r = {"median_ms": med * 1e3, "p99_ms": p99 * 1e3, "commits": commits, "target_median_ms": 2, "target_p99_ms": 10}
+    return Outcome(r, [Row("(l) commit -> query/changed in another process", f"median {med * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms",
+                           "", "", "<= 2 ms, <= 10 ms")])
+
+
+def idle_case(ctx: Context) -> Outcome:
+    servers = 10
+    pct, used = idle_cpu(ctx.binary, ctx.work, servers, 10 if ctx.quick else 60)
+    r = {"percent_of_one_core": pct, "cpu_seconds": used, "servers": servers, "target_percent": 0.1}
+    return Outcome(r, [Row(f"(n) {servers} idle servers with one subscription each", f"{pct:.3f}% of one core ({used * 1e3:.1f} ms CPU)",
+                           "", "", "< 0.1%")])
 
 
 def main() -> None:

@@ -11,6 +11,8 @@ command -v sqlite3 >/dev/null || need+=(sqlite3)
 command -v python3 >/dev/null || need+=(python3)
 if [ "${1:-build}" = bench ]; then
   [ -x /usr/bin/time ] || need+=(time)
+  # case tomany makes a virtual environment for SQLAlchemy (bench-out/venv, from PyPI)
+  python3 -c "import venv, ensurepip" 2>/dev/null || need+=(python3-venv)
 fi
 if [ "${1:-build}" = test ]; then
   command -v node >/dev/null || need+=(nodejs)
