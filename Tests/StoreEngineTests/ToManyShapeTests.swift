@@ -92,6 +92,9 @@ final class ToManyShapeTests: XCTestCase {
     XCTAssertEqual(nested[0]["category"]?["tasks"]?.arrayValue?.compactMap { $0["_id"]?.stringValue }, [tasks[1], tasks[3], tasks[4]])
     let one = try store.get(id: tasks[1], include: ["category.tasks"], toMany: .ids)
     XCTAssertEqual(one["category"]?["tasks"]?.arrayValue?.first?["category"], .string(home), "expanded tasks keep their to-one id")
+    // Objects of several entities: an include segment one of them lacks is named by its path.
+    let e = expectStoreError(.validation) { try store.get(ids: [home, tasks[0]], include: ["category", "tasks"]) }
+    XCTAssertEqual(e?.message, "params.include[0]: 'category' is not a relationship of 'Category'")
   }
 
   func testOrderedToManyIdsComeInTheirOrder() throws {
