@@ -9,24 +9,29 @@ enum ObjectHandlers {
       (
         "objects.insert",
         { p, _ in
-          try p.rejectUnknown(["entity", "values"])
-          return .object(try s.requireStore().insert(entity: try p.requireString("entity"), values: try RequestParsing.values(p)))
+          try p.rejectUnknown(["entity", "values", "toMany"])
+          return .object(
+            try s.requireStore().insert(
+              entity: try p.requireString("entity"), values: try RequestParsing.values(p), toMany: try RequestParsing.toMany(p)))
         }
       ),
       (
         "objects.update",
         { p, _ in
-          try p.rejectUnknown(["id", "values", "ifVersion"])
+          try p.rejectUnknown(["id", "values", "ifVersion", "toMany"])
           return .object(
-            try s.requireStore().update(id: try p.requireString("id"), values: try RequestParsing.values(p), ifVersion: try p.int("ifVersion", min: 1)))
+            try s.requireStore().update(
+              id: try p.requireString("id"), values: try RequestParsing.values(p), ifVersion: try p.int("ifVersion", min: 1),
+              toMany: try RequestParsing.toMany(p)))
         }
       ),
       (
         "objects.upsert",
         { p, _ in
-          try p.rejectUnknown(["entity", "values", "on"])
+          try p.rejectUnknown(["entity", "values", "on", "toMany"])
           let (object, inserted) = try s.requireStore().upsert(
-            entity: try p.requireString("entity"), values: try RequestParsing.values(p), on: try p.stringArray("on"))
+            entity: try p.requireString("entity"), values: try RequestParsing.values(p), on: try p.stringArray("on"),
+            toMany: try RequestParsing.toMany(p))
           return .object(["object": .object(object), "inserted": .bool(inserted)])
         }
       ),
@@ -40,18 +45,20 @@ enum ObjectHandlers {
       (
         "objects.get",
         { p, _ in
-          try p.rejectUnknown(["id", "ids", "include", "withVersion"])
+          try p.rejectUnknown(["id", "ids", "include", "withVersion", "toMany"])
           let include = try p.stringArray("include") ?? []
           let store = try s.requireStore()
           let versions = try p.bool("withVersion") ?? false
+          let toMany = try RequestParsing.toMany(p)
           if let ids = try p.stringArray("ids") {
             guard !p.has("id") else { throw RPCError.invalidParams("give either 'id' or 'ids', not both", ["path": "params"]) }
-            return .object(["objects": .array(try store.get(ids: ids, include: include, withVersion: versions).map { .object($0) })])
+            return .object(
+              ["objects": .array(try store.get(ids: ids, include: include, withVersion: versions, toMany: toMany).map { .object($0) })])
           }
           guard let id = try p.string("id") else {
             throw RPCError.invalidParams("params.id: missing (or give params.ids)", ["path": "params.id", "expected": "string"])
           }
-          return .object(try store.get(id: id, include: include, withVersion: versions))
+          return .object(try store.get(id: id, include: include, withVersion: versions, toMany: toMany))
         }
       ),
       (

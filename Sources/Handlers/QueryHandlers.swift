@@ -45,7 +45,7 @@ enum QueryHandlers {
       (
         "query.ids",
         { p, _ in
-          try p.rejectUnknown(RequestParsing.fetchKeys.filter { $0 != "select" && $0 != "include" })
+          try p.rejectUnknown(RequestParsing.fetchKeys.filter { $0 != "select" && $0 != "include" && $0 != "toMany" })
           return .object(["ids": .array(try s.requireStore().ids(try RequestParsing.fetchRequest(p)).map { .string($0) })])
         }
       ),

@@ -67,7 +67,9 @@ enum RequestParsing {
     return r
   }
 
-  static let fetchKeys = ["entity", "where", "args", "variables", "sort", "limit", "offset", "select", "include", "includeSubentities"]
+  static let fetchKeys = [
+    "entity", "where", "args", "variables", "sort", "limit", "offset", "select", "include", "includeSubentities", "toMany",
+  ]
 
   static func fetchRequest(_ p: JSONReader) throws -> FetchRequest {
     var r = try filteredRequest(p)
@@ -86,7 +88,21 @@ enum RequestParsing {
     r.select = try p.stringArray("select")
     r.include = try p.stringArray("include") ?? []
     r.includeSubentities = try p.bool("includeSubentities") ?? true
+    r.toMany = try toMany(p)
     return r
+  }
+
+  /// `toMany`: how the objects of the reply carry their to-many relationships; absent or
+  /// null is `none`.
+  static func toMany(_ p: JSONReader) throws -> ToManyMode {
+    guard let v = p.value("toMany") else { return .none }
+    if case .string(let s) = v, let mode = ToManyMode(rawValue: s) { return mode }
+    let actual: String
+    if case .string(let s) = v { actual = "'\(s)'" } else { actual = v.typeName }
+    let expected = ToManyMode.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+    throw JSONReadError(
+      path: p.child("toMany"), expected: "one of \(expected)", actual: actual,
+      message: "\(p.child("toMany")): expected one of \(expected), got \(actual)")
   }
 
   static func values(_ p: JSONReader) throws -> JSONObject {

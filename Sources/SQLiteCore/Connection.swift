@@ -18,6 +18,11 @@ public final class Connection {
   /// use it to show that work does not grow into one statement per object. The BEGIN and
   /// COMMIT of a read snapshot (`readingOneSnapshot`) are not counted.
   public internal(set) var statementsRun = 0
+  /// Virtual-machine steps SQLite ran for the statements of this connection
+  /// (`SQLITE_STMTSTATUS_VM_STEP`, collected as each statement is reset): the work done
+  /// inside a statement, subqueries included. Tests use it to show that a read does not
+  /// visit rows it has no need of (they would cost steps whatever the rows returned).
+  public internal(set) var vmSteps = 0
   public private(set) var cacheMisses = 0
   /// Cap on cached statements; the cache is cleared when it is reached (rare: SQL here is generated from a schema).
   public var cacheLimit = 512

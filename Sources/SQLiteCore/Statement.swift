@@ -69,6 +69,7 @@ public final class Statement {
   }
 
   public func reset() {
+    connection.vmSteps &+= Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_VM_STEP, 1))
     sqlite3_reset(handle)
     sqlite3_clear_bindings(handle)
   }

@@ -18,7 +18,7 @@ final class SeedScenarioTests: XCTestCase {
     let categoryID = try XCTUnwrap(category["_id"]?.stringValue)
     XCTAssertEqual(category["color"], "blue")
     _ = try server.call("objects.update", ["id": .string(taskID), "values": ["category": .string(categoryID)]])
-    XCTAssertEqual(try server.call("objects.get", ["id": .string(categoryID)])["tasks"], .array([.string(taskID)]))
+    XCTAssertEqual(try server.call("objects.get", ["id": .string(categoryID), "toMany": "ids"])["tasks"], .array([.string(taskID)]))
 
     let deleted = try server.call("objects.delete", ["id": .string(categoryID)])
     XCTAssertEqual(deleted["deleted"], .array([.string(categoryID), .string(taskID)]))
@@ -114,7 +114,7 @@ extension SeedScenarioTests {
     XCTAssertEqual(model["version"], "1.0.0")
     XCTAssertEqual(model["history"]?.arrayValue?.count, 1)
     XCTAssertEqual(try second.call("query.fetch", ["entity": "Task", "sort": ["title"]]), before)
-    let workObject = try second.call("objects.get", ["id": .string(work)])
+    let workObject = try second.call("objects.get", ["id": .string(work), "toMany": "ids"])
     XCTAssertEqual(workObject["name"], "Work")
     XCTAssertEqual(workObject["color"], "red")
     XCTAssertEqual(Set(workObject["tasks"]?.arrayValue?.compactMap(\.stringValue) ?? []), [t3, t4])

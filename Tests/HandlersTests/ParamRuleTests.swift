@@ -30,7 +30,14 @@ final class ParamRuleTests: XCTestCase {
     let token = "expected a string or an integer, got"
     let aggregates = #""aggregates":[{"fn":"count","as":"n"}]"#
     let noXML = "params.name given without params.xml"
+    let toMany = "params.toMany: expected one of 'none', 'ids', 'count', got"
     return [
+      ("objects.insert", #"{"entity":"Item","values":{"title":"x"},"toMany":"all"}"#, "params.toMany", "\(toMany) 'all'"),
+      ("objects.update", #"{"id":"Item/1","values":{"title":"changed"},"toMany":1}"#, "params.toMany", "\(toMany) integer"),
+      ("objects.upsert", #"{"entity":"Item","values":{"title":"x"},"toMany":"IDS"}"#, "params.toMany", "\(toMany) 'IDS'"),
+      ("objects.get", #"{"id":"Item/1","toMany":["ids"]}"#, "params.toMany", "\(toMany) array"),
+      ("query.fetch", #"{"entity":"Item","toMany":"counts"}"#, "params.toMany", "\(toMany) 'counts'"),
+      ("query.observe", #"{"entity":"Item","toMany":{}}"#, "params.toMany", "\(toMany) object"),
       ("export.json", #"{"variables":{"x":1}}"#, "params.variables", "params.variables \(withoutWhere)"),
       ("export.json", #"{"entities":["Item"],"args":["a"]}"#, "params.args", "params.args \(withoutWhere)"),
       ("query.aggregate", #"{"entity":"Item","variables":{},"# + aggregates + "}", "params.variables", "params.variables \(withoutWhere)"),

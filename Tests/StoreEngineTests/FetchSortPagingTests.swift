@@ -109,12 +109,13 @@ final class FetchSortPagingTests: XCTestCase {
   func testIncludeToOne() throws {
     var r = FetchRequest(entity: "Book", predicate: try PredicateParser.parse("pages < 300"))
     r.include = ["author"]
+    r.toMany = .ids
     let list = try lib.store.fetch(r)
     XCTAssertEqual(list.count, 2)
     let author = try XCTUnwrap(list[0]["author"]?.objectValue)
     XCTAssertEqual(author["_id"], .string(lib.austen))
     XCTAssertEqual(author["name"], "Jane Austen")
-    XCTAssertEqual(strings(author["books"]), [lib.emma, lib.persuasion], "nested relationships stay ids")
+    XCTAssertEqual(strings(author["books"]), [lib.emma, lib.persuasion], "nested relationships stay ids, as toMany asks")
     XCTAssertEqual(list[1]["author"], .null, "a nil to-one stays nil")
   }
 

@@ -75,8 +75,8 @@ extension Store {
     return id
   }
 
-  /// A member of an existing object.
-  func value(_ id: String, _ key: String) throws -> JSONValue? { try get(id: id)[key] }
+  /// A member of an existing object (to-many relationships as ids).
+  func value(_ id: String, _ key: String) throws -> JSONValue? { try get(id: id, toMany: .ids)[key] }
 
   /// Ids of `entity` matching `predicate` in `sort` order.
   func idsWhere(

@@ -25,22 +25,31 @@ final class InsertUpdateTests: XCTestCase {
     // be exactly what a read returns.
     let lib = try Library()
     let store = lib.store
-    let inserted: [JSONObject] = [
-      try store.insert(entity: "Tag", values: ["name": "fresh"]),
-      try store.insert(entity: "Author", values: ["name": "New", "born": "1901-02-03T04:05:06.789+01:00"]),
-      try store.insert(
-        entity: "Book",
-        values: ["title": "T", "pages": 3, "price": "007.10", "rating": 2, "meta": ["k": [1, 2]], "published": "2000-01-01"]),
-      try store.insert(entity: "Book", values: ["title": "R", "pages": 1, "author": .string(lib.zola), "tags": [.string(lib.classic)]]),
-    ]
-    for o in inserted {
-      let id = try XCTUnwrap(o["_id"]?.stringValue)
-      XCTAssertEqual(o, try store.get(id: id), id)
+    // Each way of sending to-many relationships, the answer read back from the bound
+    // values (no relationship given) or from the row.
+    for mode in ToManyMode.allCases {
+      let n = mode.rawValue
+      let inserted: [JSONObject] = [
+        try store.insert(entity: "Tag", values: ["name": .string("fresh \(n)")], toMany: mode),
+        try store.insert(entity: "Author", values: ["name": "New", "born": "1901-02-03T04:05:06.789+01:00"], toMany: mode),
+        try store.insert(
+          entity: "Book",
+          values: ["title": "T", "pages": 3, "price": "007.10", "rating": 2, "meta": ["k": [1, 2]], "published": "2000-01-01"], toMany: mode
+        ),
+        try store.insert(
+          entity: "Book", values: ["title": "R", "pages": 1, "author": .string(lib.zola), "tags": [.string(lib.classic)]], toMany: mode),
+      ]
+      for o in inserted {
+        let id = try XCTUnwrap(o["_id"]?.stringValue)
+        XCTAssertEqual(o, try store.get(id: id, toMany: mode), "\(id), toMany \(n)")
+      }
+      XCTAssertEqual(inserted[2]["price"], "7.1")
+      XCTAssertEqual(inserted[2]["rating"], 2.0)
+      let empty: [ToManyMode: JSONValue?] = [.none: nil, .ids: .array([]), .count: .int(0)]
+      XCTAssertEqual(inserted[2]["tags"], empty[mode]!, n)
+      XCTAssertEqual(inserted[1]["books"], empty[mode]!, n)
+      XCTAssertEqual(inserted[3]["tags"], [.none: nil, .ids: ids(lib.classic), .count: 1][mode]!, n)
     }
-    XCTAssertEqual(inserted[2]["price"], "7.1")
-    XCTAssertEqual(inserted[2]["rating"], 2.0)
-    XCTAssertEqual(inserted[2]["tags"], .array([]))
-    XCTAssertEqual(inserted[1]["books"], .array([]))
   }
 
   func testInsertAnswerOfASubentityEqualsTheStoredObject() throws {

@@ -10,7 +10,8 @@ import { ChangeRouter, LiveQuery } from "./live.js";
 import type { LiveChangeListener } from "./live.js";
 import type {
   AggregateParams, AggregateResult, BackupResult, Change, CountParams, CountResult, DeleteResult, FetchParams, FetchResult,
-  InitializeResult, Loose, ObjectsResult, Predicate, PredicateArgs, Schema, StoredObject, StoreOpenParams, Values,
+  InitializeResult, Loose, ObjectOptions, ObjectsResult, Predicate, PredicateArgs, Schema, StoredObject, StoreOpenParams,
+  Values,
 } from "./types.js";
 import type { AuditParams, AuditResult, GenerateParams, GenerateResult, ImportXcdatamodelResult, ModelSource } from "./types.js";
 import type { ImportCoreDataResult } from "./types.js";
@@ -170,18 +171,26 @@ export class ModelStoreClient extends RpcConnection {
 
   // Objects
 
+  // Every method returning objects takes `toMany` (`options.toMany`, `FetchParams.toMany`):
+  // to-many relationships are left out unless it asks for "ids" or "count".
+
   /** Inserts one object; resolves with it, defaults applied. */
-  insert<T extends StoredObject = StoredObject>(entity: string, values: Values): Promise<T> {
-    return this.call<T>("objects.insert", { entity, values });
+  insert<T extends StoredObject = StoredObject>(entity: string, values: Values, options?: ObjectOptions): Promise<T> {
+    return this.call<T>("objects.insert", { entity, values, toMany: options?.toMany });
   }
 
-  update<T extends StoredObject = StoredObject>(id: string, values: Values): Promise<T> {
-    return this.call<T>("objects.update", { id, values });
+  update<T extends StoredObject = StoredObject>(id: string, values: Values, options?: ObjectOptions): Promise<T> {
+    return this.call<T>("objects.update", { id, values, toMany: options?.toMany });
   }
 
   /** Inserts, or updates the object matching on a unique key (`on`, else the server's choice). */
-  upsert<T extends StoredObject = StoredObject>(entity: string, values: Values, on?: string | string[]): Promise<T> {
-    return this.call<T>("objects.upsert", { entity, values, on });
+  upsert<T extends StoredObject = StoredObject>(
+    entity: string,
+    values: Values,
+    on?: string | string[],
+    options?: ObjectOptions,
+  ): Promise<T> {
+    return this.call<T>("objects.upsert", { entity, values, on, toMany: options?.toMany });
   }
 
   /** Deletes with delete rules applied; `deleted` lists every id removed (cascades included). */
@@ -190,12 +199,12 @@ export class ModelStoreClient extends RpcConnection {
   }
 
   /** Rejects with NotFoundError when the object does not exist. */
-  get<T extends StoredObject = StoredObject>(id: string, include?: string[]): Promise<T> {
-    return this.call<T>("objects.get", { id, include });
+  get<T extends StoredObject = StoredObject>(id: string, include?: string[], options?: ObjectOptions): Promise<T> {
+    return this.call<T>("objects.get", { id, include, toMany: options?.toMany });
   }
 
-  getMany(ids: string[], include?: string[]): Promise<ObjectsResult> {
-    return this.call<ObjectsResult>("objects.get", { ids, include });
+  getMany(ids: string[], include?: string[], options?: ObjectOptions): Promise<ObjectsResult> {
+    return this.call<ObjectsResult>("objects.get", { ids, include, toMany: options?.toMany });
   }
 
   updateWhere<T = Loose>(entity: string, where: Predicate, values: Values, args?: PredicateArgs): Promise<T> {

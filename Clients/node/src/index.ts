@@ -6,8 +6,9 @@ export type { CallOptions, ConnectionOptions, NotificationListener, RequestHandl
 export * from "./errors.js";
 export type {
   AggregateParams, AggregateResult, AttributeDef, AttributeType, BackupResult, Change, CountParams, CountResult,
-  DeleteResult, DeleteRule, EntityDef, FetchParams, FetchResult, GroupingKey, InitializeResult, Loose, ObjectsResult,
-  Predicate, PredicateArgs, RequestId, RelationshipDef, Schema, SortKey, StoredObject, StoreOpenParams, Values,
+  DeleteResult, DeleteRule, EntityDef, FetchParams, FetchResult, GroupingKey, InitializeResult, Loose, ObjectOptions,
+  ObjectsResult, Predicate, PredicateArgs, RequestId, RelationshipDef, Schema, SortKey, StoredObject, StoreOpenParams,
+  ToMany, Values,
 } from "./types.js";
 export type {
   AuditFinding, AuditParams, AuditResult, GenerateParams, GenerateResult, GenerateTarget, ImportedModelVersion,

@@ -6,7 +6,11 @@
 
 export type RequestId = number | string;
 
-/** An object on the wire: relationships travel as ids (`"Category/3"`, `["Task/1"]`) or null. */
+/**
+ * An object on the wire: to-one relationships travel as ids (`"Category/3"`) or null;
+ * to-many relationships are left out unless the request's `toMany` asks for them as
+ * ids (`["Task/1"]`) or counts (`3`).
+ */
 export interface StoredObject {
   _id: string;
   _entity: string;
@@ -15,6 +19,14 @@ export interface StoredObject {
 
 /** Attribute values by name, for insert/update; relationships are given as ids. */
 export type Values = Record<string, unknown>;
+
+/** How returned objects carry their to-many relationships: left out (`"none"`, the server's default), arrays of ids, or counts. */
+export type ToMany = "none" | "ids" | "count";
+
+/** Options of the methods returning objects. */
+export interface ObjectOptions {
+  toMany?: ToMany;
+}
 
 export type AttributeType =
   | "string" | "int" | "int16" | "int32" | "int64" | "double" | "float"
@@ -116,6 +128,8 @@ export interface FetchParams {
   select?: string[];
   sectionBy?: GroupingKey;
   includeSubentities?: boolean;
+  /** `"ids"` or `"count"`: the to-many relationships `select` does not name (default: left out). */
+  toMany?: ToMany;
 }
 
 /** A key path, or the calendar period of a date attribute in a time zone. */

@@ -61,7 +61,19 @@ test("Task/Category scenario", { skip: SKIP }, async () => {
     assert.equal(category.color, "blue");
     const moved = await client.update(task._id, { category: category._id });
     assert.equal(moved.category, category._id);
-    assert.deepEqual((await client.get(category._id)).tasks, [task._id]);
+    assert.equal((await client.get(category._id)).tasks, undefined, "to-many relationships are left out unless asked");
+    assert.deepEqual((await client.get(category._id, undefined, { toMany: "ids" })).tasks, [task._id]);
+    assert.equal((await client.get(category._id, [], { toMany: "count" })).tasks, 1);
+    assert.deepEqual((await client.getMany([category._id], undefined, { toMany: "count" })).objects.map((o) => o.tasks), [1]);
+    const listed = await client.fetch({ entity: "Category", toMany: "ids" });
+    assert.deepEqual(listed.objects.map((o) => o.tasks), [[task._id]]);
+    const selected = await client.fetch({ entity: "Category", select: ["tasks"], toMany: "count" });
+    assert.deepEqual(selected.objects[0]!.tasks, [task._id], "a to-many in select comes as ids");
+    assert.equal((await client.update(category._id, { color: "red" }, { toMany: "count" })).tasks, 1);
+    assert.deepEqual((await client.insert("Category", { name: "Home" }, { toMany: "ids" })).tasks, []);
+    const live = await client.observe({ entity: "Category", sort: [{ key: "name" }], toMany: "count" });
+    assert.deepEqual(live.objects.map((o) => o.tasks), [0, 1]);
+    await live.close();
 
     const second = await insertTask(client, { title: "Second" });
     await insertTask(client, { title: "Done already", isCompleted: true });

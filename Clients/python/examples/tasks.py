@@ -92,7 +92,9 @@ def tour(store: Client) -> None:
                             ("Fix the sink", home)]:
         store.update(tasks[title]["_id"], {"category": category["_id"]})
         print(f"   {title!r} -> {category['name']}")
-    show("Work.tasks (the inverse, kept by the server)", store.get(work["_id"])["tasks"])
+    # To-many relationships are sent only when asked: as ids, or just their count.
+    show("Work.tasks (the inverse, kept by the server)", store.get(work["_id"], to_many="ids")["tasks"])
+    show("tasks per category", {c["name"]: c["tasks"] for c in store.fetch("Category", to_many="count")["objects"]})
 
     step("Fetch pending tasks, newest first")
     pending = store.fetch("Task", where="isCompleted == NO",

@@ -107,11 +107,30 @@ class TaskScenarioTests(unittest.TestCase):
         task = self.store.insert("Task", {"title": "File taxes"})
         category = self.store.insert("Category", {"name": "Home"})
         self.assertEqual(category["color"], "blue")
-        self.assertEqual(category["tasks"], [])
+        self.assertNotIn("tasks", category, "to-many relationships are left out unless asked")
+        self.assertEqual(self.store.insert("Category", {"name": "Work"}, to_many="ids")["tasks"], [])
 
         self.store.update(task["_id"], {"category": category["_id"]})
-        self.assertEqual(self.store.get(category["_id"])["tasks"], [task["_id"]])
+        self.assertEqual(self.store.get(category["_id"], to_many="ids")["tasks"], [task["_id"]])
         self.assertEqual(self.store.get(task["_id"])["category"], category["_id"])
+
+    def test_to_many_relationships_as_ids_or_counts(self) -> None:
+        home = self.store.insert("Category", {"name": "Home"})["_id"]
+        work = self.store.insert("Category", {"name": "Work"})["_id"]
+        tasks = [self.store.insert("Task", {"title": f"t{n}", "category": home})["_id"] for n in range(3)]
+        self.assertEqual(self.store.get(home, to_many="count")["tasks"], 3)
+        self.assertEqual([o["tasks"] for o in self.store.get_many([home, work], to_many="count")["objects"]], [3, 0])
+        fetched = self.store.fetch("Category", sort=[{"key": "name"}], to_many="ids")["objects"]
+        self.assertEqual([o["tasks"] for o in fetched], [tasks, []])
+        self.assertNotIn("tasks", self.store.fetch("Category")["objects"][0])
+        selected = self.store.fetch("Category", select=["tasks"], to_many="count")["objects"][0]
+        self.assertEqual(selected["tasks"], tasks, "a to-many in select comes as ids")
+        moved = self.store.update(tasks[0], {"category": work}, to_many="count")
+        self.assertEqual(moved["category"], work)
+        upserted = self.store.upsert("Category", {"id": self.store.get(work)["id"], "name": "Work"}, to_many="count")
+        self.assertEqual(upserted["object"]["tasks"], 1)
+        with self.store.observe("Category", sort=[{"key": "name"}], to_many="count") as live:
+            self.assertEqual([o["tasks"] for o in live.objects], [2, 1])
 
     def test_fetch_pending_newest_first(self) -> None:
         ids: List[str] = []

@@ -5,6 +5,11 @@ import SchemaModel
 /// every relationship a key path of the predicate (SUBQUERY and collection operators
 /// included), a sort key or `sectionBy` crosses. `include` key paths give the entities
 /// whose changes alter the objects' expanded content without touching the objects.
+/// To-many ids or counts a request sends (`toMany`, `select`) need nothing more: a write
+/// that links or unlinks objects lists every object whose to-many membership changed in
+/// the history (both sides of an inverse, the sources of a to-many without inverse that
+/// loses a deleted member), so such an object counts as changed itself. To-manys that are
+/// not sent are not told apart: the object is re-read all the same.
 struct LiveQueryDependencies {
   /// Entities whose changes can alter which objects match, their order or sections; nil
   /// when some part could not be followed (a change to any entity then counts).

@@ -3,7 +3,8 @@ import SQLiteCore
 import SchemaModel
 
 /// Writes the exported objects of one concrete entity straight from the statement's row
-/// to JSON bytes: exactly the bytes of `JSONWriter.write(ReadPlan.object(row, select:))`,
+/// to JSON bytes: exactly the bytes of `JSONWriter.write(ReadPlan.object(row, select:,
+/// toManyColumns: true))` (to-many relationships named in `keys` are read from their columns),
 /// without building the object. Member names are encoded once; integers, reals and ASCII
 /// text are written from SQLite's values without making Strings. Rows of another entity
 /// (never expected: the select filters on the entity) take the general path.
@@ -69,7 +70,7 @@ struct ExportRowWriter {
 
   func write(_ row: Row, to w: inout JSONWriter) {
     guard row.int(1) == code else {
-      w.write(read.object(row, select: keys))
+      w.write(read.object(row, select: keys, toManyColumns: true))
       return
     }
     w.bytes.append(contentsOf: idPrefix)

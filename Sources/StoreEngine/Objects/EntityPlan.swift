@@ -102,14 +102,17 @@ final class ReadPlan {
     case transient(Attribute)
     /// To-one: key column, and the column with the destination's entity name if polymorphic.
     case toOne(Relationship, column: Int, entityColumn: Int?, destination: String)
-    /// To-many: a column with comma-separated keys (or `Entity/pk` when polymorphic).
+    /// To-many: a column with comma-separated keys (or `Entity/pk` when polymorphic),
+    /// computed only by `selectSQL(for:keys:)` (an export).
     case toMany(Relationship, column: Int, destination: String)
   }
 
-  /// `SELECT t._pk, t._ent, ... FROM table t` (no WHERE).
+  /// `SELECT t._pk, t._ent, ... FROM table t` (no WHERE). To-many columns are NULL: a
+  /// fetch reads the to-many relationships it sends for a whole page at once
+  /// (`Store.addToMany`), and none it does not send.
   let selectSQL: String
   private let columnList: String
-  /// The select's column expressions, in order (`columnList` joined).
+  /// The column expressions, in order, to-many ones included (`selectSQL(for:keys:)`).
   private let columns: [String]
   private let fromClause: String
   let slotsByEntity: [String: [Slot]]
@@ -123,6 +126,7 @@ final class ReadPlan {
     var exprs = ["t.\"_pk\"", "t.\"_ent\""]
     var columnIndex: [String: Int] = [:]
     var relIndex: [String: (Int, Int?)] = [:]
+    var toManyColumns: Set<Int> = []
     let polymorphicHierarchy = root.hasSubentities
     func add(_ e: String) -> Int {
       exprs.append(e)
@@ -159,6 +163,7 @@ final class ReadPlan {
             let inner =
               "SELECT \(EntityPlan.idExpression(alias: "d", dest: dest, codes: codes)) AS x FROM \(Identifier.quote(table)) d WHERE d.\(Identifier.quote(col)) = t.\"_pk\" ORDER BY \(order)"
             relIndex[key] = (add(guarded("(SELECT group_concat(x) FROM (\(inner)))", m, polymorphicHierarchy)), nil)
+            toManyColumns.insert(exprs.count - 1)
           }
           list.append(.toMany(r, column: relIndex[key]!.0, destination: r.destination))
         case .joinTable(let table, let src, let dst, let pos):
@@ -173,6 +178,7 @@ final class ReadPlan {
                 "SELECT j.\(Identifier.quote(dst)) AS x FROM \(Identifier.quote(table)) j WHERE j.\(Identifier.quote(src)) = t.\"_pk\" ORDER BY \(order)"
             }
             relIndex[key] = (add(guarded("(SELECT group_concat(x) FROM (\(inner)))", m, polymorphicHierarchy)), nil)
+            toManyColumns.insert(exprs.count - 1)
           }
           list.append(.toMany(r, column: relIndex[key]!.0, destination: r.destination))
         }
@@ -181,7 +187,7 @@ final class ReadPlan {
     }
     slotsByEntity = slots
     columns = exprs
-    columnList = exprs.joined(separator: ", ")
+    columnList = exprs.indices.map { toManyColumns.contains($0) ? "NULL" : exprs[$0] }.joined(separator: ", ")
     fromClause = " FROM \(Identifier.quote(root.name)) t"
     selectSQL = "SELECT " + columnList + fromClause
 
@@ -216,8 +222,10 @@ final class ReadPlan {
     return "SELECT " + list.joined(separator: ", ") + fromClause
   }
 
-  /// The wire object for the current row of a statement running `selectSQL`.
-  func object(_ row: Row, select: Set<String>? = nil) -> JSONObject {
+  /// The wire object for the current row of a statement running `selectSQL`: attributes
+  /// and to-ones. To-many relationships come from their columns only with
+  /// `toManyColumns` (a row of `selectSQL(for:keys:)`); otherwise they are left out.
+  func object(_ row: Row, select: Set<String>? = nil, toManyColumns: Bool = false) -> JSONObject {
     let pk = row.int(0)
     let entity = codes.name(row, 1)
     var o = JSONObject()
@@ -242,12 +250,16 @@ final class ReadPlan {
           o.append(r.name, .string("\(name)/\(row.int(c))"))
         }
       case .toMany(let r, let c, let dest):
+        guard toManyColumns else { continue }
         if let select, !select.contains(r.name) { continue }
         o.append(r.name, .array(row.isNull(c) ? [] : Self.splitIDs(row.text(c), dest)))
       }
     }
     return o
   }
+
+  /// The id of the current row's object (a row of `selectSQL`).
+  func id(_ row: Row) -> ObjectID { ObjectID(entity: codes.name(row, 1), pk: row.int(0)) }
 
   static func splitIDs(_ text: String, _ dest: String) -> [JSONValue] {
     text.split(separator: ",").map { part in

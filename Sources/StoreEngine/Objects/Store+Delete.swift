@@ -72,7 +72,16 @@ extension Store {
             "UPDATE \(sourcePlan.table) SET \(Identifier.quote(col)) = NULL, \"_opt\" = \"_opt\" + 1 WHERE \(Identifier.quote(col)) = ?"
           )
           .execute([.integer(id.pk)])
-        case .joinTable(let table, _, let dst, _):
+        case .joinTable(let table, let src, let dst, _):
+          // The sources' to-many loses a member: the history lists them as updated, so
+          // that a live query sending that to-many (ids or count) sees the change.
+          if recordsObjectHistory {
+            try connection.cached(
+              "SELECT s.\"_ent\", s.\"_pk\" FROM \(Identifier.quote(table)) j JOIN \(sourcePlan.table) s ON s.\"_pk\" = j.\(Identifier.quote(src)) WHERE j.\(Identifier.quote(dst)) = ?"
+            ).forEachRow([.integer(id.pk)]) {
+              requestLog.update(ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1)), keys: CollectionOfOne(r.name))
+            }
+          }
           try connection.cached("DELETE FROM \(Identifier.quote(table)) WHERE \(Identifier.quote(dst)) = ?").execute([.integer(id.pk)])
         case .inverseForeignKey: break
         }

@@ -23,39 +23,46 @@ extension Store {
     return o
   }
 
-  /// One object by id, with the relationships named in `include` expanded to objects and,
-  /// with `withVersion`, its `_version`. Every statement reads one snapshot.
-  public func get(id: String, include: [String] = [], withVersion: Bool = false) throws -> JSONObject {
+  /// The wire form of an existing object with the to-many members `toMany` asks for
+  /// (the result of a write).
+  func object(_ id: ObjectID, withVersion: Bool = false, toMany: ToManyMode) throws -> JSONObject {
+    var list = [try object(id, withVersion: withVersion)]
+    try addToMany(&list, ToManyShape(toMany))
+    return list[0]
+  }
+
+  /// One object by id, with the relationships named in `include` expanded to objects,
+  /// its to-many relationships as `toMany` asks and, with `withVersion`, its `_version`.
+  /// Every statement reads one snapshot.
+  public func get(id: String, include: [String] = [], withVersion: Bool = false, toMany: ToManyMode = .none) throws -> JSONObject {
     try readingOneSnapshot {
       let oid = try existingID(id, path: "params.id")
       try validateInclude(include, from: try plan(oid.entity), path: "params.include")
       var list = [try object(oid, withVersion: withVersion)]
-      try expand(&list, include: include, path: "params.include")
+      try shape(&list, select: nil, include: include, toMany: toMany)
       return list[0]
     }
   }
 
   /// Several objects by id, in the order asked, all from one snapshot; `notFound` names
   /// the first missing one.
-  public func get(ids: [String], include: [String] = [], withVersion: Bool = false) throws -> [JSONObject] {
+  public func get(ids: [String], include: [String] = [], withVersion: Bool = false, toMany: ToManyMode = .none) throws -> [JSONObject] {
     try readingOneSnapshot {
       var list: [JSONObject] = []
       for (i, id) in ids.enumerated() {
         list.append(try object(try existingID(id, path: "params.ids[\(i)]"), withVersion: withVersion))
       }
-      try expand(&list, include: include, path: "params.include")
+      try shape(&list, select: nil, include: include, toMany: toMany)
       return list
     }
   }
 
-  /// Replaces relationship ids by the related objects, one level per dotted segment
-  /// (`include: ["category", "tags.owner"]`). Each distinct related object is read once.
-  func expand(_ objects: inout [JSONObject], include: [String], path: String) throws {
-    guard !include.isEmpty else { return }
-    for (i, keyPath) in include.enumerated() {
-      let parts = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-      try expand(&objects, parts[...], path: "\(path)[\(i)]")
-    }
+  /// Gives objects read with `ReadPlan.object` (attributes and to-ones) the to-many
+  /// members the request asks for, then expands its `include` key paths.
+  func shape(_ objects: inout [JSONObject], select: Set<String>?, include: [String], toMany: ToManyMode) throws {
+    let tree = IncludeTree(include)
+    try addToMany(&objects, ToManyShape(toMany, select: select, expanded: tree.keys))
+    try expand(&objects, tree, toMany: toMany, path: "params.include")
   }
 
   /// Checks that every `include` key path names relationships, whatever the result holds.
@@ -73,20 +80,31 @@ extension Store {
     }
   }
 
-  /// One level of an include path: the related objects of every object in `objects` are
-  /// read with one statement per hierarchy table (not one per object), then the next
-  /// segment is expanded over all of them at once. The number of statements depends on
-  /// the include paths and the schema, never on how many objects there are.
-  private func expand(_ objects: inout [JSONObject], _ parts: ArraySlice<String>, path: String) throws {
-    guard let key = parts.first else { return }
-    // 1. What to load: ids not yet expanded, grouped by the table that holds them.
+  /// Replaces relationship ids by the related objects, one level of `tree` at a time
+  /// (`include: ["category", "tags.owner"]`). `path` names the include param in errors.
+  private func expand(_ objects: inout [JSONObject], _ tree: IncludeTree, toMany: ToManyMode, path: String) throws {
+    for child in tree.children {
+      try expand(&objects, child.key, below: child.tree, toMany: toMany, path: path, index: child.index)
+    }
+  }
+
+  /// One relationship of one level: the related objects of every object in `objects` are
+  /// read with one statement per hierarchy table (not one per object), each distinct one
+  /// once; they get their to-many members (`toMany`, and the ids the next level expands)
+  /// and the next level is expanded over all of them at once. The number of statements
+  /// depends on the include paths and the schema, never on how many objects there are.
+  private func expand(
+    _ objects: inout [JSONObject], _ key: String, below: IncludeTree, toMany: ToManyMode, path: String, index: Int
+  ) throws {
+    // 1. What to load: the ids under `key`, grouped by the table that holds them.
     var wanted: [String: [Int64]] = [:]
     var seen: Set<String> = []
     for o in objects {
       guard case .string(let entity)? = o["_entity"], let plan = plans[entity] else { continue }
       guard plan.model.relationship(key) != nil else {
         throw StoreError(
-          .validation, "\(path): '\(key)' is not a relationship of '\(entity)'", ["entity": .string(entity), "relationship": .string(key)])
+          .validation, "\(path)[\(index)]: '\(key)' is not a relationship of '\(entity)'",
+          ["entity": .string(entity), "relationship": .string(key)])
       }
       let values: [JSONValue]
       switch o[key] {
@@ -99,43 +117,23 @@ extension Store {
       }
     }
     // 2. One statement per table; the keys travel as one JSON array parameter.
-    var loaded: [String: JSONObject] = [:]
+    var related: [JSONObject] = []
     for (root, pks) in wanted.sorted(by: { $0.key < $1.key }) {
       let read = readPlans[root]!
       let list = JSONWriter.encodeString(.array(pks.map { .int($0) }))
       try connection.cached(read.selectSQL + " WHERE t.\"_pk\" IN (SELECT value FROM json_each(?))").forEachRow([.text(list)]) {
-        let o = read.object($0)
-        if case .string(let id)? = o["_id"] { loaded[id] = o }
+        related.append(read.object($0))
       }
     }
-    // 3. The next segment, over every related object (new or expanded earlier) at once.
-    var related = Array(loaded.values)
-    var nested: [JSONObject] = []
-    if parts.count > 1 {
-      for o in objects {
-        switch o[key] {
-        case .array(let items)?: for case .object(let n) in items { nested.append(n) }
-        case .object(let n)?: nested.append(n)
-        default: break
-        }
-      }
-      var all = related + nested
-      try expand(&all, parts.dropFirst(), path: path)
-      related = Array(all[..<related.count])
-      nested = Array(all[related.count...])
-      for o in related { if case .string(let id)? = o["_id"] { loaded[id] = o } }
-    }
+    // 3. Their to-many members, then the next level, over all of them at once.
+    try addToMany(&related, ToManyShape(toMany, expanded: below.keys))
+    try expand(&related, below, toMany: toMany, path: path)
+    var loaded: [String: JSONObject] = [:]
+    for o in related { if case .string(let id)? = o["_id"] { loaded[id] = o } }
     // 4. Put them in place; ids of objects that no longer exist (noAction) stay ids.
-    var nestedIndex = 0
     func place(_ v: JSONValue) -> JSONValue {
-      switch v {
-      case .string(let text): return loaded[text].map { .object($0) } ?? v
-      case .object:
-        guard parts.count > 1 else { return v }
-        defer { nestedIndex += 1 }
-        return .object(nested[nestedIndex])
-      default: return v
-      }
+      guard case .string(let text) = v else { return v }
+      return loaded[text].map { .object($0) } ?? v
     }
     for i in objects.indices {
       switch objects[i][key] {
@@ -143,6 +141,33 @@ extension Store {
       case let v? where !v.isNull: objects[i][key] = place(v)
       default: break
       }
+    }
+  }
+}
+
+/// `include` key paths as a tree: each relationship is expanded once per level, with what
+/// to expand below it (`["category", "category.tasks"]` reads the categories once).
+/// `index` is the first include path through a node, for error messages.
+struct IncludeTree {
+  var children: [(key: String, index: Int, tree: IncludeTree)] = []
+
+  init() {}
+
+  init(_ paths: [String]) {
+    for (i, p) in paths.enumerated() { add(p.split(separator: ".", omittingEmptySubsequences: false).map(String.init)[...], index: i) }
+  }
+
+  /// The relationships expanded at this level.
+  var keys: Set<String> { Set(children.map(\.key)) }
+
+  private mutating func add(_ parts: ArraySlice<String>, index: Int) {
+    guard let key = parts.first else { return }
+    if let k = children.firstIndex(where: { $0.key == key }) {
+      children[k].tree.add(parts.dropFirst(), index: index)
+    } else {
+      var t = IncludeTree()
+      t.add(parts.dropFirst(), index: index)
+      children.append((key, index, t))
     }
   }
 }

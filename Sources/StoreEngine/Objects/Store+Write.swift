@@ -4,8 +4,9 @@ import SchemaModel
 
 /// Inserting and updating objects.
 extension Store {
-  /// Inserts one object and returns it as stored (defaults applied, inverses in place).
-  public func insert(entity: String, values: JSONObject) throws -> JSONObject {
+  /// Inserts one object and returns it as stored (defaults applied, inverses in place),
+  /// with its to-many relationships as `toMany` asks.
+  public func insert(entity: String, values: JSONObject, toMany: ToManyMode = .none) throws -> JSONObject {
     try write {
       let ctx = WriteContext()
       let id = try insertObject(entity, values, ctx, path: "params.values")
@@ -13,14 +14,15 @@ extension Store {
       // Without relationship values the stored row is exactly what was bound: answer from
       // it instead of reading the row back (the hot path of bulk inserts).
       if let bound = ctx.lastInsertBound {
-        return try objectFromBound(id, bound)
+        return try objectFromBound(id, bound, toMany: toMany)
       }
-      return try object(id)
+      return try object(id, toMany: toMany)
     }
   }
 
-  /// The wire object of a row just inserted with `bound` and no relationship values.
-  private func objectFromBound(_ id: ObjectID, _ bound: [SQLValue]) throws -> JSONObject {
+  /// The wire object of a row just inserted with `bound` and no relationship values (so
+  /// with no related object through a to-many).
+  private func objectFromBound(_ id: ObjectID, _ bound: [SQLValue], toMany: ToManyMode) throws -> JSONObject {
     let plan = plans[id.entity]!
     var o = JSONObject()
     o.members.reserveCapacity(2 + plan.model.attributes.count + plan.model.relationships.count)
@@ -35,7 +37,12 @@ extension Store {
         stored += 1
       }
     }
-    for r in plan.model.relationships { o.append(r.name, r.toMany ? .array([]) : .null) }
+    for r in plan.toOne { o.append(r.name, .null) }
+    switch toMany {
+    case .none: break
+    case .ids: for r in plan.toMany { o.append(r.name, .array([])) }
+    case .count: for r in plan.toMany { o.append(r.name, .int(0)) }
+    }
     return o
   }
 
@@ -45,7 +52,7 @@ extension Store {
   /// writers that read the same version only the first wins. The comparison and the
   /// update run under the write lock (`write` opens `BEGIN IMMEDIATE`), and the object
   /// returned carries its new `_version`, read by the same statement as its values.
-  public func update(id: String, values: JSONObject, ifVersion: Int64? = nil) throws -> JSONObject {
+  public func update(id: String, values: JSONObject, ifVersion: Int64? = nil, toMany: ToManyMode = .none) throws -> JSONObject {
     try write {
       let ctx = WriteContext()
       let oid = try existingID(id, path: "params.id")
@@ -59,7 +66,7 @@ extension Store {
       }
       try updateObject(oid, values, ctx, path: "params.values")
       try finish(ctx)
-      return try object(oid, withVersion: ifVersion != nil)
+      return try object(oid, withVersion: ifVersion != nil, toMany: toMany)
     }
   }
 
@@ -71,7 +78,9 @@ extension Store {
   /// Inserts, or updates the object that matches on a uniqueness constraint (SwiftData's
   /// upsert). `on` names the keys to match; by default the first uniqueness constraint
   /// whose keys all appear in `values`.
-  public func upsert(entity: String, values: JSONObject, on: [String]?) throws -> (object: JSONObject, inserted: Bool) {
+  public func upsert(entity: String, values: JSONObject, on: [String]?, toMany: ToManyMode = .none) throws -> (
+    object: JSONObject, inserted: Bool
+  ) {
     try write {
       let plan = try self.plan(entity)
       let keys = try upsertKeys(plan, values, on)
@@ -96,7 +105,7 @@ extension Store {
         id = try insertObject(entity, values, ctx, path: "params.values")
       }
       try finish(ctx)
-      return (try object(id), existing == nil)
+      return (try object(id, toMany: toMany), existing == nil)
     }
   }
 

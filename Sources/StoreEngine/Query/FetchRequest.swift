@@ -14,6 +14,9 @@ public struct FetchRequest {
   public var select: [String]?
   /// Relationship key paths to expand into objects.
   public var include: [String] = []
+  /// How objects carry their to-many relationships (those not named in `select` or
+  /// expanded by `include`).
+  public var toMany: ToManyMode = .none
   /// False: only objects of exactly `entity`, not of its sub-entities.
   public var includeSubentities = true
   /// Group the page into sections by this key (`query.fetch` only).

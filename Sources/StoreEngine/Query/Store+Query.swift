@@ -12,8 +12,10 @@ extension Store {
   ///
   /// With `encoded: true` (and no `include`, which needs the objects), the objects are
   /// written row by row straight into one JSON array instead of being built as a tree:
-  /// the reply to a large fetch then costs a fraction of the memory and time. Every
-  /// statement reads one snapshot.
+  /// the reply to a large fetch then costs a fraction of the memory and time. To-many
+  /// relationships the request asks for are read for the whole page once its rows are
+  /// written, and put into place as the array is completed. Every statement reads one
+  /// snapshot.
   public func fetchWithSections(_ request: FetchRequest, encoded: Bool = false) throws -> FetchResult {
     // One snapshot: `include` reads the related objects with further statements.
     try readingOneSnapshot {
@@ -39,21 +41,30 @@ extension Store {
       var keys: [JSONValue] = []
       let args = trailing.values.isEmpty ? builder.args : builder.args + trailing.values
       if encoded && request.include.isEmpty {
+        let toMany = ToManyShape(request.toMany, select: select)
         let writer = ExportRowWriter(
           entity: plan.model.name, read: read,
-          keys: select ?? Set(plan.model.attributes.map(\.name) + plan.model.relationships.map(\.name)))
+          keys: (select ?? Set(plan.model.attributes.map(\.name) + plan.model.relationships.map(\.name))).subtracting(
+            plan.toMany.map(\.name)))
         let polymorphic = plan.model.concreteNames.count > 1 || plan.model.entity.abstract
+        // With to-many members to add, each object is left open: its id and where it ends.
+        var open: [(id: ObjectID, end: Int)]? = readsToMany(plan, toMany) ? [] : nil
         var w = JSONWriter(capacity: 1 << 16)
         w.bytes.append(UInt8(ascii: "["))
         var n = 0
         try connection.cached(sql).forEachRow(args) { row in
           if n > 0 { w.bytes.append(UInt8(ascii: ",")) }
           if polymorphic { w.write(read.object(row, select: select)) } else { writer.write(row, to: &w) }
+          if open != nil {
+            w.bytes.removeLast()  // the object's closing brace
+            open!.append((read.id(row), w.bytes.count))
+          }
           if let section { keys.append(section.kind.decode(row.value(row.count - 1))) }
           n += 1
           if n & 1023 == 0 { try checkCancelled() }
         }
         w.bytes.append(UInt8(ascii: "]"))
+        if let open { w = try closingWithToMany(w, open, toMany) }
         return FetchResult(objects: [], encoded: EncodedJSON(writtenBy: w), sections: section == nil ? nil : Sections.runs(keys))
       }
       try connection.cached(sql).forEachRow(args) { row in
@@ -61,7 +72,7 @@ extension Store {
         if let section { keys.append(section.kind.decode(row.value(row.count - 1))) }
         if out.count & 1023 == 0 { try checkCancelled() }
       }
-      try expand(&out, include: request.include, path: "params.include")
+      try shape(&out, select: select, include: request.include, toMany: request.toMany)
       return FetchResult(objects: out, encoded: nil, sections: section == nil ? nil : Sections.runs(keys))
     }
   }

@@ -92,7 +92,7 @@ class Generator:
             "author": self.name, "subscription": self.subscription, "clientInfo": lambda: values.any_value(rng),
             "capabilities": self.capabilities, "compareWith": self.compare_with, "on": self.keys,
             "ifVersion": self.count, "data": self.import_data, "entities": self.entities,
-            "historyRetention": self.retention,
+            "historyRetention": self.retention, "toMany": self.to_many,
         }
         for flag in ["template", "readOnly", "memory", "create", "withRelated", "withVersion",
                      "includeSubentities", "allowDataLoss", "backup", "cloudKit"]:
@@ -149,6 +149,12 @@ class Generator:
     def include(self):
         return [self.rng.choice(["tags", "parent", "children", "tags.items", "parent.parent", "title", "nope"])
                 for _ in range(self.rng.randrange(0, 3))]
+
+    def to_many(self):
+        """Mostly the three modes, sometimes a near miss or another type (refused by name)."""
+        if self.rng.random() < 0.85:
+            return self.rng.choice(["none", "ids", "count"])
+        return self.rng.choice(["IDS", "all", "", None, True, 1, ["ids"], {"mode": "ids"}])
 
     def bucket_key(self):
         return {"keyPath": self.rng.choice(["when", "title", "n"]),

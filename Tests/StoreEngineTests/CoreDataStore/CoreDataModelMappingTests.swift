@@ -61,17 +61,17 @@ final class CoreDataModelMappingTests: XCTestCase {
     let store = try Store.openCoreData(path: path, model: model)
     defer { store.close() }
     XCTAssertEqual(try store.info()["coreData"]?.objectValue?["warnings"], [])
-    let task = try store.get(id: "Task/2")
+    let task = try store.get(id: "Task/2", toMany: .ids)
     XCTAssertEqual(task["done"], false)
     XCTAssertEqual(task["priority"], 2)
     XCTAssertEqual(task["taskID"], "12345678-9ABC-DEF0-0123-456789ABCDEF")
     XCTAssertEqual(task["parentList"], "List/1")
     XCTAssertEqual(task["attachment"], .string(Base64.encode(Array("external bytes".utf8))))
     XCTAssertEqual(task["tags"], ids("Tag/1", "Tag/2"), "ordered by Z_FOK_6TAGS")
-    XCTAssertEqual(try store.get(id: "Task/3")["tags"], ids("Tag/2"))
-    XCTAssertEqual(try store.get(id: "List/1")["items"], ids("Task/2", "Task/3"), "ordered by Z_FOK_PARENTLIST")
-    XCTAssertEqual(try store.get(id: "Category/1")["items"], ids("Note/1", "Task/3"))
-    XCTAssertEqual(try store.get(id: "Tag/2")["items"], ids("Task/2", "Task/3"))
+    XCTAssertEqual(try store.get(id: "Task/3", toMany: .ids)["tags"], ids("Tag/2"))
+    XCTAssertEqual(try store.get(id: "List/1", toMany: .ids)["items"], ids("Task/2", "Task/3"), "ordered by Z_FOK_PARENTLIST")
+    XCTAssertEqual(try store.get(id: "Category/1", toMany: .ids)["items"], ids("Note/1", "Task/3"))
+    XCTAssertEqual(try store.get(id: "Tag/2", toMany: .ids)["items"], ids("Task/2", "Task/3"))
     XCTAssertEqual(try store.idsWhere("Item", "parentList.name == 'Today' AND done == YES"), ["Task/3"])
   }
 

@@ -51,7 +51,7 @@ final class CoreDataStoreTests: XCTestCase {
     let path = try fixture()
     let store = try Store.openCoreData(path: path)
     defer { store.close() }
-    let task = try store.get(id: "Task/2")
+    let task = try store.get(id: "Task/2", toMany: .ids)
     XCTAssertEqual(task["_entity"], "Task")
     XCTAssertEqual(task["title"], "Write report")
     XCTAssertEqual(task["due"], .string(ISODate.format(700_086_400.5 + 978_307_200)))

@@ -306,7 +306,9 @@ final class DWorld {
     for e in DSchema.entities {
       var map: [Int64: DObj] = [:]
       var seen: [String: [DVal]] = [:]
-      for o in try store.fetch(FetchRequest(entity: e)) {
+      var request = FetchRequest(entity: e)
+      request.toMany = .ids
+      for o in try store.fetch(request) {
         guard let id = o["_id"]?.stringValue, let oid = ObjectID(id) else { throw DError("bad _id in \(o)") }
         var obj = DObj(entity: e, pk: oid.pk)
         for (name, type) in DSchema.attributes[e]! {

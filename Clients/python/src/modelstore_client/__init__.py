@@ -11,6 +11,7 @@ Typical use::
 
 from .client import Client, resolve_binary
 from .live import LiveQuery, apply_change
+from .methods import ToMany
 from .errors import (
     BinaryNotFoundError,
     BusyError,
@@ -41,6 +42,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Client",
     "LiveQuery",
+    "ToMany",
     "apply_change",
     "resolve_binary",
     "error_from_response",

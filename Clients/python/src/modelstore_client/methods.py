@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Sequence
 
 JSONObject = Dict[str, Any]
+
+#: How returned objects carry their to-many relationships (protocol.md, the object
+#: shape): left out (``"none"``, the server's default), as arrays of ids, or as counts.
+ToMany = Literal["none", "ids", "count"]
 
 log = logging.getLogger("modelstore_client")
 
@@ -226,33 +230,53 @@ class StoreMethods:
 
     # -------------------------------------------------------------- objects
 
-    def insert(self, entity: str, values: Mapping[str, Any]) -> Any:
-        return self.call("objects.insert", {"entity": entity, "values": values})
+    # Every method returning objects takes ``to_many`` (``ToMany``): to-many
+    # relationships are left out unless it asks for ``"ids"`` or ``"count"``.
 
-    def update(self, id: str, values: Mapping[str, Any], if_version: Optional[int] = None) -> Any:
+    def insert(self, entity: str, values: Mapping[str, Any], to_many: Optional[ToMany] = None) -> Any:
+        return self.call("objects.insert", _params(entity=entity, values=values, toMany=to_many))
+
+    def update(
+        self,
+        id: str,
+        values: Mapping[str, Any],
+        if_version: Optional[int] = None,
+        to_many: Optional[ToMany] = None,
+    ) -> Any:
         """``objects.update``; with ``if_version`` it fails with :class:`ConflictError`
         when the object changed since that version was read (``get(..., with_version=True)``)."""
-        return self.call("objects.update", _params(id=id, values=values, ifVersion=if_version))
+        return self.call("objects.update", _params(id=id, values=values, ifVersion=if_version, toMany=to_many))
 
     def upsert(
         self,
         entity: str,
         values: Mapping[str, Any],
         on: Optional[Sequence[str]] = None,
+        to_many: Optional[ToMany] = None,
     ) -> Any:
         return self.call(
             "objects.upsert",
-            _params(entity=entity, values=values, on=_list(on)),
+            _params(entity=entity, values=values, on=_list(on), toMany=to_many),
         )
 
     def delete(self, id: str) -> Any:
         return self.call("objects.delete", {"id": id})
 
-    def get(self, id: str, include: Optional[Sequence[str]] = None, with_version: Optional[bool] = None) -> Any:
-        return self.call("objects.get", _params(id=id, include=_list(include), withVersion=with_version))
+    def get(
+        self,
+        id: str,
+        include: Optional[Sequence[str]] = None,
+        with_version: Optional[bool] = None,
+        to_many: Optional[ToMany] = None,
+    ) -> Any:
+        return self.call(
+            "objects.get", _params(id=id, include=_list(include), withVersion=with_version, toMany=to_many)
+        )
 
-    def get_many(self, ids: Sequence[str], include: Optional[Sequence[str]] = None) -> Any:
-        return self.call("objects.get", _params(ids=list(ids), include=_list(include)))
+    def get_many(
+        self, ids: Sequence[str], include: Optional[Sequence[str]] = None, to_many: Optional[ToMany] = None
+    ) -> Any:
+        return self.call("objects.get", _params(ids=list(ids), include=_list(include), toMany=to_many))
 
     def update_where(
         self,
@@ -315,9 +339,11 @@ class StoreMethods:
         select: Optional[Sequence[str]] = None,
         include_subentities: Optional[bool] = None,
         section_by: Optional[Any] = None,
+        to_many: Optional[ToMany] = None,
     ) -> Any:
         """``section_by``: a key path or ``{keyPath, bucket, timeZone}``; the result
-        then has ``sections`` ([{key, count, range}])."""
+        then has ``sections`` ([{key, count, range}]). ``to_many``: ``"ids"`` or
+        ``"count"`` to receive the to-many relationships ``select`` does not name."""
         return self.call(
             "query.fetch",
             _params(
@@ -331,6 +357,7 @@ class StoreMethods:
                 select=_list(select),
                 includeSubentities=include_subentities,
                 sectionBy=section_by,
+                toMany=to_many,
             ),
         )
 
@@ -344,6 +371,7 @@ class StoreMethods:
         select: Optional[Sequence[str]] = None,
         section_by: Optional[Any] = None,
         callback: Optional[Callable[[Any, Dict[str, Any]], None]] = None,
+        to_many: Optional[ToMany] = None,
     ) -> Any:
         """``query.observe``: a :class:`~modelstore_client.live.LiveQuery` whose
         ``objects`` follow every commit (of any process on the store), applied in stream
@@ -360,6 +388,7 @@ class StoreMethods:
             limit=limit,
             select=_list(select),
             sectionBy=section_by,
+            toMany=to_many,
         )
         return LiveQuery(self, callback)._start(params)
 
