@@ -16,6 +16,8 @@ public final class Store {
   public static let formatVersion = 2
 
   public let connection: Connection
+  /// Set when opening upgraded this file from format 1 (Store+FormatUpgrade.swift).
+  public internal(set) var formatUpgrade: FormatUpgradeReport?
   public let path: String?
   public internal(set) var isReadOnly: Bool
   public private(set) var graph: ModelGraph?
@@ -214,9 +216,15 @@ public final class Store {
     guard stored != String(Store.formatVersion) else { return }
     let name = path ?? ":memory:"
     if stored == "1" {
+      // A writable file is upgraded in place (Store+FormatUpgrade.swift); a read-only
+      // opening must not write, so it is refused with the way forward.
+      if path != nil && !isReadOnly {
+        formatUpgrade = try upgradeFormat1()
+        return
+      }
       throw StoreError(
         .formatTooOld,
-        "'\(name)' is a ModelStore store of formatVersion 1; this version reads formatVersion \(Store.formatVersion): it will be upgraded by `modelstore upgrade`; it was not changed",
+        "'\(name)' is a ModelStore store of formatVersion 1; this version reads formatVersion \(Store.formatVersion) and upgrades a file when it opens it for writing: run `modelstore upgrade --store PATH` (or open it once without read-only); it was not changed",
         ["path": .string(name), "formatVersion": 1, "expected": .int(Int64(Store.formatVersion))])
     }
     throw StoreError(

@@ -16,6 +16,7 @@ let usage = """
     modelstore export --store PATH [--out FILE] [--format ndjson|json] [--entity E]... [--where PRED] [--with-related]
     modelstore import --store PATH FILE [--mode insert|upsert|replace]
     modelstore migrate --store PATH (--to SCHEMA.json | --plan PLAN.json) [--dry-run] [--allow-data-loss] [--no-backup] [--json]
+    modelstore upgrade --store PATH   upgrade a store file of formatVersion 1 in place (a backup first)
     modelstore import-coredata STORE [--model PATH] --store OUT   copy a Core Data SQLite store into a ModelStore file
     modelstore xcdatamodel PATH [--audit | --generate TARGET [--out DIR]] [--report]   read a Core Data model
     modelstore --version | --help
@@ -136,6 +137,8 @@ case "import":
   runImport(arguments.dropFirst())
 case "migrate":
   runMigrate(arguments.dropFirst())
+case "upgrade":
+  runUpgrade(arguments.dropFirst())
 case "xcdatamodel":
   runXcdatamodel(arguments.dropFirst())
 case "import-coredata":

@@ -72,7 +72,9 @@ final class StorageFormatProcessTests: XCTestCase {
     XCTAssertEqual(stored.stdout, "blob 16 6BA7B8109DAD41D180B400C04FD430C8 1")
   }
 
-  func testFormatOneFileIsRefusedUntouched() throws {
+  /// Opened read-only, a format-1 file cannot be upgraded: it is refused and not touched
+  /// (FormatUpgradeCrashTests covers the upgrade of a file opened for writing).
+  func testFormatOneFileOpenedReadOnlyIsRefusedUntouched() throws {
     try XCTSkipUnless(hasSQLite3CLI, "needs /usr/bin/sqlite3")
     let path = dir.file("old.store")
     let made = try sqlite3(
@@ -84,12 +86,12 @@ final class StorageFormatProcessTests: XCTestCase {
       """)
     XCTAssertEqual(made.status, 0, made.stderr)
     let before = FileManager.default.contents(atPath: path)
-    let r = try runModelstore(["serve", "--store", path], input: requestLine(1, "store.info") + "\n")
+    let r = try runModelstore(["serve", "--store", path, "--read-only"], input: requestLine(1, "store.info") + "\n")
     XCTAssertEqual(r.status, 2, r.stderr)
     XCTAssertEqual(r.stdout, "")
     for words in ["formatVersion 1", "modelstore upgrade", path] { XCTAssertTrue(r.stderr.contains(words), r.stderr) }
     let server = try ServerProcess()
-    let e = try server.callFailing("store.open", ["path": .string(path)])
+    let e = try server.callFailing("store.open", ["path": .string(path), "readOnly": true])
     XCTAssertEqual(e["code"], -32015)
     XCTAssertEqual(e["data"]?["kind"], "formatTooOld")
     XCTAssertEqual(e["data"]?["formatVersion"], 1)

@@ -1,0 +1,37 @@
+import StoreEngine
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// `modelstore upgrade --store PATH`: upgrades a store file of an older format version in
+// place (what opening it for writing does anyway), and says what it did. Exit status 0
+// when the file is at the current format version, 1 when it cannot be upgraded, 2 for
+// wrong arguments.
+
+func runUpgrade(_ args: ArraySlice<String>) -> Never {
+  var storePath: String?
+  var it = ArgumentCursor(args)
+  while let a = it.next() {
+    switch a {
+    case "--store": storePath = it.value(a)
+    default: fail("unknown option '\(a)' for upgrade")
+    }
+  }
+  guard let storePath else { fail("upgrade needs --store PATH") }
+  let store: Store
+  do {
+    store = try Store(path: storePath, options: Store.OpenOptions(readOnly: false, create: false))
+  } catch {
+    failed("upgrade", error)
+  }
+  if let r = store.formatUpgrade {
+    printOut(
+      "upgraded \(storePath) from formatVersion 1 to \(Store.formatVersion): \(r.objects) objects in \(r.tables.count) table\(r.tables.count == 1 ? "" : "s"), \(r.historyTransactions) history transactions; the formatVersion 1 file is kept as \(r.backup)\n"
+    )
+  } else {
+    printOut("\(storePath) is at formatVersion \(Store.formatVersion): nothing to do\n")
+  }
+  store.close()
+  exit(0)
+}
