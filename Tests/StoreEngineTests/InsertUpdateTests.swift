@@ -38,6 +38,9 @@ final class InsertUpdateTests: XCTestCase {
         ),
         try store.insert(
           entity: "Book", values: ["title": "R", "pages": 1, "author": .string(lib.zola), "tags": [.string(lib.classic)]], toMany: mode),
+        // A to-one alone: answered from the bound values and the resolved target.
+        try store.insert(entity: "Book", values: ["title": "S", "pages": 2, "author": .string(lib.zola)], toMany: mode),
+        try store.insert(entity: "Book", values: ["title": "U", "pages": 2, "author": .null], toMany: mode),
       ]
       for o in inserted {
         let id = try XCTUnwrap(o["_id"]?.stringValue)
@@ -60,6 +63,10 @@ final class InsertUpdateTests: XCTestCase {
     let o = try store.insert(entity: "Sub", values: [:])
     XCTAssertEqual(o, try store.get(id: "Sub/1"))
     XCTAssertEqual(o.keys, ["_id", "_entity", "a", "t", "b", "peer"])
+    // A to-one given by an ancestor's id answers with the concrete object's id.
+    let p = try store.insert(entity: "Base", values: ["peer": "Base/1"])
+    XCTAssertEqual(p["peer"], "Sub/1")
+    XCTAssertEqual(p, try store.get(id: p["_id"]!.stringValue!))
   }
 
   func testGeneratedDefaults() throws {

@@ -11,18 +11,20 @@ extension Store {
       let ctx = WriteContext()
       let id = try insertObject(entity, values, ctx, path: "params.values")
       try finish(ctx)
-      // Without relationship values the stored row is exactly what was bound: answer from
-      // it instead of reading the row back (the hot path of bulk inserts).
+      // Without to-many values the stored row is exactly what was bound, and its to-ones
+      // are the targets resolved: answer from them instead of reading the row back (the
+      // hot path of bulk inserts).
       if let bound = ctx.lastInsertBound {
-        return try objectFromBound(id, bound, toMany: toMany)
+        return try objectFromBound(id, bound, toOne: ctx.lastInsertToOne, toMany: toMany)
       }
       return try object(id, toMany: toMany)
     }
   }
 
-  /// The wire object of a row just inserted with `bound` and no relationship values (so
-  /// with no related object through a to-many).
-  private func objectFromBound(_ id: ObjectID, _ bound: [SQLValue], toMany: ToManyMode) throws -> JSONObject {
+  /// The wire object of a row just inserted with `bound`, its to-ones set to `toOne` and
+  /// no to-many values (so with no related object through a to-many: an inverse kept in
+  /// step changes other rows, never this one's values).
+  private func objectFromBound(_ id: ObjectID, _ bound: [SQLValue], toOne: [String: ObjectID], toMany: ToManyMode) throws -> JSONObject {
     let plan = plans[id.entity]!
     var o = JSONObject()
     o.members.reserveCapacity(2 + plan.model.attributes.count + plan.model.relationships.count)
@@ -37,7 +39,7 @@ extension Store {
         stored += 1
       }
     }
-    for r in plan.toOne { o.append(r.name, .null) }
+    for r in plan.toOne { o.append(r.name, toOne[r.name].map { .string($0.description) } ?? .null) }
     switch toMany {
     case .none: break
     case .ids: for r in plan.toMany { o.append(r.name, .array([])) }
@@ -242,11 +244,14 @@ extension Store {
     var bound = plan.insertTemplate
     var given = [Bool](repeating: false, count: bound.count)
     var relationshipValues = false
+    var toManyValues = false
     for m in values.members {
       guard let slot = plan.insertSlot[m.key] else {
         if try checkWireKey(m, plan, path: path(), id: nil) { continue }
         if model.relationship(m.key) != nil {
+          // Not a slot of the row: a to-many.
           relationshipValues = true
+          toManyValues = true
           continue
         }
         if model.attribute(m.key) != nil { continue }  // transient: not stored
@@ -302,7 +307,9 @@ extension Store {
     let id = ObjectID(entity: entity, pk: pk)
     if recordsObjectHistory { requestLog.insert(id) }
     ctx.touch(id)
-    ctx.lastInsertBound = relationshipValues ? nil : bound
+    ctx.lastInsertBound = toManyValues || !deferredValues.isEmpty ? nil : bound
+    ctx.lastInsertToOne = [:]
+    for (r, target) in toOneTargets { ctx.lastInsertToOne[r.name] = target }
     for (r, target) in toOneTargets { try linkToOne(id, r, from: nil, to: target, plan, ctx) }
     for r in plan.toMany where relationshipValues {
       guard let v = values[r.name], !v.isNull else { continue }

@@ -16,8 +16,11 @@ final class WriteContext {
   var touched: [ObjectID] = []
   var touchedIndex: [Int?] = []
   /// The values bound by the latest insert, in `EntityPlan.insertSQL` order; nil when it
-  /// also set relationships (then the row must be read back).
+  /// also set to-many relationships or left a reference for later (then the row must be
+  /// read back).
   var lastInsertBound: [SQLValue]?
+  /// The to-one targets of that insert, by relationship.
+  var lastInsertToOne: [String: ObjectID] = [:]
   let allowsRefs: Bool
 
   init(allowsRefs: Bool = false) { self.allowsRefs = allowsRefs }
