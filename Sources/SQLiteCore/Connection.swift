@@ -191,6 +191,36 @@ public final class Connection {
   private var interruptLock = pthread_mutex_t()
   private var interruptRequested = false
 
+  /// Runs while work goes on, so that whoever can cancel it gets a look in: every
+  /// `probeSteps` virtual machine steps of a running statement (SQLite's progress handler),
+  /// and at each `pollInterrupt()`. It may call `interrupt()`; it must not use this
+  /// connection. (The server reads its input here: a `$/cancelRequest` read while a
+  /// request runs interrupts it.)
+  public var cancellationProbe: (() -> Void)? {
+    didSet {
+      guard !isClosed else { return }
+      if cancellationProbe == nil {
+        sqlite3_progress_handler(handle, 0, nil, nil)
+      } else {
+        sqlite3_progress_handler(
+          handle, Self.probeSteps,
+          { context in
+            Unmanaged<Connection>.fromOpaque(context!).takeUnretainedValue().cancellationProbe?()
+            return 0  // never interrupts by itself: `interrupt()` decides what may be interrupted
+          }, Unmanaged.passUnretained(self).toOpaque())
+      }
+    }
+  }
+  /// About 10-50 µs of statement work between two probes.
+  public static let probeSteps: Int32 = 1000
+
+  /// Runs the cancellation probe, then tells whether an interrupt was requested: what
+  /// loops running many statements check between them.
+  public func pollInterrupt() -> Bool {
+    cancellationProbe?()
+    return isInterruptRequested
+  }
+
   // MARK: - Transactions
 
   /// How many transaction levels are open: 0 in autocommit mode.
@@ -297,7 +327,10 @@ public final class Connection {
 
   private func snapshotStatements() throws -> (open: Statement, close: Statement) {
     if let snapshot { return snapshot }
-    let s = (try Statement(connection: self, sql: "BEGIN DEFERRED", persistent: true), try Statement(connection: self, sql: "COMMIT", persistent: true))
+    let s = (
+      try Statement(connection: self, sql: "BEGIN DEFERRED", persistent: true),
+      try Statement(connection: self, sql: "COMMIT", persistent: true)
+    )
     snapshot = s
     return s
   }

@@ -74,7 +74,8 @@ public final class Store {
     if let path { try StoreFileCheck.check(path, readOnly: options.readOnly, create: options.create) }
     do {
       let connectionOptions = Connection.Options(readOnly: options.readOnly, create: options.create)
-      connection = try path.map { try Connection(file: $0, options: connectionOptions) } ?? Connection(path: ":memory:", options: connectionOptions)
+      connection =
+        try path.map { try Connection(file: $0, options: connectionOptions) } ?? Connection(path: ":memory:", options: connectionOptions)
     } catch let e as SQLiteError {
       throw StoreError(.notFound, "cannot open store '\(path ?? ":memory:")': \(e.message)", ["path": .string(path ?? ":memory:")])
     }
@@ -116,7 +117,8 @@ public final class Store {
     }
     try RegexMatching.register(on: connection)
     if !isReadOnly { try createHistoryTable() }
-    historyEnabled = try connection.scalar("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(Store.historyTable)]) != nil
+    historyEnabled =
+      try connection.scalar("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(Store.historyTable)]) != nil
     try connection.createFunction("ms_bucket", argumentCount: 3, DateBucket.sqlFunction(timeZones))
     try loadSchema()
   }
@@ -238,8 +240,17 @@ public final class Store {
   }
 
   /// Throws `cancelled` once `interrupt()` was called; loops over many objects call it.
+  /// It runs the cancellation probe first, so a cancel that has arrived is seen here.
   func checkCancelled() throws {
-    if connection.isInterruptRequested { throw StoreError(.cancelled, "the request was cancelled") }
+    if connection.pollInterrupt() { throw StoreError(.cancelled, "the request was cancelled") }
+  }
+
+  /// Called between statements and while they run (see `Connection.cancellationProbe`):
+  /// the server reads its input there, and interrupts this store when the running request
+  /// is cancelled.
+  public var cancellationProbe: (() -> Void)? {
+    get { connection.cancellationProbe }
+    set { connection.cancellationProbe = newValue }
   }
 
   // MARK: - Lookups shared by the object code
