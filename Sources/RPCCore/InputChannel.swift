@@ -115,15 +115,22 @@ final class InputChannel: @unchecked Sendable {
 
   /// Waits until an item is queued or `timeoutMilliseconds` passed (negative: no limit);
   /// true when an item is queued. Input that completes no message yet is read and kept.
+  /// Without a limit the wait is a plain blocking read, and wake-ups are not waited for:
+  /// they only matter to an idle hook, which always waits with a limit.
   func wait(timeoutMilliseconds: Int) -> Bool {
-    let deadline = timeoutMilliseconds < 0 ? nil : Self.now() + UInt64(timeoutMilliseconds) * 1_000_000
-    while !hasQueued {
-      var remaining: Int32 = -1
-      if let deadline {
-        let now = Self.now()
-        if now >= deadline { return false }
-        remaining = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
+    if timeoutMilliseconds < 0 {
+      while !hasQueued {
+        // Nothing read and no end: a signal, or input someone made non-blocking.
+        if readOnce() == 0 && !ended { waitUntilReadable() }
       }
+      lastLook = Self.now()
+      return true
+    }
+    let deadline = Self.now() + UInt64(timeoutMilliseconds) * 1_000_000
+    while !hasQueued {
+      let now = Self.now()
+      if now >= deadline { return false }
+      let remaining = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
       // A negative descriptor is ignored by poll(): after the end only wake-ups count.
       var fds = (
         pollfd(fd: ended ? -1 : fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)
@@ -156,6 +163,11 @@ final class InputChannel: @unchecked Sendable {
     while canReadAhead && readable() {
       if readOnce() < Self.chunkSize { break }
     }
+  }
+
+  private func waitUntilReadable() {
+    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    _ = poll(&p, 1, -1)
   }
 
   /// Whether a read would find input (or the end) right now.

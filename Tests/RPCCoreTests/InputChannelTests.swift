@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 
 @testable import RPCCore
@@ -101,6 +102,18 @@ final class InputChannelTests: XCTestCase {
     XCTAssertTrue(c.wait(timeoutMilliseconds: 10_000))
     XCTAssertEqual(describe([c.take(), c.take(), c.take()].compactMap { $0 }), ["message:{}", "wake"])
     XCTAssertFalse(c.wait(timeoutMilliseconds: 0), "two wake-ups before a wait are one")
+  }
+
+  /// Waiting without a limit is a blocking read; input someone made non-blocking (EAGAIN)
+  /// is waited for in poll() instead of spinning.
+  func testWaitingWithoutALimitOnNonBlockingInput() {
+    let p = Pipe()
+    _ = fcntl(p.read, F_SETFL, fcntl(p.read, F_GETFL) | O_NONBLOCK)
+    let c = channel(p.read)
+    let writer = Thread { p.send("[1]\n") }
+    writer.start()
+    XCTAssertTrue(c.wait(timeoutMilliseconds: -1))
+    XCTAssertEqual(describe([c.take()].compactMap { $0 }), ["message:[1]"])
   }
 
   func testAPartialMessageIsKeptUntilItsEnd() {
