@@ -38,7 +38,8 @@ final class OutputWriter {
   /// F_GETPIPE_SZ (Linux's F_LINUX_SPECIFIC_BASE + 8), which Glibc's module leaves out.
   private static let getPipeSize: Int32 = 1032
 
-  init(fd: Int32) {
+  /// `reopeningPipes: false` (for tests) takes the path of a system without /proc.
+  init(fd: Int32, reopeningPipes: Bool = true) {
     self.fd = fd
     var st = stat()
     guard fstat(fd, &st) == 0 else {
@@ -47,7 +48,7 @@ final class OutputWriter {
     }
     switch st.st_mode & S_IFMT {
     case S_IFIFO:
-      let own = open("/proc/self/fd/\(fd)", O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+      let own = reopeningPipes ? open("/proc/self/fd/\(fd)", O_WRONLY | O_NONBLOCK | O_CLOEXEC) : -1
       if own >= 0 {
         kind = .nonBlockingPipe(own)
       } else {
