@@ -211,7 +211,9 @@ public final class Connection {
       }
     }
   }
-  /// About 10-50 µs of statement work between two probes.
+  /// Virtual machine instructions between two probes: microseconds of plain statement work
+  /// (more when an instruction calls a function); a probe itself costs a `clock_gettime`
+  /// unless it reads input.
   public static let probeSteps: Int32 = 1000
 
   /// Runs the cancellation probe, then tells whether an interrupt was requested: what
