@@ -144,7 +144,9 @@ def measure(binary: str, count: int, rounds: int = 5, warmup: int = 200) -> dict
 
 
 def report(r: dict) -> str:
-    us = lambda s: f"{s * 1e6:.1f} us"  # noqa: E731
+    def us(seconds: float) -> str:
+        return f"{seconds * 1e6:.1f} us"
+
     return (
         f"{r['count']:,} sequential objects.get round trips ({r['request_bytes']} B request, {r['reply_bytes']} B reply)\n"
         f"  server     median {us(r['server_median'])}, p99 {us(r['server_p99'])}\n"
