@@ -30,4 +30,26 @@ static inline int cs_bind_blob(sqlite3_stmt *s, int i, const void *p, int n) {
   return sqlite3_bind_blob(s, i, p, n, SQLITE_TRANSIENT);
 }
 
+/// Copies the WAL-index header of `db`'s main database into `out` (96 bytes): the two
+/// 48-byte copies at the start of its shared memory (sqlite.org/walformat.html, "The
+/// WAL-Index Header"), which every commit rewrites (the second copy, a memory barrier,
+/// the first), read here without a lock as SQLite's readers first read them (the first
+/// copy, a barrier, the second: equal copies are a header no writer was changing). Returns 0
+/// when no shared memory is mapped. Call only on a connection in WAL mode that has read
+/// the database, so that the mapping exists (xShmMap would otherwise create it).
+static inline int cs_wal_index_header(sqlite3 *db, unsigned char *out) {
+  sqlite3_file *file = 0;
+  if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || !file || !file->pMethods
+      || file->pMethods->iVersion < 2 || !file->pMethods->xShmMap || !file->pMethods->xShmBarrier)
+    return 0;
+  void volatile *shm = 0;
+  if (file->pMethods->xShmMap(file, 0, 32768, 0, &shm) != SQLITE_OK || !shm) return 0;
+  const volatile unsigned char *p = (const volatile unsigned char *)shm;
+  file->pMethods->xShmBarrier(file);
+  for (int i = 0; i < 48; i++) out[i] = p[i];
+  file->pMethods->xShmBarrier(file);
+  for (int i = 48; i < 96; i++) out[i] = p[i];
+  return 1;
+}
+
 #endif

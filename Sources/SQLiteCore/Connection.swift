@@ -223,6 +223,33 @@ public final class Connection {
     return isInterruptRequested
   }
 
+  // MARK: - Commits by anyone
+
+  /// The header of the WAL index as it stands: the two copies of the 48-byte header at
+  /// the start of the `-shm` file, read without a lock (sqlite.org/walformat.html, "The
+  /// WAL-Index Header"). Every transaction that commits, in any process, rewrites it (and
+  /// changes it: the count of changes, the last frame, or the salts of a restarted WAL),
+  /// so equal results of two calls mean that nothing was committed in between, at no
+  /// more cost than reading 96 bytes of shared memory. nil when there is no header to read
+  /// (not in WAL mode, read-only, closed) or when its copies differ (a writer is rewriting
+  /// it): then something may have been committed.
+  public func walIndexHeader() -> [UInt8]? {
+    guard !isClosed, !isReadOnly, isInWALMode else { return nil }
+    var header = [UInt8](repeating: 0, count: 96)
+    guard header.withUnsafeMutableBufferPointer({ cs_wal_index_header(handle, $0.baseAddress) }) == 1,
+      header[0..<48].elementsEqual(header[48..<96])
+    else { return nil }
+    return header
+  }
+
+  /// Whether the main database is in WAL mode, asked once: no connection can take a
+  /// database out of WAL mode while another one (this one) has it open, and the shared
+  /// memory is mapped once a WAL database has been read.
+  private lazy var isInWALMode: Bool = {
+    guard case .text(let mode)? = try? scalar("PRAGMA journal_mode") else { return false }
+    return mode.lowercased() == "wal"
+  }()
+
   // MARK: - Transactions
 
   /// How many transaction levels are open: 0 in autocommit mode.
