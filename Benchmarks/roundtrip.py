@@ -13,8 +13,23 @@ writing, and the thread wake-ups in between).
 The two loops run alternately in rounds (server, cat, server, cat, ...) so that drift in
 the machine's load touches both alike. Each timed sample is one write plus one line read.
 
-Usage: python3 Benchmarks/roundtrip.py [--binary PATH] [--count K] [--rounds R] [--json]
-Prints median and p99 of both loops and their difference (run.py can call `measure`).
+Where the processes run decides much of a round trip on a virtual machine, so it is set
+for both loops alike (`--placement`):
+
+  same   the Python loop and the child (server or cat) on one CPU: each message costs a
+         context switch, and the difference is the server's own work;
+  split  the child on another CPU than the loop: each message wakes the other CPU (tens of
+         microseconds when it sleeps), for the server and for cat alike;
+  free   wherever the scheduler puts them. Measured on the 2-core machine this is
+         bimodal: cat, which works for a microsecond per line, stays on the loop's CPU,
+         while a child that works for about 10 us per message is often moved to the
+         other CPU and stays there, so the difference then holds two wake-ups of a
+         sleeping CPU that cat does not pay.
+
+Usage: python3 Benchmarks/roundtrip.py [--binary PATH] [--count K] [--rounds R]
+       [--placement same,split,free] [--json]
+Prints, for each placement (default same,split), median and p99 of both loops and their
+difference (run.py can call `measure`).
 """
 from __future__ import annotations
 
@@ -55,11 +70,29 @@ def request_line(i: int, object_id: str) -> bytes:
     ).encode()
 
 
-class Pipes:
-    """A child process on pipes: unbuffered writes, buffered line reads."""
+def placement_cpus(placement: str) -> tuple[set[int] | None, set[int] | None]:
+    """The CPUs of the Python loop and of the child for a placement (None: any)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if placement == "same":
+        return {cpus[0]}, {cpus[0]}
+    if placement == "split":
+        if len(cpus) < 2:
+            sys.exit("--placement split needs two CPUs")
+        return {cpus[0]}, {cpus[1]}
+    if placement == "free":
+        return None, None
+    sys.exit(f"unknown placement {placement!r} (same, split, free)")
 
-    def __init__(self, argv: list[str]):
-        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+
+class Pipes:
+    """A child process on pipes: unbuffered writes, buffered line reads. `cpus` pins the
+    child, and every thread it starts, before it runs."""
+
+    def __init__(self, argv: list[str], cpus: set[int] | None = None):
+        pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
+        self.p = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0, preexec_fn=pin
+        )
         self.fd = self.p.stdin.fileno()
         self.reader = open(self.p.stdout.fileno(), "rb", buffering=1 << 16, closefd=False)
 
@@ -89,8 +122,8 @@ def timed_loop(pipes: Pipes, lines: list[bytes], expect: int) -> list[float]:
     return samples
 
 
-def start_server(binary: str, store: Path) -> tuple[Pipes, str]:
-    server = Pipes([binary, "serve", "--store", str(store)])
+def start_server(binary: str, store: Path, cpus: set[int] | None = None) -> tuple[Pipes, str]:
+    server = Pipes([binary, "serve", "--store", str(store)], cpus)
     for line in (
         json.dumps({"jsonrpc": "2.0", "id": 1, "method": "model.define", "params": {"schema": SCHEMA}}),
         json.dumps({"jsonrpc": "2.0", "id": 2, "method": "objects.insert", "params": {"entity": "Task", "values": VALUES}}),
@@ -106,12 +139,17 @@ def percentile(samples: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(len(s) * q))]
 
 
-def measure(binary: str, count: int, rounds: int = 5, warmup: int = 200) -> dict:
-    """Median and p99 (seconds) of `count` server round trips and of `count` cat echoes."""
+def measure(binary: str, count: int, rounds: int = 5, warmup: int = 200, placement: str = "same") -> dict:
+    """Median and p99 (seconds) of `count` server round trips and of `count` cat echoes,
+    with the processes placed as `placement` says."""
+    loop_cpus, child_cpus = placement_cpus(placement)
+    saved = os.sched_getaffinity(0)
     with tempfile.TemporaryDirectory(prefix="ms-roundtrip-") as tmp:
-        server, object_id = start_server(binary, Path(tmp) / "rt.store")
-        cat = Pipes(["cat"])
+        server, object_id = start_server(binary, Path(tmp) / "rt.store", child_cpus)
+        cat = Pipes(["cat"], child_cpus)
         try:
+            if loop_cpus:
+                os.sched_setaffinity(0, loop_cpus)
             requests = [request_line(i, object_id) for i in range(count + warmup)]
             reply_length = len(server.call(requests[0]))
             if any(len(r) > reply_length for r in requests):
@@ -127,9 +165,11 @@ def measure(binary: str, count: int, rounds: int = 5, warmup: int = 200) -> dict
                 ours += timed_loop(server, requests[start:end], reply_length)
                 floor += timed_loop(cat, echoes[start:end], reply_length)
         finally:
+            os.sched_setaffinity(0, saved)
             server.close()
             cat.close()
     result = {
+        "placement": placement,
         "count": count,
         "request_bytes": len(requests[0]),
         "reply_bytes": reply_length,
@@ -143,15 +183,23 @@ def measure(binary: str, count: int, rounds: int = 5, warmup: int = 200) -> dict
     return result
 
 
+PLACEMENTS = {
+    "same": "the loop and the child on one CPU",
+    "split": "the child on another CPU than the loop",
+    "free": "placed by the scheduler",
+}
+
+
 def report(r: dict) -> str:
     def us(seconds: float) -> str:
         return f"{seconds * 1e6:.1f} us"
 
     return (
-        f"{r['count']:,} sequential objects.get round trips ({r['request_bytes']} B request, {r['reply_bytes']} B reply)\n"
+        f"{r['count']:,} sequential objects.get round trips ({r['request_bytes']} B request, {r['reply_bytes']} B reply), "
+        f"{r['placement']}: {PLACEMENTS[r['placement']]}\n"
         f"  server     median {us(r['server_median'])}, p99 {us(r['server_p99'])}\n"
         f"  cat floor  median {us(r['cat_median'])}, p99 {us(r['cat_p99'])}\n"
-        f"  overhead   median +{us(r['overhead_median'])}, p99 +{us(r['overhead_p99'])}"
+        f"  overhead   median {r['overhead_median'] * 1e6:+.1f} us, p99 {r['overhead_p99'] * 1e6:+.1f} us"
     )
 
 
@@ -160,12 +208,13 @@ def main() -> None:
     ap.add_argument("--binary", default=str(ROOT / ".build" / "release" / "modelstore"))
     ap.add_argument("--count", type=int, default=20_000)
     ap.add_argument("--rounds", type=int, default=5, help="alternations between the server and cat (default 5)")
+    ap.add_argument("--placement", default="same,split", help="same, split and/or free, comma-separated (default same,split)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON (seconds)")
     args = ap.parse_args()
     if not os.access(args.binary, os.X_OK):
         sys.exit(f"no binary at {args.binary} (swift build -c release, or --binary PATH)")
-    r = measure(args.binary, args.count, args.rounds)
-    print(json.dumps(r, indent=2) if args.json else report(r))
+    results = [measure(args.binary, args.count, args.rounds, placement=p) for p in args.placement.split(",")]
+    print(json.dumps(results, indent=2) if args.json else "\n".join(report(r) for r in results))
 
 
 if __name__ == "__main__":
