@@ -4,6 +4,16 @@ import CSQLite
   import Glibc
 #endif
 
+/// A copy of a WAL index's header (`Connection.walIndexHeader`).
+public struct WALIndexHeader: Equatable {
+  var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+
+  public static func == (a: Self, b: Self) -> Bool {
+    a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
+      && a.words.4 == b.words.4 && a.words.5 == b.words.5
+  }
+}
+
 /// One SQLite connection with a cache of prepared statements and savepoint-based
 /// transactions. Confined to one thread, except `interrupt()`, which SQLite documents
 /// as safe to call from any thread.
@@ -225,21 +235,21 @@ public final class Connection {
 
   // MARK: - Commits by anyone
 
-  /// The header of the WAL index as it stands: the two copies of the 48-byte header at
-  /// the start of the `-shm` file, read without a lock (sqlite.org/walformat.html, "The
-  /// WAL-Index Header"). Every transaction that commits, in any process, rewrites it (and
-  /// changes it: the count of changes, the last frame, or the salts of a restarted WAL),
-  /// so equal results of two calls mean that nothing was committed in between, at no
-  /// more cost than reading 96 bytes of shared memory. nil when there is no header to read
-  /// (not in WAL mode, read-only, closed) or when its copies differ (a writer is rewriting
-  /// it): then something may have been committed.
-  public func walIndexHeader() -> [UInt8]? {
+  /// The header of the WAL index as it stands: the 48-byte header at the start of the
+  /// `-shm` file, read without a lock (sqlite.org/walformat.html, "The WAL-Index Header").
+  /// Every transaction that commits, in any process, rewrites it (and changes it: the
+  /// count of changes, the last frame, or the salts of a restarted WAL), so equal results
+  /// of two calls mean that nothing was committed in between, at the cost of reading 96
+  /// bytes of shared memory. nil when there is no header to read (not in WAL mode,
+  /// read-only, closed) or when its two copies differ (a writer is rewriting it): then
+  /// something may have been committed.
+  public func walIndexHeader() -> WALIndexHeader? {
     guard !isClosed, !isReadOnly, isInWALMode else { return nil }
-    var header = [UInt8](repeating: 0, count: 96)
-    guard header.withUnsafeMutableBufferPointer({ cs_wal_index_header(handle, $0.baseAddress) }) == 1,
-      header[0..<48].elementsEqual(header[48..<96])
-    else { return nil }
-    return header
+    var header = WALIndexHeader()
+    let agree = withUnsafeMutableBytes(of: &header.words) {
+      cs_wal_index_header(handle, $0.baseAddress!.assumingMemoryBound(to: UInt8.self))
+    }
+    return agree == 1 ? header : nil
   }
 
   /// Whether the main database is in WAL mode, asked once: no connection can take a

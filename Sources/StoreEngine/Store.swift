@@ -40,7 +40,7 @@ public final class Store {
   /// SQLite's schema cookie when the installed schema was last read (`followSchemaChanges`).
   var schemaCookie: Int64?
   /// The WAL index's header when `followSchemaChanges` last read the cookie.
-  var schemaCheckedAt: [UInt8]?
+  var schemaCheckedAt: WALIndexHeader?
   /// Recorded as each history transaction's author: the request's, else the session's.
   public var requestAuthor: String?
   public var defaultAuthor: String?

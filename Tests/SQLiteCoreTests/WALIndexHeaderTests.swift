@@ -15,7 +15,6 @@ final class WALIndexHeaderTests: XCTestCase {
   func testOnlyCommitsChangeIt() throws {
     let (a, b) = try pair()
     let first = try XCTUnwrap(a.walIndexHeader(), "a WAL database read by this connection has a header")
-    XCTAssertEqual(first.count, 96)
     _ = try a.scalar("SELECT sum(v) FROM t")
     _ = try b.scalar("SELECT sum(v) FROM t")
     XCTAssertEqual(a.walIndexHeader(), first, "reads change nothing")
