@@ -3,6 +3,7 @@
 // The SQLite API that Swift cannot import directly: variadic configuration
 // calls and the SQLITE_TRANSIENT destructor macro.
 #include <sqlite3.h>
+#include <string.h>
 
 /// sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML/DDL, 0): string literals must be
 /// single-quoted, so a misquoted identifier fails instead of becoming a string.
@@ -28,6 +29,29 @@ static inline int cs_bind_text(sqlite3_stmt *s, int i, const char *p, int n) {
 /// sqlite3_bind_blob with SQLITE_TRANSIENT.
 static inline int cs_bind_blob(sqlite3_stmt *s, int i, const void *p, int n) {
   return sqlite3_bind_blob(s, i, p, n, SQLITE_TRANSIENT);
+}
+
+/// Copies the WAL-index header of `db`'s main database into `out` (48 bytes): the header
+/// at the start of its shared memory (sqlite.org/walformat.html, "The WAL-Index Header"),
+/// kept in two copies that every commit rewrites (the second copy, a memory barrier, the
+/// first), read here without a lock as SQLite's readers first read them (the first copy, a
+/// barrier, the second). Returns 1 when the copies agree, 0 when they differ (a writer is
+/// rewriting them) or no shared memory is mapped. Call only on a connection in WAL mode
+/// that has read the database, so that the mapping exists (xShmMap would create it).
+static inline int cs_wal_index_header(sqlite3 *db, unsigned char *out) {
+  sqlite3_file *file = 0;
+  if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || !file || !file->pMethods
+      || file->pMethods->iVersion < 2 || !file->pMethods->xShmMap || !file->pMethods->xShmBarrier)
+    return 0;
+  void volatile *shm = 0;
+  if (file->pMethods->xShmMap(file, 0, 32768, 0, &shm) != SQLITE_OK || !shm) return 0;
+  const volatile unsigned char *p = (const volatile unsigned char *)shm;
+  unsigned char second[48];
+  file->pMethods->xShmBarrier(file);
+  for (int i = 0; i < 48; i++) out[i] = p[i];
+  file->pMethods->xShmBarrier(file);
+  for (int i = 0; i < 48; i++) second[i] = p[48 + i];
+  return memcmp(out, second, 48) == 0;
 }
 
 #endif

@@ -8,8 +8,7 @@ import StoreEngine
 
 /// The state one client session shares across handlers: the open store and the server.
 public final class Session: @unchecked Sendable {
-  /// The open store. Replaced only under `storeLock`, which the reader thread also takes
-  /// to interrupt it.
+  /// The open store. Replaced only under `storeLock`, which `interruptStore` also takes.
   public var store: Store? {
     get { storeRef }
     set {
@@ -17,6 +16,7 @@ public final class Session: @unchecked Sendable {
       storeRef = newValue
       pthread_mutex_unlock(&storeLock)
       newValue?.defaultAuthor = author
+      adopt(newValue)
     }
   }
   /// Live queries by subscription id, in creation order, and the last history token seen.
@@ -46,9 +46,17 @@ public final class Session: @unchecked Sendable {
       self?.storeRef?.resetInterrupt()
       self?.storeRef?.followSchemaChanges()
     }
+    adopt(store)
   }
 
-  /// Cancels the store's running work; called from the reader thread.
+  /// The store's work looks at the server's input while it runs, so a `$/cancelRequest`
+  /// read meanwhile interrupts it (`interruptStore`).
+  private func adopt(_ store: Store?) {
+    store?.cancellationProbe = { [weak server] in server?.pollInput() }
+  }
+
+  /// Cancels the store's running work; called by the server when it reads a cancellation
+  /// of the running request (from inside the store's own checks, `Store.cancellationProbe`).
   private func interruptStore() {
     pthread_mutex_lock(&storeLock)
     storeRef?.interrupt()

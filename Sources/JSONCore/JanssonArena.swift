@@ -29,8 +29,8 @@ final class JanssonArena {
   /// The arena of the calling thread, kept in thread-specific storage: set only by that
   /// thread inside `withArena`, so no other thread can see it, use it or rewind it. One
   /// arena exists and is lent to one thread at a time (`lent`, under `lock`); a second
-  /// thread parsing meanwhile (the reader thread's cancel check) uses malloc. The arena is
-  /// rewound before it is given back, so a rewind never races a parse.
+  /// thread parsing meanwhile uses malloc. The arena is rewound before it is given back,
+  /// so a rewind never races a parse.
   private static let key: pthread_key_t = {
     var k = pthread_key_t()
     precondition(pthread_key_create(&k, nil) == 0, "cannot create the arena's thread key")

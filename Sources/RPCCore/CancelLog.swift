@@ -7,8 +7,8 @@ import JSONCore
 ///
 /// Cancellations arrive in input order, so they age out from the front of a queue, and a
 /// count per id answers "is a later cancellation of this id waiting?" in constant time:
-/// a flood of a million `$/cancelRequest`s (the reader thread runs far ahead of the
-/// dispatcher) costs the same per message as one.
+/// a flood of a million `$/cancelRequest`s (read far ahead of the messages being handled)
+/// costs the same per message as one.
 struct CancelLog {
   /// A request id as a dictionary key (JSON-RPC ids are strings or numbers).
   enum Key: Hashable {

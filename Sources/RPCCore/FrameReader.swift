@@ -10,26 +10,19 @@ public enum Framing: Sendable {
   case headers
 }
 
-/// Reads stdin on its own thread and splits it into messages, so that a
-/// `$/cancelRequest` arriving during a long request is seen while the request runs.
-final class FrameReader: @unchecked Sendable {
-  private let fd: Int32
+/// Splits the bytes of the input into messages (`consume`, then `finish` at end of input).
+/// It only frames: `InputChannel` reads the bytes and queues what comes out.
+final class FrameReader {
   private let maxMessageBytes: Int
-  private let queue: MessageQueue
-  /// Called on the reader thread for every message whose text mentions `$/cancelRequest`.
+  /// Called for every message whose text mentions `$/cancelRequest`, as soon as it is framed.
   private let onCancelCandidate: ([UInt8], Int) -> Void
   private var nextSeq = 0
   private(set) var framing: Framing = .lines
   private var framingDecided = false
   private var onFraming: (Framing) -> Void
 
-  init(
-    fd: Int32, maxMessageBytes: Int, queue: MessageQueue, onFraming: @escaping (Framing) -> Void,
-    onCancelCandidate: @escaping ([UInt8], Int) -> Void
-  ) {
-    self.fd = fd
+  init(maxMessageBytes: Int, onFraming: @escaping (Framing) -> Void, onCancelCandidate: @escaping ([UInt8], Int) -> Void) {
     self.maxMessageBytes = maxMessageBytes
-    self.queue = queue
     self.onFraming = onFraming
     self.onCancelCandidate = onCancelCandidate
   }
@@ -43,40 +36,6 @@ final class FrameReader: @unchecked Sendable {
   /// After a malformed header block: how many bytes of `content-length:` the skipped
   /// input has matched so far; nil while the stream is in step.
   private var resyncMatched: Int?
-
-  func start() {
-    var thread = pthread_t()
-    let box = Unmanaged.passRetained(self).toOpaque()
-    let rc = pthread_create(
-      &thread, nil,
-      { arg in
-        let reader = Unmanaged<FrameReader>.fromOpaque(arg!).takeRetainedValue()
-        reader.run()
-        return nil
-      }, box)
-    precondition(rc == 0, "cannot start the reader thread")
-    pthread_detach(thread)
-  }
-
-  private func run() {
-    let size = 1 << 16
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 1)
-    defer { buffer.deallocate() }
-    while true {
-      let n = read(fd, buffer.baseAddress!, size)
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 {
-        var batch: [InboundItem] = []
-        finishInput(&batch)
-        batch.append(.endOfInput)
-        queue.push(batch)
-        return
-      }
-      var batch: [InboundItem] = []
-      consume(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), &batch)
-      queue.push(batch)
-    }
-  }
 
   private func emit(_ message: [UInt8], _ batch: inout [InboundItem]) {
     let seq = nextSeq
@@ -194,7 +153,9 @@ final class FrameReader: @unchecked Sendable {
     emit(line, &batch)
   }
 
-  private func finishInput(_ batch: inout [InboundItem]) {
+  /// The input ended: what is left of a message becomes one (an unterminated last line)
+  /// or an error (a header block or body cut short).
+  func finish(_ batch: inout [InboundItem]) {
     switch framing {
     case .lines:
       if discarding || !pending.isEmpty { finishLine(&batch) }

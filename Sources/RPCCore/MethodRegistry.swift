@@ -27,8 +27,12 @@ public final class RequestContext {
     try server.callClient(method, params, on: id)
   }
 
-  /// True once the client cancelled this request; long loops should check it.
-  public var isCancelled: Bool { server.isCancelled(id) }
+  /// True once the client cancelled this request; long loops should check it (it reads
+  /// input that has arrived meanwhile: `Server.pollInput`).
+  public var isCancelled: Bool {
+    server.pollInput()
+    return server.isCancelled(id)
+  }
 }
 
 /// A method's implementation: validated params in, result out, errors thrown.

@@ -4,9 +4,20 @@ import JSONCore
   import Glibc
 #endif
 
-/// A JSON-RPC 2.0 endpoint over two file descriptors. Messages are read on their own
-/// thread and handled strictly in order on the calling thread; replies are buffered and
-/// flushed whenever no further input is waiting, so pipelined requests share writes.
+/// A JSON-RPC 2.0 endpoint over two file descriptors, served by the thread that calls
+/// `run`: it reads the input itself, handles messages strictly in order and writes the
+/// replies, so an idle server answers a request with no hand-off between threads.
+/// Replies are buffered and flushed whenever no further input is queued, so pipelined
+/// requests share writes.
+///
+/// A `$/cancelRequest` must still be seen while a request runs. The request's own checks
+/// read it: the store calls `pollInput()` between statements and every few thousand SQLite
+/// steps (`Store.cancellationProbe`), and `RequestContext.isCancelled` calls it too. It reads
+/// whatever input has arrived without waiting, at most once a millisecond
+/// (`InputChannel.readAheadIfDue`); a cancellation among it is noted and, when it names the
+/// running request, `interruptHook` runs. No other thread touches the input, the queue or
+/// the cancellation state, so none of it needs a lock; the file watcher of live queries
+/// only raises a wake-up (`InputChannel.wake`).
 public final class Server: @unchecked Sendable {
   public struct Options {
     public var maxMessageBytes = 64 << 20
@@ -14,21 +25,24 @@ public final class Server: @unchecked Sendable {
     public init() {}
   }
 
-  private let input: Int32
+  private let inputFD: Int32
   private let output: Int32
   private var registry = MethodRegistry([])
   private let options: Options
   public let log: Logger
-  private let queue = MessageQueue()
+  private lazy var input = InputChannel(
+    fd: inputFD, maxMessageBytes: options.maxMessageBytes, onFraming: { [unowned self] f in self.framing = f },
+    onCancelCandidate: { [unowned self] bytes, seq in self.noteCancel(bytes, seq: seq) })
+  private lazy var writer = OutputWriter(fd: output)
   private var framing: Framing = .lines
   private var out: [UInt8] = []
   private var running = true
   private var exitCode: Int32 = 0
   private var outputBroken = false
 
-  /// Called from the reader thread when the running request is cancelled (e.g. to
-  /// interrupt SQLite). Must be thread-safe.
-  public var interruptHook: (@Sendable () -> Void)?
+  /// Called when a cancellation of the running request is read (from inside the request's
+  /// checks, see `pollInput`), e.g. to interrupt SQLite.
+  public var interruptHook: (() -> Void)?
   /// Called on this thread right before each request's handler runs (e.g. to clear a
   /// cancellation flag left by an earlier request).
   public var requestWillStart: (() -> Void)?
@@ -58,46 +72,36 @@ public final class Server: @unchecked Sendable {
   /// Set by `shutdown`: later requests are refused.
   public private(set) var isShuttingDown = false
 
-  // Cancellation state, shared with the reader thread.
-  private var cancelLock = pthread_mutex_t()
+  // Cancellation state (this thread only).
   private var currentID: JSONValue?
   /// Position in the input of the message being handled.
   private var currentSeq = -1
-  /// Cancellations read but not yet reached by the dispatcher: the id and the position of
-  /// the `$/cancelRequest`. One applies to a request with that id read before it.
+  /// Cancellations read but not yet reached: the id and the position of the
+  /// `$/cancelRequest`. One applies to a request with that id read before it.
   private var cancelled = CancelLog()
   /// The request waiting in `callClient`, and whether the client cancelled it since.
   private var waitingOn: JSONValue?
   private var waitingCancelled = false
 
-  /// Items taken from the queue and not yet handled (`callClient` handles some of them).
-  private var pending: [InboundItem] = []
-  private var pendingIndex = 0
   private var serverRequests = 0
   /// Ids of the server's requests still waiting, and answers not yet collected.
   private var awaiting: [JSONValue] = []
   private var answers: [(id: JSONValue, outcome: Result<JSONValue, RPCError>)] = []
 
   public init(input: Int32 = 0, output: Int32 = 1, options: Options = Options(), log: Logger) {
-    self.input = input
+    self.inputFD = input
     self.output = output
     self.options = options
     self.log = log
-    pthread_mutex_init(&cancelLock, nil)
   }
 
   public func register(_ registry: MethodRegistry) { self.registry = registry }
 
   /// Serves until end of input or `exit`; returns the process exit code.
   public func run() -> Int32 {
-    let reader = FrameReader(
-      fd: input, maxMessageBytes: options.maxMessageBytes, queue: queue,
-      onFraming: { [weak self] f in self?.setFraming(f) },
-      onCancelCandidate: { [weak self] bytes, seq in self?.noteCancel(bytes, seq: seq) })
-    reader.start()
     while running {
       process(nextItem())
-      if pendingIndex == pending.count || out.count > (1 << 16) { flush() }
+      if !input.hasQueued || out.count > (1 << 16) { flush() }
     }
     flush()
     watchFiles([])
@@ -105,25 +109,24 @@ public final class Server: @unchecked Sendable {
     return exitCode
   }
 
-  /// The next inbound item: from the batch taken last, else waiting for the reader.
+  /// The next inbound item: a queued one, else read from the input, waiting for it. With
+  /// an idle hook (live queries) the wait is bounded, and the hook runs each time it ends
+  /// without input.
   private func nextItem() -> InboundItem {
-    while pendingIndex == pending.count {
-      pendingIndex = 0
-      guard let idle = idleHook else {
-        pending = queue.takeAll()
-        break
-      }
-      // With an idle hook (live queries), wake up regularly to run it while no message comes.
-      pending = queue.takeAll(waitingAtMost: followUps.first ?? idleIntervalMilliseconds)
-      if pending.isEmpty {
-        if !followUps.isEmpty { followUps.removeFirst() }
-        idle()
-        flush()
-      }
+    while true {
+      if let item = input.take() { return item }
+      let timeout = idleHook == nil ? -1 : (followUps.first ?? idleIntervalMilliseconds)
+      if input.wait(timeoutMilliseconds: timeout) { continue }
+      if !followUps.isEmpty { followUps.removeFirst() }
+      idleHook?()
+      flush()
     }
-    pendingIndex += 1
-    return pending[pendingIndex - 1]
   }
+
+  /// Reads the input that has arrived, without waiting, if it was last looked at more
+  /// than a millisecond ago: how a running request notices `$/cancelRequest` (the store's
+  /// cancellation checks call it). Messages read are queued; nothing is handled here.
+  public func pollInput() { input.readAheadIfDue() }
 
   private func process(_ item: InboundItem) {
     switch item {
@@ -157,8 +160,8 @@ public final class Server: @unchecked Sendable {
   /// no other process writes): only the fallback.
   public func watchFiles(_ paths: [String]) {
     watcher?.stop()
-    let queue = self.queue
-    watcher = FileChangeWatcher.start(paths) { queue.wake() }
+    let input = self.input
+    watcher = FileChangeWatcher.start(paths) { input.wake() }
     idleIntervalMilliseconds = watcher == nil && !paths.isEmpty ? Self.pollingMilliseconds : Self.watchedFallbackMilliseconds
     if watcher == nil && !paths.isEmpty { log.info("cannot watch \(paths) for changes; polling every \(Self.pollingMilliseconds) ms") }
   }
@@ -174,17 +177,13 @@ public final class Server: @unchecked Sendable {
     let id: JSONValue = .string("modelstore-\(serverRequests)")
     awaiting.append(id)
     let (savedID, savedSeq) = (currentID, currentSeq)
-    pthread_mutex_lock(&cancelLock)
     waitingOn = outer
     waitingCancelled = false
-    pthread_mutex_unlock(&cancelLock)
     defer {
       awaiting.removeAll { $0 == id }
-      setCurrent(savedID)
-      pthread_mutex_lock(&cancelLock)
+      currentID = savedID
       currentSeq = savedSeq
       waitingOn = nil
-      pthread_mutex_unlock(&cancelLock)
     }
     send(.object(["jsonrpc": "2.0", "id": id, "method": .string(method), "params": params]))
     flush()
@@ -193,21 +192,19 @@ public final class Server: @unchecked Sendable {
         let answer = answers.remove(at: i)
         return try answer.outcome.get()
       }
-      pthread_mutex_lock(&cancelLock)
-      let cancelledNow = waitingCancelled
-      pthread_mutex_unlock(&cancelLock)
-      if cancelledNow { throw RPCError.cancelled() }
+      if waitingCancelled { throw RPCError.cancelled() }
       if !running {
-        throw RPCError(code: -32603, message: "the client ended the session while the server waited for its answer to \(method)", kind: "clientGone")
+        throw RPCError(
+          code: -32603, message: "the client ended the session while the server waited for its answer to \(method)", kind: "clientGone")
       }
+      // (`.endOfInput` stays queued, so the main loop sees it too.)
       let item = nextItem()
       if case .endOfInput = item {
-        pendingIndex -= 1  // the main loop sees it too
         throw RPCError(
           code: -32603, message: "the client closed its input while the server waited for its answer to \(method)", kind: "clientGone")
       }
       process(item)
-      setCurrent(outer)
+      currentID = outer
       flush()
     }
   }
@@ -219,12 +216,6 @@ public final class Server: @unchecked Sendable {
   }
 
   public func beginShutdown() { isShuttingDown = true }
-
-  private func setFraming(_ f: Framing) {
-    // Written by the reader thread before it queues the first message; the queue's
-    // mutex orders it before every read on this thread.
-    framing = f
-  }
 
   // MARK: - Output
 
@@ -256,7 +247,8 @@ public final class Server: @unchecked Sendable {
   private func flush() {
     guard !out.isEmpty else { return }
     if !outputBroken {
-      let ok = out.withUnsafeBytes { FileDescriptor.writeAll(output, $0) }
+      let (writer, input) = (self.writer, self.input)
+      let ok = out.withUnsafeBytes { writer.write($0, readingMeanwhile: input) }
       if !ok {
         outputBroken = true
         log.warning("stdout is closed; replies are dropped")
@@ -267,42 +259,30 @@ public final class Server: @unchecked Sendable {
 
   // MARK: - Cancellation
 
-  /// Runs on the reader thread for messages that mention `$/cancelRequest`.
+  /// Runs for messages that mention `$/cancelRequest`, as soon as they are read (before
+  /// the messages queued ahead of them are handled).
   private func noteCancel(_ bytes: [UInt8], seq: Int) {
     guard case .object(let o)? = try? JSONParser.parse(bytes), o["method"] == .string("$/cancelRequest"),
       case .object(let p)? = o["params"], let id = p["id"]
     else { return }
-    pthread_mutex_lock(&cancelLock)
     cancelled.append(id, seq: seq)
     if let waitingOn, waitingOn == id { waitingCancelled = true }
-    let isCurrent = currentID == id && currentSeq < seq
-    pthread_mutex_unlock(&cancelLock)
-    if isCurrent {
+    if currentID == id && currentSeq < seq {
       log.debug("interrupting request \(id)")
       interruptHook?()
     }
   }
 
-  /// True when a cancellation for `id` arrived after the message being handled.
+  /// True when a cancellation for `id` was read after the message being handled.
   func isCancelled(_ id: JSONValue?) -> Bool {
     guard let id else { return false }
-    pthread_mutex_lock(&cancelLock)
-    defer { pthread_mutex_unlock(&cancelLock) }
     return cancelled.contains(id)
   }
 
-  private func setCurrent(_ id: JSONValue?) {
-    pthread_mutex_lock(&cancelLock)
-    currentID = id
-    pthread_mutex_unlock(&cancelLock)
-  }
-
   private func setSeq(_ seq: Int) {
-    pthread_mutex_lock(&cancelLock)
     currentSeq = seq
     // Cancellations at or before this point can no longer apply to anything.
     if !cancelled.isEmpty { cancelled.spend(through: seq) }
-    pthread_mutex_unlock(&cancelLock)
   }
 
   // MARK: - Dispatch
@@ -405,7 +385,7 @@ public final class Server: @unchecked Sendable {
       return errorResponse(id: replyID, .invalidRequest("params must be an object, got \(other.typeName)"))
     }
     if method == "$/cancelRequest" {
-      // Handled on the reader thread; a client that sent it as a request gets `null`.
+      // Noted as soon as it was read (`noteCancel`); a client that sent it as a request gets `null`.
       return isNotification ? nil : .object(["jsonrpc": "2.0", "id": replyID, "result": .null])
     }
     if isNotification {
@@ -430,8 +410,8 @@ public final class Server: @unchecked Sendable {
       return .failure(.methodNotFound(method))
     }
     requestWillStart?()
-    if let id { setCurrent(id) }
-    defer { if id != nil { setCurrent(nil) } }
+    if let id { currentID = id }
+    defer { if id != nil { currentID = nil } }
     do {
       return .success(try handler(JSONReader(params, path: "params"), RequestContext(id: id, method: method, server: self)))
     } catch let e as RPCErrorConvertible {

@@ -4,6 +4,16 @@ import CSQLite
   import Glibc
 #endif
 
+/// A copy of a WAL index's header (`Connection.walIndexHeader`).
+public struct WALIndexHeader: Equatable {
+  var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+
+  public static func == (a: Self, b: Self) -> Bool {
+    a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
+      && a.words.4 == b.words.4 && a.words.5 == b.words.5
+  }
+}
+
 /// One SQLite connection with a cache of prepared statements and savepoint-based
 /// transactions. Confined to one thread, except `interrupt()`, which SQLite documents
 /// as safe to call from any thread.
@@ -195,6 +205,65 @@ public final class Connection {
 
   private var interruptLock = pthread_mutex_t()
   private var interruptRequested = false
+
+  /// Runs while work goes on, so that whoever can cancel it gets a look in: every
+  /// `probeSteps` virtual machine steps of a running statement (SQLite's progress handler),
+  /// and at each `pollInterrupt()`. It may call `interrupt()`; it must not use this
+  /// connection. (The server reads its input here: a `$/cancelRequest` read while a
+  /// request runs interrupts it.)
+  public var cancellationProbe: (() -> Void)? {
+    didSet {
+      guard !isClosed else { return }
+      if cancellationProbe == nil {
+        sqlite3_progress_handler(handle, 0, nil, nil)
+      } else {
+        sqlite3_progress_handler(
+          handle, Self.probeSteps,
+          { context in
+            Unmanaged<Connection>.fromOpaque(context!).takeUnretainedValue().cancellationProbe?()
+            return 0  // never interrupts by itself: `interrupt()` decides what may be interrupted
+          }, Unmanaged.passUnretained(self).toOpaque())
+      }
+    }
+  }
+  /// Virtual machine instructions between two probes: microseconds of plain statement work
+  /// (more when an instruction calls a function); a probe itself costs a `clock_gettime`
+  /// unless it reads input.
+  public static let probeSteps: Int32 = 1000
+
+  /// Runs the cancellation probe, then tells whether an interrupt was requested: what
+  /// loops running many statements check between them.
+  public func pollInterrupt() -> Bool {
+    cancellationProbe?()
+    return isInterruptRequested
+  }
+
+  // MARK: - Commits by anyone
+
+  /// The header of the WAL index as it stands: the 48-byte header at the start of the
+  /// `-shm` file, read without a lock (sqlite.org/walformat.html, "The WAL-Index Header").
+  /// Every transaction that commits, in any process, rewrites it (and changes it: the
+  /// count of changes, the last frame, or the salts of a restarted WAL), so equal results
+  /// of two calls mean that nothing was committed in between, at the cost of reading 96
+  /// bytes of shared memory. nil when there is no header to read (not in WAL mode,
+  /// read-only, closed) or when its two copies differ (a writer is rewriting it): then
+  /// something may have been committed.
+  public func walIndexHeader() -> WALIndexHeader? {
+    guard !isClosed, !isReadOnly, isInWALMode else { return nil }
+    var header = WALIndexHeader()
+    let agree = withUnsafeMutableBytes(of: &header.words) {
+      cs_wal_index_header(handle, $0.baseAddress!.assumingMemoryBound(to: UInt8.self))
+    }
+    return agree == 1 ? header : nil
+  }
+
+  /// Whether the main database is in WAL mode, asked once: no connection can take a
+  /// database out of WAL mode while another one (this one) has it open, and the shared
+  /// memory is mapped once a WAL database has been read.
+  private lazy var isInWALMode: Bool = {
+    guard case .text(let mode)? = try? scalar("PRAGMA journal_mode") else { return false }
+    return mode.lowercased() == "wal"
+  }()
 
   // MARK: - Transactions
 

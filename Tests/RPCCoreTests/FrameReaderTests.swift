@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import JSONCore
 import XCTest
 
 @testable import RPCCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 final class FrameReaderTests: XCTestCase {
   private final class Recorder {
@@ -14,10 +15,10 @@ final class FrameReaderTests: XCTestCase {
     var cancelSeqs: [Int] = []
   }
 
-  private func makeReader(max: Int = 1 << 20, fd: Int32 = -1, queue: MessageQueue = MessageQueue()) -> (FrameReader, Recorder) {
+  private func makeReader(max: Int = 1 << 20) -> (FrameReader, Recorder) {
     let rec = Recorder()
     let reader = FrameReader(
-      fd: fd, maxMessageBytes: max, queue: queue, onFraming: { rec.framings.append($0) },
+      maxMessageBytes: max, onFraming: { rec.framings.append($0) },
       onCancelCandidate: { bytes, seq in
         rec.cancels.append(String(decoding: bytes, as: UTF8.self))
         rec.cancelSeqs.append(seq)
@@ -128,7 +129,8 @@ final class FrameReaderTests: XCTestCase {
     let (reader, _) = makeReader()
     let body = #"{"k":"é"}"#
     let n = body.utf8.count
-    let out = feed(reader, ["Content-", "Length: \(n)\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r", "\n\r\n{\"k\"", ":\"é\"}"])
+    let out = feed(
+      reader, ["Content-", "Length: \(n)\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r", "\n\r\n{\"k\"", ":\"é\"}"])
     XCTAssertEqual(out, ["message:" + body], "the length counts bytes, not characters")
   }
 
@@ -141,8 +143,12 @@ final class FrameReaderTests: XCTestCase {
     XCTAssertEqual(
       feed(makeReader().0, ["Content-Length: 2\r\n\r\n{}", "Content-Length: abc\r\n\r\n"]),
       ["message:{}", "badHeader:Content-Length is not a number: abc"])
-    XCTAssertEqual(feed(makeReader().0, ["Content-Length: 1\r\nX-Other: 1\r\n\r\n1", "X-Other: 1\r\n\r\n"]), ["message:1", "badHeader:header block without Content-Length"])
-    XCTAssertEqual(feed(makeReader().0, ["Content-Length: 1\r\n\r\n1", "garbage line\r\n\r\n"]), ["message:1", "badHeader:header line without ':': garbage line"])
+    XCTAssertEqual(
+      feed(makeReader().0, ["Content-Length: 1\r\nX-Other: 1\r\n\r\n1", "X-Other: 1\r\n\r\n"]),
+      ["message:1", "badHeader:header block without Content-Length"])
+    XCTAssertEqual(
+      feed(makeReader().0, ["Content-Length: 1\r\n\r\n1", "garbage line\r\n\r\n"]),
+      ["message:1", "badHeader:header line without ':': garbage line"])
     XCTAssertEqual(feed(makeReader().0, ["Content-Length: -4\r\n\r\n"]), ["badHeader:Content-Length is not a number: -4"])
   }
 
@@ -154,7 +160,8 @@ final class FrameReaderTests: XCTestCase {
       XCTAssertEqual(feed(reader, [prefix + "Content-Length: 2\r\n\r\n{}"]), ["message:{}"], "prefix \(Array(prefix.utf8))")
       XCTAssertEqual(rec.framings, [.headers])
       let (split, _) = makeReader()
-      XCTAssertEqual(feed(split, [prefix, "Content-", "Length: 2\r\n\r\n{}"]), ["message:{}"], "prefix \(Array(prefix.utf8)) in its own write")
+      XCTAssertEqual(
+        feed(split, [prefix, "Content-", "Length: 2\r\n\r\n{}"]), ["message:{}"], "prefix \(Array(prefix.utf8)) in its own write")
     }
   }
 
@@ -213,83 +220,5 @@ final class FrameReaderTests: XCTestCase {
     let (reader, _) = makeReader()
     let out = feed(reader, ["Content-Length: 1\r\nX: " + String(repeating: "a", count: 9000)])
     XCTAssertEqual(out, ["badHeader:header block longer than 8192 bytes"])
-  }
-
-  // MARK: - The reader thread over a real pipe
-
-  private func runOverPipe(_ bytes: [UInt8], max: Int = 1 << 20) -> [String] {
-    var fds: [Int32] = [0, 0]
-    XCTAssertEqual(pipe(&fds), 0)
-    let queue = MessageQueue()
-    let (reader, _) = makeReader(max: max, fd: fds[0], queue: queue)
-    _ = bytes.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
-    close(fds[1])
-    reader.start()
-    var items: [InboundItem] = []
-    outer: while true {
-      for item in queue.takeAll() {
-        items.append(item)
-        if case .endOfInput = item { break outer }
-      }
-    }
-    close(fds[0])
-    return describe(items)
-  }
-
-  func testPipeLinesWithUnterminatedLastLine() {
-    XCTAssertEqual(runOverPipe(Array("{\"a\":1}\n{\"b\":2}".utf8)), ["message:{\"a\":1}", "message:{\"b\":2}", "end"])
-  }
-
-  func testPipeOversizeLastLine() {
-    XCTAssertEqual(runOverPipe(Array("[1]\n[1,2,3,4,5,6]".utf8), max: 5), ["message:[1]", "tooLarge:13", "end"])
-  }
-
-  func testPipeEmptyInput() {
-    XCTAssertEqual(runOverPipe([]), ["end"])
-  }
-
-  func testPipeHeadersEndingInsideAHeaderBlock() {
-    let out = runOverPipe(Array("Content-Length: 2\r\n\r\n{}Content-Length: 5\r\n".utf8))
-    XCTAssertEqual(out.count, 3)
-    XCTAssertEqual(out.first, "message:{}")
-    XCTAssertTrue(out[1].hasPrefix("badHeader:input ended inside a header block"), out[1])
-    XCTAssertEqual(out.last, "end")
-  }
-
-  func testPipeHeadersEndingInsideABody() {
-    // The body was announced as 10 bytes but only 4 arrived: that is not silently dropped.
-    let out = runOverPipe(Array("Content-Length: 10\r\n\r\n{\"a\"".utf8))
-    XCTAssertEqual(out.count, 2, "\(out)")
-    XCTAssertEqual(out.first, "badHeader:input ended 6 bytes short of the announced Content-Length 10")
-    XCTAssertEqual(out.last, "end")
-  }
-}
-
-final class MessageQueueTests: XCTestCase {
-  func testPushAndTakeKeepOrder() {
-    let q = MessageQueue()
-    XCTAssertTrue(q.isEmpty)
-    q.push([.message([1], seq: 0), .tooLarge(9)])
-    q.push([])
-    q.push([.badHeader("x")])
-    XCTAssertFalse(q.isEmpty)
-    XCTAssertEqual(describe(q.takeAll()), ["message:\u{1}", "tooLarge:9", "badHeader:x"])
-    XCTAssertTrue(q.isEmpty)
-    XCTAssertEqual(describe(q.takeAvailable()), [])
-  }
-
-  func testTakeAllWaitsForAnotherThread() {
-    let q = MessageQueue()
-    let done = expectation(description: "taken")
-    final class Box: @unchecked Sendable { var got: [String] = [] }
-    let box = Box()
-    DispatchQueue.global().async {
-      box.got = describe(q.takeAll())
-      done.fulfill()
-    }
-    usleep(50_000)
-    q.push([.endOfInput])
-    wait(for: [done], timeout: 5)
-    XCTAssertEqual(box.got, ["end"])
   }
 }

@@ -108,4 +108,29 @@ final class ReadSnapshotTests: XCTestCase {
     }
     XCTAssertEqual(pair(try writer.get(id: a, withVersion: true)), [.int(1), .int(2)], "the refused update changed nothing")
   }
+
+  /// `followSchemaChanges` reads the schema cookie only when something was committed since
+  /// it last did, and then follows a schema another connection defined.
+  func testSchemaChangesAreFollowedAndLookedForOnlyAfterCommits() throws {
+    let (reader, writer, a, _) = try stores()
+    reader.followSchemaChanges()
+    _ = try reader.get(id: a)
+    let statements = reader.connection.statementsRun
+    reader.followSchemaChanges()
+    reader.followSchemaChanges()
+    XCTAssertEqual(reader.connection.statementsRun, statements, "no cookie read without a commit")
+    try increment(writer, a)
+    reader.followSchemaChanges()
+    XCTAssertEqual(reader.connection.statementsRun, statements + 1, "a commit by another connection makes it read the cookie")
+    reader.followSchemaChanges()
+    XCTAssertEqual(reader.connection.statementsRun, statements + 1)
+    let wider = schema(
+      entity(
+        "Counter", [attr("value", "int64", default: 0), attr("note", "string", optional: true)],
+        relationships: [rel("peer", "Counter", optional: true)]),
+      version: "2")
+    _ = try writer.define(wider)
+    reader.followSchemaChanges()
+    XCTAssertEqual(reader.schema?.version, "2", "the schema defined by the other connection was followed")
+  }
 }

@@ -139,7 +139,7 @@ enum RegexMatching {
       }
       let subject = flags & 2 != 0 ? TextFolding.fold(text, caseInsensitive: false, diacriticInsensitive: true) : text
       let place = Place(offset: Int(offset), path: path)
-      let matched = try wholeMatch(regex, subject, pattern: pattern, place: place) { connection?.isInterruptRequested ?? false }
+      let matched = try wholeMatch(regex, subject, pattern: pattern, place: place) { connection?.pollInterrupt() ?? false }
       return .integer(matched ? 1 : 0)
     }
   }
