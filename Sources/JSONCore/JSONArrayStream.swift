@@ -1,7 +1,6 @@
-// The jansson calls follow JSONParser.swift's ownership rules: each element is loaded
-// inside `JanssonArena.withArena` and converted before it returns (decref'd there only
-// when the tree was made with malloc).
-import CJansson
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// A JSON text parsed with one array left out of the tree: `skeleton` is the text parsed
 /// with that array empty (`[]`), and `elements` parses the array's elements one at a time,
@@ -27,13 +26,13 @@ extension JSONParser {
       return JSONScanner(bytes: raw).array(at: path)
     }
     guard let found else { return nil }
-    let stream = JSONArrayStream(
-      bytes, open: found.open, close: found.close, expectedCount: found.elements, baseDepth: path.count + 1, maxDepth: maxDepth)
+    let reader = JSONElementReader(bytes, open: found.open, close: found.close, baseDepth: path.count + 1, maxDepth: maxDepth)
     guard let close = found.close else {
       // The array never closes: the text is cut short or broken; find where.
-      guard let e = stream.errorOfUnclosedText() else { return nil }
+      guard let e = reader.errorOfUnclosedText() else { return nil }
       throw e
     }
+    let stream = JSONArrayStream(reader, expectedCount: found.elements, textBytes: close - found.open)
     var skeletonBytes: [UInt8] = []
     skeletonBytes.reserveCapacity(bytes.count - (close - found.open - 1))
     skeletonBytes.append(contentsOf: bytes[...found.open])
@@ -44,7 +43,7 @@ extension JSONParser {
       if e.position >= 0 && e.position <= found.open + 1 { throw e }  // before the array: the same bytes
       // After the array (or the nesting limit, which a syntax error anywhere overrides):
       // an error among the elements comes first.
-      if let first = stream.firstSyntaxError() { throw first }
+      if let first = reader.firstErrors().syntax { throw first }
       if e.position >= 0 { e.relocate(in: bytes, to: e.position + (close - found.open - 1)) }
       throw e
     }
@@ -52,65 +51,57 @@ extension JSONParser {
 }
 
 /// The elements of one array of a JSON text, parsed by jansson one at a time as they are
-/// read (`JSON_DISABLE_EOF_CHECK` stops after one value and says where it ended); the
-/// separators between them are checked here. Errors carry the positions of the whole text.
+/// read, with errors in the whole text's coordinates (`JSONElementReader`). A large array
+/// is parsed ahead on another thread (`JSONParseAhead`).
 public final class JSONArrayStream {
-  private let bytes: [UInt8]
-  private let open: Int
-  /// Where the scanner found the closing `]`; nil when the text ends inside the array.
-  private let close: Int?
+  private let reader: JSONElementReader
   /// The number of elements as the scanner counted them (exact for valid JSON).
   public let expectedCount: Int
-  /// Arrays and objects around an element (the root object, each member on the path, the array).
-  private let baseDepth: Int
-  private let maxDepth: Int
-  /// The next byte to read: after `[`, or after the last element read.
-  private var cursor: Int
-  private var state = State.first
+  private let textBytes: Int
+  private var ahead: JSONParseAhead?
+  private var started = false
   /// How many elements were read.
   public private(set) var index = 0
-  /// The first error that makes the text not JSON (jansson refuses it; its nesting passes
-  /// jansson's own limit): it wins over everything, as when a message is parsed whole.
+  /// True once the closing `]` was read.
+  public private(set) var isAtEnd = false
+  /// The first error that makes the text not JSON: it wins over everything, as when a
+  /// message is parsed whole.
   private var syntaxError: JSONParseError?
-  /// The first element nesting deeper than `maxDepth` (a limit checked after parsing).
+  /// The first element nesting deeper than the limit (checked after parsing).
   private var depthError: JSONParseError?
 
-  private enum State { case first, separator, done }
+  /// Arrays of fewer bytes are parsed on the reading thread: a thread costs more than it saves.
+  nonisolated(unsafe) static var parseAheadMinimumBytes = 1 << 16
+  private static let processors = sysconf(Int32(_SC_NPROCESSORS_ONLN))
 
-  /// jansson's own limit (JSON_PARSER_MAX_DEPTH): a value nested deeper is a parse error.
-  static let janssonMaxDepth = 2048
-
-  init(_ bytes: [UInt8], open: Int, close: Int?, expectedCount: Int, baseDepth: Int, maxDepth: Int) {
-    self.bytes = bytes
-    self.open = open
-    self.close = close
+  init(_ reader: JSONElementReader, expectedCount: Int, textBytes: Int) {
+    self.reader = reader
     self.expectedCount = expectedCount
-    self.baseDepth = baseDepth
-    self.maxDepth = maxDepth
-    cursor = open + 1
+    self.textBytes = textBytes
   }
+
+  deinit { ahead?.cancel() }
 
   /// The next element, or nil after the last. Throws `JSONParseError` where the text is
   /// not JSON or nests too deep (and the same error on every later call).
   public func next() throws -> JSONValue? {
     if let e = syntaxError ?? depthError { throw e }
-    do {
-      return try JanssonArena.withArena { inArena -> JSONValue? in
-        guard let root = try readElement() else { return nil }
-        defer { if !inArena { json_decref(root) } }
-        if maxDepth >= Self.janssonMaxDepth { try checkJanssonDepth(root) }
-        do {
-          let value = try JSONParser.convert(root, depth: baseDepth, maxDepth: maxDepth)
-          index += 1
-          return value
-        } catch let e as JSONParseError where e.kind == .tooDeep {
-          try checkJanssonDepth(root)
-          depthError = e
-          throw e
-        }
-      }
-    } catch let e as JSONParseError {
-      if depthError == nil { syntaxError = e }
+    if !started {
+      started = true
+      if textBytes >= Self.parseAheadMinimumBytes && Self.processors > 1 { ahead = JSONParseAhead(reader) }
+    }
+    switch ahead.map({ $0.take() ?? .end }) ?? reader.step(convert: true) {
+    case .element(let value):
+      index += 1
+      return value
+    case .end:
+      isAtEnd = true
+      return nil
+    case .syntax(let e):
+      syntaxError = e
+      throw e
+    case .tooDeep(let e):
+      depthError = e
       throw e
     }
   }
@@ -120,201 +111,26 @@ public final class JSONArrayStream {
   /// anywhere, else an element nesting deeper than the limit; nil when the text is valid.
   public func finish() -> JSONParseError? {
     if let e = syntaxError { return e }
-    if let e = firstSyntaxError() { return e }
-    return depthError
-  }
-
-  /// The first syntax error in the elements not read yet (noting the first one nesting
-  /// past `maxDepth` on the way).
-  func firstSyntaxError() -> JSONParseError? {
-    if let e = syntaxError { return e }
-    while state != .done {
-      do {
-        try JanssonArena.withArena { inArena in
-          guard let root = try readElement() else { return }
-          defer { if !inArena { json_decref(root) } }
-          index += 1
-          try checkJanssonDepth(root)
-          if depthError == nil && Self.nesting(root, countingScalars: false) + baseDepth > maxDepth {
-            depthError = JSONParseError(
-              kind: .tooDeep, message: "nesting deeper than \(maxDepth) levels", line: -1, column: -1, position: -1)
-          }
+    if let ahead {
+      ahead.checkOnly()
+      drain: while let step = ahead.take() {
+        switch step {
+        case .element: continue
+        case .end: break drain
+        case .syntax(let e):
+          syntaxError = e
+          return e
+        case .tooDeep(let e): depthError = depthError ?? e
         }
-      } catch let e as JSONParseError {
+      }
+    } else {
+      let rest = reader.firstErrors()
+      if let e = rest.syntax {
         syntaxError = e
         return e
-      } catch {
-        return nil
       }
+      depthError = depthError ?? rest.tooDeep
     }
-    return nil
-  }
-
-  /// For a text whose array never closes: its first error (before the array, or in it).
-  func errorOfUnclosedText() -> JSONParseError? {
-    let prefixError: JSONParseError? = bytes.withUnsafeBytes { raw in
-      JanssonArena.withArena { inArena in
-        do {
-          let (root, _) = try JSONParser.load(UnsafeRawBufferPointer(rebasing: raw[...open]))
-          if !inArena { json_decref(root) }
-          return nil
-        } catch let e as JSONParseError {
-          return e
-        } catch {
-          return nil
-        }
-      }
-    }
-    // The text up to the `[` is fine when jansson ran out of it exactly there.
-    if let e = prefixError, !(e.atEndOfInput && e.position == open + 1) { return e }
-    return firstSyntaxError()
-  }
-
-  // MARK: - Reading
-
-  /// The next element's jansson tree (in the caller's arena), or nil after the closing `]`.
-  private func readElement() throws -> UnsafeMutablePointer<json_t>? {
-    switch state {
-    case .done: return nil
-    case .first:
-      let q = skipWhitespace(cursor)
-      if q < bytes.count && bytes[q] == 0x5D { return try end(at: q) }
-    case .separator:
-      let q = skipWhitespace(cursor)
-      guard q < bytes.count, bytes[q] == 0x2C || bytes[q] == 0x5D else {
-        // jansson, after an element, wants `,` or `]`: replay that state for its message.
-        throw replayedError(prefix: "[[]", from: cursor)
-      }
-      if bytes[q] == 0x5D { return try end(at: q) }
-      cursor = q + 1
-    }
-    let start = cursor
-    guard skipWhitespace(start) < bytes.count else {
-      // The text ends where an element should be: jansson's array parser says so itself.
-      throw replayedError(prefix: "[", from: start)
-    }
-    let flags = Int32(JSON_DISABLE_EOF_CHECK)
-    let loaded: (root: UnsafeMutablePointer<json_t>, consumed: Int)
-    do {
-      loaded = try bytes.withUnsafeBytes { raw in try JSONParser.load(UnsafeRawBufferPointer(rebasing: raw[start...]), extraFlags: flags) }
-    } catch var e as JSONParseError {
-      elementStart = start
-      // Past jansson's own depth limit within the element alone: inside the whole text the
-      // limit is reached sooner, where the replay puts it.
-      if e.kind == .tooDeep { throw replayedError(prefix: String(repeating: "[", count: baseDepth), from: start) }
-      e.relocate(in: bytes, to: start + e.position)
-      throw e
-    }
-    cursor = start + loaded.consumed
-    elementStart = start
-    state = .separator
-    return loaded.root
-  }
-
-  /// Where the element last read started (for replaying it inside its enclosing levels).
-  private var elementStart = 0
-
-  private func end(at q: Int) throws -> UnsafeMutablePointer<json_t>? {
-    state = .done
-    cursor = q + 1
-    // jansson and the scanner agree on valid text; a disagreement is reported by the
-    // whole-text parse, which is then the only authority.
-    if q != close { throw canonicalError(near: q) }
-    return nil
-  }
-
-  private func skipWhitespace(_ from: Int) -> Int {
-    var i = from
-    while i < bytes.count && JSONScanner.isWhitespace(bytes[i]) { i += 1 }
-    return i
-  }
-
-  // MARK: - Depth
-
-  /// An element whose nesting passes jansson's own limit inside the whole text fails the
-  /// whole parse at that point: the error is replayed with the element inside as many
-  /// arrays as enclose it, so that jansson reports it with its own message and position.
-  private func checkJanssonDepth(_ root: UnsafeMutablePointer<json_t>) throws {
-    guard Self.nesting(root, countingScalars: true) + baseDepth > Self.janssonMaxDepth else { return }
-    throw replayedError(prefix: String(repeating: "[", count: baseDepth), from: elementStart)
-  }
-
-  /// Levels of nesting of a value. jansson counts every value (a scalar is 1, an array of
-  /// scalars 2); `convert`'s limit counts arrays and objects only (a scalar is 0).
-  static func nesting(_ v: UnsafeMutablePointer<json_t>, countingScalars: Bool) -> Int {
-    var deepest = 0
-    switch cj_typeof(v) {
-    case JSON_ARRAY:
-      for i in 0..<json_array_size(v) { deepest = max(deepest, nesting(json_array_get(v, i)!, countingScalars: countingScalars)) }
-    case JSON_OBJECT:
-      var iter = json_object_iter(v)
-      while let it = iter {
-        deepest = max(deepest, nesting(json_object_iter_value(it)!, countingScalars: countingScalars))
-        iter = json_object_iter_next(v, it)
-      }
-    default: return countingScalars ? 1 : 0
-    }
-    return deepest + 1
-  }
-
-  // MARK: - Errors in the whole text's coordinates
-
-  /// jansson's error for the text from `q` on, parsed after `prefix` (which puts its parser
-  /// in the state it is in at `q` in the whole text); the text is copied (errors only).
-  private func replayedError(prefix: String, from q: Int) -> JSONParseError {
-    var buffer = Array(prefix.utf8)
-    buffer.append(contentsOf: bytes[q...])
-    let failure: JSONParseError? = buffer.withUnsafeBytes { raw in
-      JanssonArena.withArena { inArena in
-        do {
-          let (root, _) = try JSONParser.load(raw)
-          if !inArena { json_decref(root) }
-          return nil
-        } catch {
-          return error as? JSONParseError
-        }
-      }
-    }
-    guard var e = failure, e.position >= prefix.utf8.count else { return canonicalError(near: q) }
-    e.relocate(in: bytes, to: q + e.position - prefix.utf8.count)
-    return e
-  }
-
-  /// The whole text's error from a whole parse: the fallback where the scanner and jansson
-  /// disagree, which valid JSON never makes them do.
-  private func canonicalError(near q: Int) -> JSONParseError {
-    do {
-      _ = try JSONParser.parse(bytes, maxDepth: maxDepth)
-    } catch let e as JSONParseError {
-      return e
-    } catch {}
-    var e = JSONParseError(kind: .syntax, message: "unexpected text", line: 0, column: 0, position: q)
-    e.relocate(in: bytes, to: q)
-    return e
-  }
-}
-
-extension JSONParseError {
-  /// Moves the error to byte `position` of `text`, with jansson's line and column there:
-  /// lines counted from 1 by `\n`, columns counted from 0 in characters (bytes that do not
-  /// continue a UTF-8 sequence), so that they equal what a parse of the whole text reports.
-  mutating func relocate(in text: [UInt8], to position: Int) {
-    self.position = position
-    var line = 1
-    var lineStart = 0
-    var column = 0
-    text.withUnsafeBytes { raw in
-      let end = min(position, raw.count)
-      for i in 0..<end where raw[i] == 0x0A {
-        line += 1
-        lineStart = i + 1
-      }
-      for i in lineStart..<max(lineStart, end) {
-        let c = raw[i]
-        if c < 0x80 || (0xC2...0xF4).contains(c) { column += 1 }
-      }
-    }
-    self.line = line
-    self.column = column
+    return depthError
   }
 }
