@@ -288,7 +288,9 @@ extension Store {
     }
     let id = ObjectID(entity: entity, pk: connection.lastInsertRowID)
     if recordsObjectHistory { requestLog.insert(id) }
-    ctx.touch(id)
+    // A new object is in `touched` only for the relationship checks at the end (history
+    // has it as inserted): a save of 100,000 inserts kept 100,000 entries (4 MB) otherwise.
+    if plan.needsRelationshipValidation { ctx.touch(id) }
     ctx.lastInsertBound = relationshipValues ? nil : bound
     for (r, target) in toOneTargets { try linkToOne(id, r, from: nil, to: target, plan, ctx) }
     for r in plan.toMany where relationshipValues {
