@@ -82,6 +82,11 @@ public final class JSONArrayStream {
 
   deinit { ahead?.cancel() }
 
+  /// A stream of the same elements from the first (an import reads its records twice).
+  public func rereading() -> JSONArrayStream {
+    JSONArrayStream(reader.rewound(), expectedCount: expectedCount, textBytes: textBytes)
+  }
+
   /// The next element, or nil after the last. Throws `JSONParseError` where the text is
   /// not JSON or nests too deep (and the same error on every later call).
   public func next() throws -> JSONValue? {

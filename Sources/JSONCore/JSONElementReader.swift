@@ -49,6 +49,9 @@ final class JSONElementReader {
 
   var isAtEnd: Bool { state == .done }
 
+  /// A reader of the same array from its start.
+  func rewound() -> JSONElementReader { JSONElementReader(bytes, open: open, close: close, baseDepth: baseDepth, maxDepth: maxDepth) }
+
   /// The next element, converted (or, with `convert` false, only checked: `.element(.null)`).
   func step(convert: Bool) -> Step {
     do {

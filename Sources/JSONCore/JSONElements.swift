@@ -27,13 +27,8 @@ public struct JSONElements {
 
   /// How many elements there are (as the scanner counted them, for a stream).
   public var count: Int { stream?.expectedCount ?? array.count }
-}
 
-extension JSONParser {
-  /// The root object's member `key` when it is a string written without escapes, found
-  /// without parsing (how the server learns a request's method before choosing how to
-  /// parse it); nil otherwise.
-  public static func rootString(_ bytes: [UInt8], _ key: String) -> String? {
-    bytes.withUnsafeBytes { JSONScanner(bytes: $0).rootString(key) }
-  }
+  /// For a stream, the error its whole text has, reading what was not read
+  /// (`JSONArrayStream.finish`); nil for a parsed array.
+  public func finish() -> JSONParseError? { stream?.finish() }
 }

@@ -116,20 +116,23 @@ struct JSONScanner {
   /// The step past the value starting at `start`.
   private func skip(_ start: Int) -> Step { valueEnd(start).map { .next($0.end) } ?? .malformed }
 
-  /// The value of the root object's member `key` when it is a string written without
-  /// escapes (how a request names its method).
-  func rootString(_ key: String) -> String? {
-    var found: String?
-    let root = skipWhitespace(0)
-    _ = members(ofObjectAt: root) { k, start in
+  /// Where the value of the root object's member `key` (written without escapes) starts.
+  func rootMember(_ key: String) -> Int? {
+    var found: Int?
+    _ = members(ofObjectAt: skipWhitespace(0)) { k, start in
       guard Self.equals(k, key) else { return skip(start) }
-      if start < bytes.count, bytes[start] == 0x22, let end = stringEnd(start) {
-        let raw = UnsafeRawBufferPointer(rebasing: bytes[(start + 1)..<(end - 1)])
-        if !raw.contains(0x5C) { found = String(decoding: raw, as: UTF8.self) }
-      }
+      found = start
       return .stop
     }
     return found
+  }
+
+  /// The value of the root object's member `key` when it is a string written without
+  /// escapes (how a request names its method).
+  func rootString(_ key: String) -> String? {
+    guard let start = rootMember(key), start < bytes.count, bytes[start] == 0x22, let end = stringEnd(start) else { return nil }
+    let raw = UnsafeRawBufferPointer(rebasing: bytes[(start + 1)..<(end - 1)])
+    return raw.contains(0x5C) ? nil : String(decoding: raw, as: UTF8.self)
   }
 
   /// The array at `path` (member names from the root object, first occurrence of each):
@@ -161,5 +164,20 @@ struct JSONScanner {
   private static func equals(_ raw: UnsafeRawBufferPointer, _ s: String) -> Bool {
     var s = s
     return s.withUTF8 { s in raw.count == s.count && (s.isEmpty || memcmp(raw.baseAddress!, s.baseAddress!, s.count) == 0) }
+  }
+}
+
+extension JSONParser {
+  /// The root object's member `key` when it is a string written without escapes, found
+  /// without parsing (how the server learns a request's method before choosing how to
+  /// parse it); nil otherwise.
+  public static func rootString(_ bytes: [UInt8], _ key: String) -> String? {
+    bytes.withUnsafeBytes { JSONScanner(bytes: $0).rootString(key) }
+  }
+
+  /// True when the text is, as far as a scan without parsing tells, an object with a
+  /// member `key` written without escapes (an import document's `objects`).
+  public static func hasRootMember(_ bytes: UnsafeRawBufferPointer, _ key: String) -> Bool {
+    JSONScanner(bytes: bytes).rootMember(key) != nil
   }
 }
