@@ -72,7 +72,17 @@ enum ContextHandlers {
   /// `{ids, inserted, updated, deleted}`, written straight to text: a save of 100,000
   /// inserts answers with 100,000 ids, which need no tree (or string) of their own.
   static func encoded(_ r: SaveResult) -> JSONValue {
-    var w = JSONWriter(capacity: 64 + 16 * (r.inserted.count + r.updated.count + r.deleted.count) + 32 * r.refs.count)
+    // An upper bound of the length, so that the buffer is never copied while it grows (its
+    // pages are touched only as written).
+    var longest = 0
+    var refBytes = 0
+    for (ref, id) in r.refs {
+      refBytes += ref.utf8.count
+      longest = max(longest, id.entity.utf8.count)
+    }
+    for list in [r.inserted, r.updated, r.deleted] { for run in list.entities { longest = max(longest, run.utf8.count) } }
+    let ids = r.inserted.count + r.updated.count + r.deleted.count + r.refs.count
+    var w = JSONWriter(capacity: 64 + ids * (longest + 24) + 6 * refBytes)  // an escape takes at most 6 bytes
     w.writeRaw("{\"ids\":{")
     for (i, (ref, id)) in r.refs.enumerated() {
       if i > 0 { w.writeRaw(",") }

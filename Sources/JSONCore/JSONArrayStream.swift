@@ -60,8 +60,6 @@ public final class JSONArrayStream {
   private let textBytes: Int
   private var ahead: JSONParseAhead?
   private var started = false
-  /// How many elements were read.
-  public private(set) var index = 0
   /// True once the closing `]` was read.
   public private(set) var isAtEnd = false
   /// The first error that makes the text not JSON: it wins over everything, as when a
@@ -97,7 +95,6 @@ public final class JSONArrayStream {
     }
     switch ahead.map({ $0.take() ?? .end }) ?? reader.step(convert: true) {
     case .element(let value):
-      index += 1
       return value
     case .end:
       isAtEnd = true

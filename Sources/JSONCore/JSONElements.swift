@@ -25,9 +25,6 @@ public struct JSONElements {
     return array[position - 1]
   }
 
-  /// How many elements there are (as the scanner counted them, for a stream).
-  public var count: Int { stream?.expectedCount ?? array.count }
-
   /// For a stream, the error its whole text has, reading what was not read
   /// (`JSONArrayStream.finish`); nil for a parsed array.
   public func finish() -> JSONParseError? { stream?.finish() }

@@ -10,6 +10,9 @@ public struct ObjectIDList: Sequence, Equatable, ExpressibleByArrayLiteral {
 
   public var isEmpty: Bool { count == 0 }
 
+  /// The entity of each run (at most one name per id).
+  public var entities: [String] { runs.map(\.entity) }
+
   public mutating func append(_ id: ObjectID) {
     count += 1
     if let last = runs.indices.last, runs[last].last &+ 1 == id.pk, runs[last].entity == id.entity {
