@@ -51,13 +51,18 @@ final class JSONArrayStreamTests: XCTestCase {
     check(Array(text.utf8), path: path, maxDepth: maxDepth, file: file, line: line)
   }
 
+  /// Compares with the whole parse, reading on this thread and parsed ahead on another.
   func check(_ bytes: [UInt8], path: [String] = path, maxDepth: Int = 64, file: StaticString = #filePath, line: UInt = #line) {
     let expected = Self.whole(bytes, maxDepth: maxDepth)
-    let got = Self.streamed(bytes, path: path, maxDepth: maxDepth)
-    XCTAssertEqual(got, expected, String(decoding: bytes.prefix(300), as: UTF8.self), file: file, line: line)
-    if case .error = expected {
-      // A consumer that stops after the first element gets the same error from `finish`.
-      XCTAssertEqual(Self.streamed(bytes, path: path, maxDepth: maxDepth, readAtMost: 1), expected, file: file, line: line)
+    defer { JSONArrayStream.parseAheadMinimumBytes = 1 << 16 }
+    for minimum in [Int.max, 0] {
+      JSONArrayStream.parseAheadMinimumBytes = minimum
+      let got = Self.streamed(bytes, path: path, maxDepth: maxDepth)
+      XCTAssertEqual(got, expected, "\(minimum): " + String(decoding: bytes.prefix(300), as: UTF8.self), file: file, line: line)
+      if case .error = expected {
+        // A consumer that stops after the first element gets the same error from `finish`.
+        XCTAssertEqual(Self.streamed(bytes, path: path, maxDepth: maxDepth, readAtMost: 1), expected, file: file, line: line)
+      }
     }
   }
 
@@ -129,6 +134,22 @@ final class JSONArrayStreamTests: XCTestCase {
         }
       }
       check(bytes)
+    }
+  }
+
+  /// More elements than the parse-ahead queue holds, with errors at different places.
+  func testLongArraysParsedAhead() {
+    let items = (0..<2000).map { #"{"op":"insert","n":\#($0),"s":"\#(String(repeating: "x", count: $0 % 50))"}"# }
+    let text = #"{"method":"m","params":{"changes":["# + items.joined(separator: ",") + "]}}"
+    check(text)
+    for broken in [1999, 1000, 300, 0] {
+      var bad = items
+      bad[broken] = #"{"op" "insert"}"#
+      check(#"{"params":{"changes":["# + bad.joined(separator: ",") + "]}}")
+      var deep = items
+      deep[broken] = nestedArrays(70)
+      check(#"{"params":{"changes":["# + deep.joined(separator: ",") + "]}}")
+      check(#"{"params":{"changes":["# + deep.joined(separator: ",") + #",{"a" 1}]}}"#)
     }
   }
 
