@@ -154,7 +154,7 @@ public enum JSONParser {
     }
   }
 
-  static func checkDepth(_ depth: Int, _ maxDepth: Int) throws {
+  private static func checkDepth(_ depth: Int, _ maxDepth: Int) throws {
     if depth >= maxDepth {
       throw JSONParseError(
         kind: .tooDeep, message: "nesting deeper than \(maxDepth) levels", line: -1, column: -1, position: -1)

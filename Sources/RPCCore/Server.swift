@@ -198,8 +198,7 @@ public final class Server: @unchecked Sendable {
       pthread_mutex_unlock(&cancelLock)
       if cancelledNow { throw RPCError.cancelled() }
       if !running {
-        throw RPCError(
-          code: -32603, message: "the client ended the session while the server waited for its answer to \(method)", kind: "clientGone")
+        throw RPCError(code: -32603, message: "the client ended the session while the server waited for its answer to \(method)", kind: "clientGone")
       }
       let item = nextItem()
       if case .endOfInput = item {

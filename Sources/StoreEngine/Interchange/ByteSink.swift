@@ -1,5 +1,4 @@
 import FileAccess
-
 #if canImport(Glibc)
   import Glibc
 #endif

@@ -12,18 +12,14 @@ extension Store {
   func collectClosure(_ seeds: [EntityModel], _ options: ExportOptions) throws -> Set<String> {
     let graph = try requireGraph()
     try connection.execute("DROP TABLE IF EXISTS \(Store.closureTable)")
-    try connection.execute(
-      "CREATE TEMP TABLE \"_ms_export_closure\" (\"root\" TEXT NOT NULL, \"pk\" INTEGER NOT NULL, PRIMARY KEY (\"root\", \"pk\")) WITHOUT ROWID"
-    )
+    try connection.execute("CREATE TEMP TABLE \"_ms_export_closure\" (\"root\" TEXT NOT NULL, \"pk\" INTEGER NOT NULL, PRIMARY KEY (\"root\", \"pk\")) WITHOUT ROWID")
     for m in seeds {
       let (plan, filter, args) = try exportFilter(m, options)
       try connection.prepare(
         "INSERT OR IGNORE INTO \(Store.closureTable) SELECT '\(m.root.name.replacingQuotes)', t.\"_pk\" FROM \(plan.table) t" + filter
       ).execute(args)
     }
-    let steps = try graph.ordered.flatMap { m in m.entity.relationships.map { closureStep(m, $0, graph) } }.map {
-      try connection.prepare($0)
-    }
+    let steps = try graph.ordered.flatMap { m in m.entity.relationships.map { closureStep(m, $0, graph) } }.map { try connection.prepare($0) }
     while true {
       try checkCancelled()
       let before = connection.totalChanges
@@ -64,8 +60,7 @@ extension Store {
     let plan = plans[model.name]!
     let from = " WHERE t.\"_ent\" = ? AND t.\"_pk\" IN (SELECT \"pk\" FROM \(Store.closureTable) WHERE \"root\" = ?)"
     return (
-      readPlan(for: plan).selectSQL(for: model.name, keys: InterchangeFormat.writtenKeys(model, graph: graph)) + from
-        + " ORDER BY t.\"_pk\"",
+      readPlan(for: plan).selectSQL(for: model.name, keys: InterchangeFormat.writtenKeys(model, graph: graph)) + from + " ORDER BY t.\"_pk\"",
       "SELECT count(*) FROM \(plan.table) t" + from, [.text(model.name), .text(model.root.name)]
     )
   }
