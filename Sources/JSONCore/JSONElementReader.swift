@@ -11,8 +11,8 @@ final class JSONElementReader {
   /// What one step read.
   enum Step {
     case element(JSONValue)
-    /// The closing `]`.
-    case end
+    /// The closing `]`, at this byte (the reader's owner checks it is the one the scanner found).
+    case end(at: Int)
     /// The text is not JSON here (or nests past jansson's own limit): it fails here.
     case syntax(JSONParseError)
     /// The element nests deeper than `maxDepth`, a limit checked after parsing: a syntax
@@ -21,9 +21,8 @@ final class JSONElementReader {
   }
 
   let bytes: [UInt8]
-  private let open: Int
-  /// Where the scanner found the closing `]`; nil when the text ends inside the array.
-  private let close: Int?
+  /// Where the array's `[` is.
+  let open: Int
   /// Arrays and objects around an element (the root object, each member on the path, the array).
   private let baseDepth: Int
   private let maxDepth: Int
@@ -38,10 +37,9 @@ final class JSONElementReader {
   /// jansson's own limit (JSON_PARSER_MAX_DEPTH): a value nested deeper is a parse error.
   static let janssonMaxDepth = 2048
 
-  init(_ bytes: [UInt8], open: Int, close: Int?, baseDepth: Int, maxDepth: Int) {
+  init(_ bytes: [UInt8], open: Int, baseDepth: Int, maxDepth: Int) {
     self.bytes = bytes
     self.open = open
-    self.close = close
     self.baseDepth = baseDepth
     self.maxDepth = maxDepth
     cursor = open + 1
@@ -50,13 +48,13 @@ final class JSONElementReader {
   var isAtEnd: Bool { state == .done }
 
   /// A reader of the same array from its start.
-  func rewound() -> JSONElementReader { JSONElementReader(bytes, open: open, close: close, baseDepth: baseDepth, maxDepth: maxDepth) }
+  func rewound() -> JSONElementReader { JSONElementReader(bytes, open: open, baseDepth: baseDepth, maxDepth: maxDepth) }
 
   /// The next element, converted (or, with `convert` false, only checked: `.element(.null)`).
   func step(convert: Bool) -> Step {
     do {
       return try JanssonArena.withArena { inArena -> Step in
-        guard let root = try readElement() else { return .end }
+        guard let root = try readElement() else { return .end(at: cursor - 1) }
         defer { if !inArena { json_decref(root) } }
         // Only an element past `maxDepth` can pass jansson's own limit, unless `maxDepth`
         // is above it: the walk that checks runs for those alone.
@@ -83,23 +81,10 @@ final class JSONElementReader {
     JSONParseError(kind: .tooDeep, message: "nesting deeper than \(maxDepth) levels", line: -1, column: -1, position: -1)
   }
 
-  /// The first syntax error from here on, and the first element nesting past `maxDepth`
-  /// before it (elements are checked, not converted).
-  func firstErrors() -> (syntax: JSONParseError?, tooDeep: JSONParseError?) {
-    var tooDeep: JSONParseError?
-    while true {
-      switch step(convert: false) {
-      case .element: continue
-      case .end: return (nil, tooDeep)
-      case .syntax(let e): return (e, tooDeep)
-      case .tooDeep(let e): tooDeep = tooDeep ?? e
-      }
-    }
-  }
-
-  /// For a text whose array never closes: its first error (before the array, or in it).
-  func errorOfUnclosedText() -> JSONParseError? {
-    let prefixError: JSONParseError? = bytes.withUnsafeBytes { raw in
+  /// The error of the text up to the array's `[`, if it has one before (jansson running out
+  /// of text exactly after the `[` is not one). Reads only the bytes: safe on any thread.
+  func prefixError() -> JSONParseError? {
+    let failure: JSONParseError? = bytes.withUnsafeBytes { raw in
       JanssonArena.withArena { inArena in
         do {
           let (root, _) = try JSONParser.load(UnsafeRawBufferPointer(rebasing: raw[...open]))
@@ -110,9 +95,8 @@ final class JSONElementReader {
         }
       }
     }
-    // The text up to the `[` is fine when jansson ran out of it exactly there.
-    if let e = prefixError, !(e.atEndOfInput && e.position == open + 1) { return e }
-    return firstErrors().syntax
+    guard let e = failure, !(e.atEndOfInput && e.position == open + 1) else { return nil }
+    return e
   }
 
   // MARK: - Reading
@@ -123,14 +107,14 @@ final class JSONElementReader {
     case .done: return nil
     case .first:
       let q = skipWhitespace(cursor)
-      if q < bytes.count && bytes[q] == 0x5D { return try end(at: q) }
+      if q < bytes.count && bytes[q] == 0x5D { return end(at: q) }
     case .separator:
       let q = skipWhitespace(cursor)
       guard q < bytes.count, bytes[q] == 0x2C || bytes[q] == 0x5D else {
         // jansson, after an element, wants `,` or `]`: replay that state for its message.
         throw replayedError(prefix: "[[]", from: cursor)
       }
-      if bytes[q] == 0x5D { return try end(at: q) }
+      if bytes[q] == 0x5D { return end(at: q) }
       cursor = q + 1
     }
     let start = cursor
@@ -156,12 +140,9 @@ final class JSONElementReader {
     return loaded.root
   }
 
-  private func end(at q: Int) throws -> UnsafeMutablePointer<json_t>? {
+  private func end(at q: Int) -> UnsafeMutablePointer<json_t>? {
     state = .done
     cursor = q + 1
-    // jansson and the scanner agree on valid text; a disagreement is reported by the
-    // whole-text parse, which is then the only authority.
-    if q != close { throw canonicalError(near: q) }
     return nil
   }
 
@@ -223,8 +204,9 @@ final class JSONElementReader {
   }
 
   /// The whole text's error from a whole parse: the fallback where the scanner and jansson
-  /// disagree, which valid JSON never makes them do.
-  private func canonicalError(near q: Int) -> JSONParseError {
+  /// disagree (the array ends elsewhere than the scanner found), which valid JSON never
+  /// makes them do.
+  func canonicalError(near q: Int) -> JSONParseError {
     do {
       _ = try JSONParser.parse(bytes, maxDepth: maxDepth)
     } catch let e as JSONParseError {

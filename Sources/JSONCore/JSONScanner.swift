@@ -135,12 +135,11 @@ struct JSONScanner {
     return raw.contains(0x5C) ? nil : String(decoding: raw, as: UTF8.self)
   }
 
-  /// The array at `path` (member names from the root object, first occurrence of each):
-  /// its `[`, its `]` (nil when the text ends inside it) and its element count. Nil when
-  /// there is no array there, as far as the scanner can tell.
-  func array(at path: [String]) -> (open: Int, close: Int?, elements: Int)? {
+  /// Where the array at `path` (member names from the root object, first occurrence of
+  /// each) starts: its `[`. Nil when there is no array there, as far as the scanner can tell.
+  func arrayStart(at path: [String]) -> Int? {
     var at = skipWhitespace(0)
-    for (level, name) in path.enumerated() {
+    for name in path {
       var next: Int?
       guard
         members(
@@ -151,14 +150,9 @@ struct JSONScanner {
             return .stop
           }), let start = next, start < bytes.count
       else { return nil }
-      if level == path.count - 1 {
-        guard bytes[start] == 0x5B else { return nil }
-        let end = valueEnd(start)
-        return (start, end.map { $0.end - 1 }, end?.elements ?? 0)
-      }
       at = start
     }
-    return nil
+    return bytes[at] == 0x5B ? at : nil
   }
 
   private static func equals(_ raw: UnsafeRawBufferPointer, _ s: String) -> Bool {
