@@ -93,6 +93,7 @@ public final class Session: @unchecked Sendable {
     MethodRegistry(
       LifecycleHandlers.methods(self) + StoreHandlers.methods(self) + ModelHandlers.methods(self)
         + ObjectHandlers.methods(self) + ContextHandlers.methods(self) + QueryHandlers.methods(self) + MigrationHandlers.methods(self)
-        + HistoryHandlers.methods(self) + InterchangeHandlers.methods(self))
+        + HistoryHandlers.methods(self) + InterchangeHandlers.methods(self),
+      streamedParams: ContextHandlers.streamedParams)
   }
 }

@@ -21,7 +21,17 @@ public struct JSONParseError: Error, Equatable, CustomStringConvertible {
   public var line: Int
   public var column: Int
   public var position: Int
+  /// jansson stopped at the end of its input (premature end): how a text cut short fails.
+  var atEndOfInput = false
   public var description: String { "\(message) (line \(line), column \(column), byte \(position))" }
+
+  public init(kind: Kind, message: String, line: Int, column: Int, position: Int) {
+    self.kind = kind
+    self.message = message
+    self.line = line
+    self.column = column
+    self.position = position
+  }
 }
 
 /// Parses JSON text through jansson and converts it to a Swift tree in one pass.
@@ -38,7 +48,7 @@ public enum JSONParser {
   /// A raw 0x00 byte is never JSON (U+0000 is written `\u0000` inside a string), but
   /// jansson's lexer, asked to allow NUL in strings, passes over one after a number
   /// (`"id":1<NUL>,`) as if it were not there: it is refused here, at its position.
-  private static func refuseRawNUL(_ bytes: UnsafeRawBufferPointer) throws {
+  static func refuseRawNUL(_ bytes: UnsafeRawBufferPointer) throws {
     guard let base = bytes.baseAddress, let hit = memchr(base, 0, bytes.count) else { return }
     let position = UnsafeRawPointer(hit) - base
     let before = UnsafeRawBufferPointer(rebasing: bytes[0..<position])
@@ -52,8 +62,19 @@ public enum JSONParser {
   /// rewound as a whole when the parse returns (see JanssonArena); a tree made with malloc
   /// (another thread holds the arena) is freed here.
   private static func parse(_ bytes: UnsafeRawBufferPointer, maxDepth: Int, freeingTree: Bool) throws -> JSONValue {
+    let root = try load(bytes).root
+    defer { if freeingTree { json_decref(root) } }
+    return try convert(root, depth: 0, maxDepth: maxDepth)
+  }
+
+  /// One jansson parse of `bytes` with the usual flags (any value, duplicate keys refused,
+  /// NUL allowed in strings) plus `extraFlags`: the root (owned by the caller, see rule 1)
+  /// and the number of bytes jansson read (`JSON_DISABLE_EOF_CHECK` stops after one value).
+  static func load(_ bytes: UnsafeRawBufferPointer, extraFlags: Int32 = 0) throws -> (
+    root: UnsafeMutablePointer<json_t>, consumed: Int
+  ) {
     var error = json_error_t()
-    let flags = JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL
+    let flags = JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL | extraFlags
     guard let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
       let root = json_loadb(base, bytes.count, Int(flags), &error)
     else {
@@ -62,8 +83,13 @@ public enum JSONParser {
       }
       throw makeError(error)
     }
-    defer { if freeingTree { json_decref(root) } }
-    return try convert(root, depth: 0, maxDepth: maxDepth)
+    // With JSON_DISABLE_EOF_CHECK jansson returns the value even when reading past it failed
+    // (invalid UTF-8 right after a number), with the error set: the whole text fails there.
+    if extraFlags != 0 && cj_error_text(&error).pointee != 0 {
+      json_decref(root)
+      throw makeError(error)
+    }
+    return (root, Int(error.position))
   }
 
   public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws -> JSONValue {
@@ -75,7 +101,7 @@ public enum JSONParser {
     return try copy.withUTF8 { try parse(UnsafeRawBufferPointer($0), maxDepth: maxDepth) }
   }
 
-  private static func makeError(_ e: json_error_t) -> JSONParseError {
+  static func makeError(_ e: json_error_t) -> JSONParseError {
     var e = e
     let text = String(cString: cj_error_text(&e))
     let code = cj_error_code(&e)
@@ -88,10 +114,12 @@ public enum JSONParser {
     case json_error_null_byte_in_key.rawValue: kind = .nulInKey
     default: kind = .syntax
     }
-    return JSONParseError(kind: kind, message: text, line: Int(e.line), column: Int(e.column), position: Int(e.position))
+    var parsed = JSONParseError(kind: kind, message: text, line: Int(e.line), column: Int(e.column), position: Int(e.position))
+    parsed.atEndOfInput = UInt32(code) == json_error_premature_end_of_input.rawValue
+    return parsed
   }
 
-  private static func convert(_ v: UnsafeMutablePointer<json_t>, depth: Int, maxDepth: Int) throws -> JSONValue {
+  static func convert(_ v: UnsafeMutablePointer<json_t>, depth: Int, maxDepth: Int) throws -> JSONValue {
     switch cj_typeof(v) {
     case JSON_NULL: return .null
     case JSON_TRUE: return .bool(true)

@@ -44,7 +44,11 @@ public struct JSONWriter {
       }
       bytes.append(UInt8(ascii: "]"))
     case .object(let o): write(o)
-    case .encoded(let text): bytes.append(contentsOf: text.bytes)
+    case .encoded(let text):
+      // Room for the rest of a reply around it too: appending past an exact fit would
+      // copy the whole (megabytes for a large save's reply) into a buffer twice as big.
+      if bytes.capacity < bytes.count + text.bytes.count { bytes.reserveCapacity(bytes.count + text.bytes.count + 4096) }
+      bytes.append(contentsOf: text.bytes)
     }
   }
 

@@ -6,11 +6,25 @@ public final class RequestContext {
   public let id: JSONValue?
   public let method: String
   let server: Server
+  /// The method's streamed array param (`MethodRegistry.streamedParams`) when the server
+  /// left it out of the parsed params: its elements are read from the message text.
+  let streamed: (param: String, elements: JSONArrayStream)?
 
-  init(id: JSONValue?, method: String, server: Server) {
+  init(id: JSONValue?, method: String, server: Server, streamed: (param: String, elements: JSONArrayStream)? = nil) {
     self.id = id
     self.method = method
     self.server = server
+    self.streamed = streamed
+  }
+
+  /// The elements of the array param `key` (required), one at a time: parsed from the
+  /// message text as they are reached when the server streamed that param, from the
+  /// parsed params otherwise. A handler of a streamed param reads it only through this,
+  /// and to its end before it commits anything (an element that is not JSON makes the
+  /// whole message a parse error).
+  public func elements(_ params: JSONReader, _ key: String) throws -> JSONElements {
+    if let streamed, streamed.param == key { return JSONElements(streamed.elements) }
+    return JSONElements(try params.requireArray(key))
   }
 
   /// Sends `$/progress {token, done, total?, message?}`; the caller decides how often.
@@ -43,10 +57,15 @@ public typealias MethodHandler = (_ params: JSONReader, _ context: RequestContex
 public struct MethodRegistry {
   public let handlers: [String: MethodHandler]
   public let names: [String]
+  /// Methods whose one array param may be large (`context.save`'s `changes`): the server
+  /// parses such a request without it, and the handler reads its elements one at a time
+  /// from the text (`RequestContext.elements`), so the message never exists as a whole tree.
+  public let streamedParams: [String: String]
 
-  public init(_ methods: [(String, MethodHandler)]) {
+  public init(_ methods: [(String, MethodHandler)], streamedParams: [String: String] = [:]) {
     handlers = Dictionary(uniqueKeysWithValues: methods)
     names = methods.map(\.0)
+    self.streamedParams = streamedParams
   }
 
   public subscript(name: String) -> MethodHandler? { handlers[name] }

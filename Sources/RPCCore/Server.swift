@@ -27,8 +27,8 @@ public final class Server: @unchecked Sendable {
 
   private let inputFD: Int32
   private let output: Int32
-  private var registry = MethodRegistry([])
-  private let options: Options
+  private(set) var registry = MethodRegistry([])
+  let options: Options
   public let log: Logger
   private lazy var input = InputChannel(
     fd: inputFD, maxMessageBytes: options.maxMessageBytes, onFraming: { [unowned self] f in self.framing = f },
@@ -297,32 +297,18 @@ public final class Server: @unchecked Sendable {
     return .failure(RPCError(code: code, message: message, kind: data["kind"]?.stringValue ?? "clientError", data: data))
   }
 
-  private func errorResponse(id: JSONValue, _ e: RPCError) -> JSONValue {
+  func errorResponse(id: JSONValue, _ e: RPCError) -> JSONValue {
     .object(["jsonrpc": "2.0", "id": id, "error": e.json])
   }
 
   /// The reply to one raw message, or nil when none is due (notifications).
   func handle(_ bytes: [UInt8]) -> JSONValue? {
+    if let streamed = handleStreamed(bytes) { return streamed.reply }
     let value: JSONValue
     do {
       value = try JSONParser.parse(bytes, maxDepth: options.maxDepth)
-    } catch let e as JSONParseError {
-      switch e.kind {
-      case .tooDeep:
-        return errorResponse(
-          id: .null,
-          .invalidRequest("message nests deeper than \(options.maxDepth) levels", kind: "tooDeep", ["limit": .int(Int64(options.maxDepth))])
-        )
-      case .invalidUTF8:
-        return errorResponse(
-          id: .null, .parseError("invalid UTF-8 at byte \(e.position)", ["position": .int(Int64(e.position)), "reason": "invalidUTF8"]))
-      default:
-        var data: JSONObject = ["line": .int(Int64(e.line)), "column": .int(Int64(e.column)), "position": .int(Int64(e.position))]
-        if e.kind == .nulInKey { data.append("reason", "nulInKey") }
-        return errorResponse(id: .null, .parseError(e.message, data))
-      }
     } catch {
-      return errorResponse(id: .null, .parseError("\(error)"))
+      return parseFailureReply(error)
     }
     switch value {
     case .array(let items):
@@ -336,7 +322,25 @@ public final class Server: @unchecked Sendable {
     }
   }
 
-  private func handleOne(_ value: JSONValue) -> JSONValue? {
+  /// The reply to a message that is not JSON (or nests too deep), sent with id null.
+  func parseFailureReply(_ error: Error) -> JSONValue {
+    guard let e = error as? JSONParseError else { return errorResponse(id: .null, .parseError("\(error)")) }
+    switch e.kind {
+    case .tooDeep:
+      return errorResponse(
+        id: .null,
+        .invalidRequest("message nests deeper than \(options.maxDepth) levels", kind: "tooDeep", ["limit": .int(Int64(options.maxDepth))]))
+    case .invalidUTF8:
+      return errorResponse(
+        id: .null, .parseError("invalid UTF-8 at byte \(e.position)", ["position": .int(Int64(e.position)), "reason": "invalidUTF8"]))
+    default:
+      var data: JSONObject = ["line": .int(Int64(e.line)), "column": .int(Int64(e.column)), "position": .int(Int64(e.position))]
+      if e.kind == .nulInKey { data.append("reason", "nulInKey") }
+      return errorResponse(id: .null, .parseError(e.message, data))
+    }
+  }
+
+  func handleOne(_ value: JSONValue, streamed: (param: String, elements: JSONArrayStream)? = nil) -> JSONValue? {
     guard case .object(let o) = value else {
       return errorResponse(id: .null, .invalidRequest("a batch element must be an object, got \(value.typeName)"))
     }
@@ -389,21 +393,23 @@ public final class Server: @unchecked Sendable {
       return isNotification ? nil : .object(["jsonrpc": "2.0", "id": replyID, "result": .null])
     }
     if isNotification {
-      run(method, params, id: nil)
+      run(method, params, id: nil, streamed: streamed)
       return nil
     }
     if isCancelled(replyID) { return errorResponse(id: replyID, .cancelled()) }
     if isShuttingDown && method != "exit" {
       return errorResponse(id: replyID, .invalidRequest("the server is shutting down", kind: "shuttingDown"))
     }
-    switch run(method, params, id: replyID) {
+    switch run(method, params, id: replyID, streamed: streamed) {
     case .success(let result): return .object(["jsonrpc": "2.0", "id": replyID, "result": result])
     case .failure(let e): return errorResponse(id: replyID, e)
     }
   }
 
   @discardableResult
-  private func run(_ method: String, _ params: JSONObject, id: JSONValue?) -> Result<JSONValue, RPCError> {
+  private func run(
+    _ method: String, _ params: JSONObject, id: JSONValue?, streamed: (param: String, elements: JSONArrayStream)?
+  ) -> Result<JSONValue, RPCError> {
     guard let handler = registry[method] else {
       if id == nil && method.hasPrefix("$/") { return .success(.null) }  // optional notifications are ignored
       if id == nil { log.warning("unknown notification \(method)") }
@@ -413,7 +419,8 @@ public final class Server: @unchecked Sendable {
     if let id { currentID = id }
     defer { if id != nil { currentID = nil } }
     do {
-      return .success(try handler(JSONReader(params, path: "params"), RequestContext(id: id, method: method, server: self)))
+      let context = RequestContext(id: id, method: method, server: self, streamed: streamed)
+      return .success(try handler(JSONReader(params, path: "params"), context))
     } catch let e as RPCErrorConvertible {
       let err = e.rpcError
       if id == nil { log.warning("notification \(method) failed: \(err.message)") }

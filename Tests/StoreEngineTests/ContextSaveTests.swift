@@ -12,8 +12,8 @@ final class ContextSaveTests: XCTestCase {
       .insert(entity: "Task", ref: nil, values: ["title": "b", "category": "$home"]),
     ])
     XCTAssertEqual(r.refs.map(\.ref), ["$home", "$t1"])
-    XCTAssertEqual(r.refs.map(\.id), ["Category/1", "Task/1"])
-    XCTAssertEqual(r.inserted, ["Category/1", "Task/1", "Task/2"])
+    XCTAssertEqual(r.refs.map(\.id.description), ["Category/1", "Task/1"])
+    XCTAssertEqual(r.inserted.map(\.description), ["Category/1", "Task/1", "Task/2"])
     XCTAssertEqual(strings(try store.value("Category/1", "tasks")), ["Task/1", "Task/2"])
   }
 
@@ -24,7 +24,7 @@ final class ContextSaveTests: XCTestCase {
       .insert(entity: "Category", ref: "$c", values: ["name": "Late", "tasks": ["$t", "$t2"]]),
       .insert(entity: "Task", ref: "$t2", values: ["title": "later"]),
     ])
-    let c = try XCTUnwrap(r.refs.first { $0.ref == "$c" }?.id)
+    let c = try XCTUnwrap(r.refs.first { $0.ref == "$c" }?.id.description)
     XCTAssertEqual(try store.value("Task/1", "category"), .string(c))
     XCTAssertEqual(try store.value("Task/2", "category"), .string(c))
     XCTAssertEqual(strings(try store.value(c, "tasks")), ["Task/1", "Task/2"])
@@ -38,8 +38,8 @@ final class ContextSaveTests: XCTestCase {
       .insert(entity: "Task", ref: "$b", values: ["title": "b"]),
       .delete(id: "$b"),
     ])
-    XCTAssertEqual(r.updated, ["Task/1"])
-    XCTAssertEqual(r.deleted, ["Task/2"])
+    XCTAssertEqual(r.updated.map(\.description), ["Task/1"])
+    XCTAssertEqual(r.deleted.map(\.description), ["Task/2"])
     XCTAssertEqual(try store.value("Task/1", "priority"), 9)
     XCTAssertFalse(store.exists("Task/2"))
   }
@@ -49,7 +49,7 @@ final class ContextSaveTests: XCTestCase {
     let t = try store.add("Task", ["title": "x"])
     let r = try store.save([.update(id: t, values: ["priority": 1]), .delete(id: t)])
     XCTAssertEqual(r.updated, [])
-    XCTAssertEqual(r.deleted, [t])
+    XCTAssertEqual(r.deleted.map(\.description), [t])
   }
 
   func testFailingChangeInTheMiddleLeavesNothing() throws {
@@ -113,7 +113,8 @@ final class ContextSaveTests: XCTestCase {
 
     let wrongEntity = expectStoreError(.validation) {
       try store.save([
-        .insert(entity: "Task", ref: "$t", values: ["title": "a"]), .insert(entity: "Task", ref: nil, values: ["title": "b", "category": "$t"]),
+        .insert(entity: "Task", ref: "$t", values: ["title": "a"]),
+        .insert(entity: "Task", ref: nil, values: ["title": "b", "category": "$t"]),
       ])
     }
     XCTAssertEqual(wrongEntity?.details["relationship"], "category")

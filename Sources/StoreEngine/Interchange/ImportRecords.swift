@@ -16,8 +16,10 @@ struct ImportRecords {
   private(set) var migration: RecordMigration?
   /// The line of the header (ndjson); records follow it.
   private let headerLine: Int
-  /// The records of a `json` document, parsed once (that layout is one JSON text).
-  private let objects: [JSONValue]
+  /// The records of a `json` document, parsed one at a time from its text as they are
+  /// read (a whole tree of a large document takes ten times its size), or parsed with the
+  /// document when the scanner finds no `objects` array.
+  private let objects: JSONElementsSource
 
   /// Deep enough for any `json` attribute value a store accepts inside a record.
   static let maxDepth = 512
@@ -30,7 +32,10 @@ struct ImportRecords {
     var first: (number: Int, value: JSONValue?)? = nil
     try input.forEachLine { number, line in
       if ImportInput.isBlank(line) { return true }
-      first = (number, try? line.withUnsafeBytes { try JSONParser.parse($0, maxDepth: Self.maxDepth) })
+      // A line with `objects` starts a json document (which may be all on that line): not
+      // parsed here, where it would be parsed whole.
+      let isDocument = line.withUnsafeBytes { JSONParser.hasRootMember($0, "objects") }
+      first = (number, isDocument ? nil : try? line.withUnsafeBytes { try JSONParser.parse($0, maxDepth: Self.maxDepth) })
       return false
     }
     guard let first else { throw StoreError(.invalidArgument, "the import is empty: it has no header", ["line": 1]) }
@@ -39,30 +44,54 @@ struct ImportRecords {
       layout = .ndjson
       headerLine = first.number
       header = o
-      objects = []
+      objects = .parsed([])
     } else {
       layout = .json
       headerLine = 0
-      let document: JSONValue
-      do {
-        document = try JSONParser.parse(try input.readAll(), maxDepth: Self.maxDepth)
-      } catch let e as JSONParseError {
-        throw StoreError(
-          .invalidArgument, "line \(e.line): not valid JSON: \(e.message) (column \(e.column))",
-          ["line": .int(Int64(e.line)), "column": .int(Int64(e.column)), "position": .int(Int64(e.position))])
-      }
-      guard case .object(let o) = document else {
-        throw StoreError(
-          .invalidArgument, "the import is not a ModelStore export: expected a JSON object, got \(document.typeName)", ["pointer": ""])
-      }
-      guard case .array(let items)? = o["objects"] else {
-        throw StoreError(.invalidArgument, "/objects: expected the array of objects", ["pointer": "/objects"])
-      }
-      header = o
-      objects = items
+      (header, objects) = try Self.readDocument(try input.readAll())
     }
-    (schema, schemaJSON, entities) = try Self.checkHeader(header, layout: layout, line: headerLine)
+    do {
+      (schema, schemaJSON, entities) = try Self.checkHeader(header, layout: layout, line: headerLine)
+    } catch {
+      throw objects.firstError.map(Self.notJSON) ?? error
+    }
   }
+
+  /// A `json` document's header members and its records.
+  private static func readDocument(_ bytes: [UInt8]) throws -> (JSONObject, JSONElementsSource) {
+    let document: JSONValue
+    let records: JSONElementsSource
+    do {
+      if let streamed = try JSONParser.parse(bytes, streaming: ["objects"], maxDepth: maxDepth) {
+        document = streamed.skeleton
+        records = .streamed(streamed.elements)
+      } else {
+        document = try JSONParser.parse(bytes, maxDepth: maxDepth)
+        records = .parsed(document["objects"]?.arrayValue ?? [])
+      }
+    } catch let e as JSONParseError {
+      throw notJSON(e)
+    }
+    guard case .object(let o) = document else {
+      throw StoreError(
+        .invalidArgument, "the import is not a ModelStore export: expected a JSON object, got \(document.typeName)", ["pointer": ""])
+    }
+    guard case .array? = o["objects"] else {
+      throw StoreError(.invalidArgument, "/objects: expected the array of objects", ["pointer": "/objects"])
+    }
+    return (o, records)
+  }
+
+  /// A document that is not JSON, where a whole parse finds the first error.
+  static func notJSON(_ e: JSONParseError) -> StoreError {
+    StoreError(
+      .invalidArgument, "line \(e.line): not valid JSON: \(e.message) (column \(e.column))",
+      ["line": .int(Int64(e.line)), "column": .int(Int64(e.column)), "position": .int(Int64(e.position))])
+  }
+
+  /// The error that makes a `json` document's records not JSON, if any (read again to
+  /// find it): it comes before any other, as when the document was parsed whole first.
+  var firstJSONError: StoreError? { objects.firstError.map(Self.notJSON) }
 
   /// Checks `format`, `version`, `schema` and `entities`; unknown members are refused.
   private static func checkHeader(_ h: JSONObject, layout: InterchangeFormat.Layout, line: Int) throws -> (
@@ -119,9 +148,18 @@ struct ImportRecords {
   func forEach(_ body: (RecordLocation, JSONValue) throws -> Void) throws {
     switch layout {
     case .json:
-      for (i, v) in objects.enumerated() {
-        let location = RecordLocation(layout: .json, number: i)
-        try body(location, try migration?.migrate(v, at: location) ?? v)
+      var records = objects.elements()
+      var i = 0
+      do {
+        while let v = try records.next() {
+          let location = RecordLocation(layout: .json, number: i)
+          try body(location, try migration?.migrate(v, at: location) ?? v)
+          i += 1
+        }
+      } catch {
+        // Text that is not JSON anywhere in the records comes first, as it did when the
+        // document was parsed whole before anything was imported.
+        throw records.finish().map(Self.notJSON) ?? error
       }
     case .ndjson:
       try input.forEachLine { number, line in
@@ -143,4 +181,31 @@ struct ImportRecords {
 
   /// The number of records, when known without reading the input again.
   var knownCount: Int? { layout == .json ? objects.count : nil }
+}
+
+/// A `json` document's records: streamed from its text, or parsed with it.
+enum JSONElementsSource {
+  case streamed(JSONArrayStream)
+  case parsed([JSONValue])
+
+  /// The records from the first (a stream is read again from its start each time).
+  func elements() -> JSONElements {
+    switch self {
+    case .streamed(let s): return JSONElements(s.rereading())
+    case .parsed(let items): return JSONElements(items)
+    }
+  }
+
+  var count: Int {
+    switch self {
+    case .streamed(let s): return s.expectedCount
+    case .parsed(let items): return items.count
+    }
+  }
+
+  /// The first error that makes the records not JSON (or nest too deep).
+  var firstError: JSONParseError? {
+    guard case .streamed(let s) = self else { return nil }
+    return s.rereading().finish()
+  }
 }

@@ -39,7 +39,20 @@ extension Store {
     _ input: ImportInput, mode: ImportMode, progress: ((_ phase: String, _ done: Int, _ total: Int?) -> Void)? = nil
   ) throws -> ImportSummary {
     try checkWritable()
-    var records = try ImportRecords(input)
+    let records = try ImportRecords(input)
+    do {
+      return try importRecords(records, mode: mode, progress: progress)
+    } catch {
+      // Text that is not JSON anywhere in a json document's records (read one at a time)
+      // comes first, as it did when the document was parsed whole before anything else.
+      throw records.firstJSONError ?? error
+    }
+  }
+
+  private func importRecords(
+    _ records: ImportRecords, mode: ImportMode, progress: ((_ phase: String, _ done: Int, _ total: Int?) -> Void)?
+  ) throws -> ImportSummary {
+    var records = records
     let defines = graph == nil
     if let graph {
       if let refusal = SchemaComparison.refusal(file: records.schema, store: graph.schema, what: "the file's schema") {

@@ -11,22 +11,32 @@ public enum Change {
 
 /// What a save did: refs mapped to the new ids, and every id touched by kind.
 public struct SaveResult {
-  public var refs: [(ref: String, id: String)] = []
-  public var inserted: [String] = []
-  public var updated: [String] = []
-  public var deleted: [String] = []
+  public var refs: [(ref: String, id: ObjectID)] = []
+  public var inserted = ObjectIDList()
+  public var updated = ObjectIDList()
+  public var deleted = ObjectIDList()
 }
 
 /// `context.save` and client-driven transactions.
 extension Store {
-  /// Applies all changes atomically, in order. Values may name the `$ref` of an insert
-  /// anywhere in the same save (forward references are resolved at the end). A failing
-  /// change rolls back everything; the error names its index.
+  /// Applies all changes atomically, in order (see `save(reading:)`).
   public func save(_ changes: [Change]) throws -> SaveResult {
+    var remaining = changes.makeIterator()
+    return try save(reading: { remaining.next() })
+  }
+
+  /// Applies the changes `next` gives, one at a time until it returns nil, atomically:
+  /// a change is applied before the next one is read, so a large save is never held whole
+  /// (its changes may be read from the request text as they are reached). Values may
+  /// name the `$ref` of an insert anywhere in the same save (forward references are
+  /// resolved at the end). A failing change, or an error thrown by `next`, rolls back
+  /// everything; a change's error names its index.
+  public func save(reading next: () throws -> Change?) throws -> SaveResult {
     try write {
       let ctx = WriteContext(allowsRefs: true)
       var result = SaveResult()
-      for (i, change) in changes.enumerated() {
+      var i = 0
+      while let change = try next() {
         if i & 255 == 0 { try checkCancelled() }
         ctx.currentIndex = i
         func path() -> String { "params.changes[\(i)]" }  // built only for errors
@@ -45,26 +55,31 @@ extension Store {
             let id = try insertObject(entity, values, ctx, path: "\(path()).values")
             if let ref {
               ctx.refs[ref] = id
-              result.refs.append((ref, id.description))
+              result.refs.append((ref, id))
             }
-            result.inserted.append(id.description)
+            result.inserted.append(id)
           case .update(let idText, let values):
             let id = try resolveSaveID(idText, ctx, path: "\(path()).id")
             try updateObject(id, values, ctx, path: "\(path()).values")
-            result.updated.append(id.description)
+            result.updated.append(id)
           case .delete(let idText):
             let id = try resolveSaveID(idText, ctx, path: "\(path()).id")
-            result.deleted.append(contentsOf: try deleteObjects([id], ctx).map(\.description))
+            result.deleted.append(contentsOf: try deleteObjects([id], ctx))
           }
         } catch var e as StoreError {
           if e.details["index"] == nil { e.details["index"] = .int(Int64(i)) }
           throw e
         }
+        i += 1
       }
       ctx.currentIndex = nil
       try finish(ctx)
-      let deleted = Set(result.deleted)
-      result.updated = result.updated.filter { !deleted.contains($0) }
+      if !result.deleted.isEmpty {
+        let deleted = Set(result.deleted)
+        var kept = ObjectIDList()
+        kept.append(contentsOf: result.updated.lazy.filter { !deleted.contains($0) })
+        result.updated = kept
+      }
       return result
     }
   }

@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Parses the elements of a streamed array on a thread of its own, ahead of their reader:
+/// jansson's parse is about half the work of a large `context.save`, so on a second core it
+/// runs while the first applies the changes already parsed. At most `capacity` elements
+/// wait, so memory stays small. Steps are handed over in order, errors included; after
+/// the end or a syntax error the thread stops.
+final class JSONParseAhead: @unchecked Sendable {
+  private let reader: JSONElementReader
+  private var mutex = pthread_mutex_t()
+  private var changed = pthread_cond_t()
+  /// Steps handed over and not yet taken by the reader (under `mutex`).
+  private var ready: [JSONElementReader.Step] = []
+  /// The reader's batch, taken from `ready` all at once (the reader's alone).
+  private var taken: [JSONElementReader.Step] = []
+  private var takenIndex = 0
+  /// The reader went away: the thread stops.
+  private var cancelled = false
+  /// Only the rest's errors matter now (`finish`): elements are checked, not converted.
+  private var checkingOnly = false
+  private var producing = true
+  /// Steps waiting at most (the thread waits above it); they are handed over in batches
+  /// of `batch`, so that the two threads meet once per batch, not once per element.
+  static let capacity = 256
+  static let batch = 32
+
+  /// Nil when no thread can be started (the reader then parses on its own thread).
+  init?(_ reader: JSONElementReader) {
+    self.reader = reader
+    pthread_mutex_init(&mutex, nil)
+    pthread_cond_init(&changed, nil)
+    var thread = pthread_t()
+    let box = Unmanaged.passRetained(self).toOpaque()
+    let rc = pthread_create(
+      &thread, nil,
+      { arg in
+        Unmanaged<JSONParseAhead>.fromOpaque(arg!).takeRetainedValue().produce()
+        return nil
+      }, box)
+    guard rc == 0 else {
+      Unmanaged<JSONParseAhead>.fromOpaque(box).release()
+      return nil
+    }
+    pthread_detach(thread)
+  }
+
+  /// The next step, waiting for it; nil once everything was taken.
+  func take() -> JSONElementReader.Step? {
+    if takenIndex < taken.count {
+      takenIndex += 1
+      return taken[takenIndex - 1]
+    }
+    pthread_mutex_lock(&mutex)
+    while ready.isEmpty && producing { pthread_cond_wait(&changed, &mutex) }
+    taken.removeAll(keepingCapacity: true)
+    swap(&taken, &ready)
+    takenIndex = 0
+    pthread_cond_broadcast(&changed)
+    pthread_mutex_unlock(&mutex)
+    guard !taken.isEmpty else { return nil }
+    takenIndex = 1
+    return taken[0]
+  }
+
+  /// From now on elements are only checked (the reader wants the rest's first error).
+  func checkOnly() {
+    pthread_mutex_lock(&mutex)
+    checkingOnly = true
+    pthread_mutex_unlock(&mutex)
+  }
+
+  /// Stops the thread (the reader is gone); nothing more is taken.
+  func cancel() {
+    pthread_mutex_lock(&mutex)
+    cancelled = true
+    pthread_cond_broadcast(&changed)
+    pthread_mutex_unlock(&mutex)
+  }
+
+  private func produce() {
+    var convert = true
+    var batch: [JSONElementReader.Step] = []
+    batch.reserveCapacity(Self.batch)
+    var last = false
+    while !last {
+      let step = reader.step(convert: convert)
+      switch step {
+      case .end, .syntax: last = true
+      case .element, .tooDeep: break
+      }
+      batch.append(step)
+      guard batch.count >= Self.batch || last else { continue }
+      pthread_mutex_lock(&mutex)
+      while ready.count >= Self.capacity && !cancelled { pthread_cond_wait(&changed, &mutex) }
+      if cancelled { last = true }
+      ready.append(contentsOf: batch)
+      convert = !checkingOnly
+      if last { producing = false }
+      pthread_cond_broadcast(&changed)
+      pthread_mutex_unlock(&mutex)
+      batch.removeAll(keepingCapacity: true)
+    }
+  }
+}
