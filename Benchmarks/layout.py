@@ -9,8 +9,9 @@ import subprocess
 import time
 import uuid
 from pathlib import Path
+from typing import Callable
 
-from benchlib import check_replies, fresh, rpc, run_timed
+from benchlib import check_replies, fresh, rpc, run_measured, run_timed
 
 # The seed's Task entity, with every value given explicitly so both sides insert the
 # same bytes: a unique uuid (so both maintain the same unique index), a title, a flag,
@@ -73,12 +74,13 @@ def cli_insert(r) -> str:
     )
 
 
-def write_insert_script(sql: Path, n: int, ddl: str = CLI_DDL) -> None:
-    """The CLI's side of the write cases: n INSERT statements in one transaction."""
+def write_insert_script(sql: Path, n: int, ddl: str = CLI_DDL, insert: Callable[[tuple], str] = cli_insert) -> None:
+    """The CLI's side of the write cases: n INSERT statements (`insert` of each row, into
+    the table `ddl` creates) in one transaction."""
     with open(sql, "w") as f:
         f.write(PRAGMAS + ddl + "BEGIN;\n")
         for r in rows(n):
-            f.write(cli_insert(r))
+            f.write(insert(r))
         f.write("COMMIT;\n")
 
 
@@ -87,21 +89,34 @@ def count_rows(db: Path) -> int:
     return int(out.stdout.strip())
 
 
-def serve_requests(binary: str, work: Path, req: Path, replies: int, rows_expected: int, extra=()):
-    """`serve` on a fresh store fed `req`; checks the replies and the rows, returns (s, KiB)."""
+def serve_measured(binary: str, work: Path, req: Path, replies: int, rows_expected: int, extra=()) -> dict:
+    """`serve` on a fresh store fed `req`; checks the replies and the rows, returns
+    run_measured's figures."""
     db = fresh(work, "ours.store")
     out = work / "replies.jsonl"
-    t, rss = run_timed([binary, "serve", "--store", str(db), *extra, "--max-message-bytes", str(1 << 28)], req, out)
+    m = run_measured([binary, "serve", "--store", str(db), *extra, "--max-message-bytes", str(1 << 28)], req, out)
     check_replies(out, replies)
     assert count_rows(db) == rows_expected
-    return t, rss
+    return m
+
+
+def serve_requests(binary: str, work: Path, req: Path, replies: int, rows_expected: int, extra=()):
+    """serve_measured's (s, KiB)."""
+    m = serve_measured(binary, work, req, replies, rows_expected, extra)
+    return m["seconds"], m["peak_rss_kib"]
+
+
+def cli_measured(db: Path, sql: Path, rows_expected: int) -> dict:
+    """The sqlite3 CLI running `sql` on `db`; checks the rows, returns run_measured's figures."""
+    m = run_measured(["sqlite3", str(db)], sql)
+    assert count_rows(db) == rows_expected
+    return m
 
 
 def cli_script(db: Path, sql: Path, rows_expected: int):
-    """The sqlite3 CLI running `sql` on `db`; checks the rows, returns (s, KiB)."""
-    t, rss = run_timed(["sqlite3", str(db)], sql)
-    assert count_rows(db) == rows_expected
-    return t, rss
+    """cli_measured's (s, KiB)."""
+    m = cli_measured(db, sql, rows_expected)
+    return m["seconds"], m["peak_rss_kib"]
 
 
 def pipelined_requests(work: Path, n: int) -> Path:
