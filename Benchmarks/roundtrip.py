@@ -26,10 +26,13 @@ for both loops alike (`--placement`):
          other CPU and stays there, so the difference then holds two wake-ups of a
          sleeping CPU that cat does not pay.
 
+As run.py's case `roundtrip`: K = 20,000 (2,000 with --quick) for the placements same and
+split, `measure` run --runs times; each figure is the median of the runs'.
+
 Usage: python3 Benchmarks/roundtrip.py [--binary PATH] [--count K] [--rounds R]
        [--placement same,split,free] [--json]
 Prints, for each placement (default same,split), median and p99 of both loops and their
-difference (run.py can call `measure`).
+difference.
 """
 from __future__ import annotations
 
@@ -43,7 +46,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from benchlib import ROOT, Context, Outcome, Row
 
 # One small object: the seed's Task with a few attributes.
 SCHEMA = {
@@ -201,6 +204,27 @@ def report(r: dict) -> str:
         f"  cat floor  median {us(r['cat_median'])}, p99 {us(r['cat_p99'])}\n"
         f"  overhead   median {r['overhead_median'] * 1e6:+.1f} us, p99 {r['overhead_p99'] * 1e6:+.1f} us"
     )
+
+
+# Short labels of the placements for the table of run.py.
+CASE_PLACEMENTS = {"same": "loop and child on one CPU", "split": "child on the other CPU"}
+FIGURES = ("server_median", "server_p99", "cat_median", "cat_p99", "overhead_median", "overhead_p99")
+
+
+def case(ctx: Context) -> Outcome:
+    count = 2_000 if ctx.quick else 20_000
+    results: dict = {"count": count, "target_overhead_us": 10}
+    rows = []
+    for placement, label in CASE_PLACEMENTS.items():
+        runs = [measure(ctx.binary, count, placement=placement) for _ in range(ctx.runs)]
+        r = {k: statistics.median(run[k] for run in runs) for k in FIGURES}
+        results[placement] = {**r, "request_bytes": runs[0]["request_bytes"], "reply_bytes": runs[0]["reply_bytes"], "runs": runs}
+        us = lambda k: f"{r[k] * 1e6:.1f} µs"
+        rows.append(Row(f"(roundtrip) {count:,} sequential objects.get round trips from a Python loop, beside a `cat` echo "
+                        f"of the same bytes ({label})", f"median {us('server_median')} (p99 {us('server_p99')})",
+                        f"median {us('cat_median')} (p99 {us('cat_p99')}) (`cat`)", f"{r['overhead_median'] * 1e6:+.1f} µs",
+                        "<= +10 µs above the floor"))
+    return Outcome(results, rows)
 
 
 def main() -> None:

@@ -29,15 +29,24 @@ On ModelStore's own table layout (the server's overhead over that layout):
       incrementing one counter with objects.get {withVersion} + objects.update {ifVersion}
       for MODELSTORE_BENCH_COUNTER_SECONDS (default 600; 30 with --quick): increments per
       second, conflicts retried, and lost increments, which must be 0 (the run fails otherwise)
-On the seeds' model, beside what a developer would write by hand (issue #13's table):
+Issue #13's table: on the seeds' model beside what a developer would write by hand, and
+the other rows of that table:
   seeds   (seeds.py) 100,000 and 200,000 pipelined objects.insert of Tasks with a unique
           UUID and a category, one transaction, vs the CLI inserting the same rows into a
           hand-written table; time and checkpointed file size
   tomany  (tomany.py) fetching the categories `ANY tasks.isCompleted == NO` (10 categories,
           50,000 tasks) from a Python client loop, vs SQLAlchemy 2's ORM in-process (in
           its own virtual environment under OUT/venv, made on first use)
-  save_memory, schema_change, roundtrip: hooks; they run once Benchmarks/save_memory.py,
-          schema_change.py and roundtrip.py exist, each with a `case(ctx)` function
+  save_memory  (save_memory.py) peak memory of one context.save of 100,000 inserts (an 18 MB
+          message), its wall and CPU time beside the CLI inserting the same rows into the
+          server's layout and into a hand-written table; the same save with a ref on every
+          insert, and `modelstore import` of the rows as one json document
+  schema_change  (schema_change.py) three model.define steps (add an optional attribute,
+          rename it, add one with a constant default) on stores of 200,000 and 20,000 Tasks:
+          time of each and the file size after it
+  roundtrip  (roundtrip.py) 20,000 sequential objects.get round trips from a Python loop,
+          beside a `cat` echo of the same bytes from the same loop (the pipe floor), with
+          loop and child on one CPU and on two: median and p99, and the overhead
 
 Every compared case runs --runs rounds (default 3), each timing both sides back to back;
 the table shows the medians, the ratio being the median of the rounds' ratios, and
@@ -52,7 +61,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib
 import json
 import os
 import shutil
@@ -66,34 +74,24 @@ import files
 import latency
 import live
 import reads
+import roundtrip
+import save_memory
+import schema_change
 import seeds
 import tomany
 import writes
 from benchlib import ROOT, TIME, Context, Outcome
 
-# (name for --only, the case function, or the module that will hold `case` for a hook),
-# in the order of the printed table.
+# (name for --only, the case function), in the order of the printed table.
 CASES = [
     ("a", writes.pipelined), ("b", writes.save), ("c", latency.roundtrips), ("d", latency.startup),
     ("e", reads.indexed_fetch), ("f", reads.full_fetch), ("g", files.export), ("h", files.export_memory),
     ("i", files.import_), ("k", writes.no_history), ("l", live.latency_case), ("n", live.idle_case),
     ("j", files.migrate), ("m", counters.case),
-    ("seeds", seeds.case), ("save_memory", "save_memory"), ("tomany", tomany.case),
-    ("schema_change", "schema_change"), ("roundtrip", "roundtrip"),
+    ("seeds", seeds.case), ("save_memory", save_memory.case), ("tomany", tomany.case),
+    ("schema_change", schema_change.case), ("roundtrip", roundtrip.case),
 ]
 NAMES = [name for name, _ in CASES]
-
-
-def resolve(name: str, fn):
-    """The case function; for a hook, its module's `case`, or None when the module is absent."""
-    if callable(fn):
-        return fn
-    if not (Path(__file__).with_name(fn + ".py")).exists():
-        return None
-    module = importlib.import_module(fn)
-    if not callable(getattr(module, "case", None)):
-        sys.exit(f"Benchmarks/{fn}.py has no case(ctx) function: give it one to run it as case '{name}'")
-    return module.case
 
 
 def selected(only: str | None) -> list[str]:
@@ -129,19 +127,14 @@ def main() -> None:
     results_file = out / "results.json"
     results: dict = json.loads(results_file.read_text()) if args.only and results_file.exists() else {}
     sqlite_version = subprocess.run(["sqlite3", "--version"], capture_output=True, text=True).stdout.split()[0]
-    resolved = {name: resolve(name, functions[name]) for name in names}  # a hook without case() stops the run here
     failures = []
     print("| benchmark | modelstore | beside it (sqlite3 CLI unless named) | ratio | target |")
     print("|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="modelstore-bench-") as tmp:
         ctx = Context(binary=args.binary, work=Path(tmp), out=out, quick=args.quick, runs=args.runs)
         for name in names:
-            fn = resolved[name]
-            if fn is None:
-                print(f"| ({name}) | not on this branch (Benchmarks/{functions[name]}.py) | | | |", flush=True)
-                continue
             load = os.getloadavg()[0]
-            outcome: Outcome = fn(ctx)
+            outcome: Outcome = functions[name](ctx)
             for row in outcome.rows:
                 print(f"| {row.benchmark} | {row.modelstore} | {row.reference} | {row.ratio} | {row.target} |", flush=True)
             outcome.results["measured"] = {"at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -8,17 +8,22 @@ a message of about 18 MB). Measured with GNU time: the process's peak resident m
 runs. Beside it, in the same run, the sqlite3 CLI inserts the same rows in one
 transaction (a script of M INSERT statements) into:
 
-  layout    the table ModelStore itself creates (run.py's CLI_DDL), so the ratio is the
+  layout    the table ModelStore itself creates (layout.py's CLI_DDL), so the ratio is the
             server's own overhead;
   handmade  the table a developer would write for the model: `id BLOB` (16 bytes) unique,
             REAL date, INTEGER PRIMARY KEY (issue #13's comparison).
 
 The same save with a `ref` on every insert (so the reply carries a ref map of M entries)
 is measured too, and with --import `modelstore import` of a `json` document of the same
-rows (one document holding an `objects` array).
+rows (one document holding an `objects` array). Each run measures every side once, back to
+back, so a ratio is the median of the runs' ratios.
+
+As run.py's case `save_memory`: M = 100,000 (10,000 with --quick), --runs runs, with the
+import.
 
 Usage: python3 Benchmarks/save_memory.py [--binary PATH] [--inserts M] [--runs R] [--import]
-Prints a Markdown table and a JSON line of the figures; exits non-zero when a request fails.
+Prints a Markdown table and a JSON line of the figures (without the runs); exits non-zero
+when a request fails.
 """
 from __future__ import annotations
 
@@ -27,18 +32,22 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from run import CLI_DDL, PRAGMAS, ROOT, SCHEMA, TIME, check_replies, cli_insert, count_rows, fresh, rows, rpc, values
+from benchlib import ROOT, TIME, Context, Outcome, Row, fresh, mib, rpc, run_measured
+from layout import SCHEMA, cli_measured, count_rows, rows, serve_measured, values, write_insert_script
 
 HANDMADE_DDL = (
     'CREATE TABLE "Task" ("pk" INTEGER PRIMARY KEY, "id" BLOB NOT NULL UNIQUE, "title" TEXT, '
     '"isCompleted" INTEGER, "createdAt" REAL, "priority" INTEGER);\n'
 )
+SERVER_SIDES = ("define", "save", "save_refs", "import")  # what the server runs; "import" with --import only
+COMPARED = SERVER_SIDES[1:]  # set beside the CLI sides (model.define alone is the baseline)
+CLI_SIDES = ("layout", "handmade")
+CPU_RESOLUTION = 0.01  # GNU time's CPU seconds: a side of a few thousand inserts can show 0
+FIGURES = {"seconds": "seconds", "peak_rss_kib": "peak_kib", "cpu_seconds": "cpu_seconds"}  # run_measured's: the name here
 
 
 def handmade_insert(r) -> str:
@@ -49,26 +58,103 @@ def handmade_insert(r) -> str:
     )
 
 
-def run_measured(argv, stdin_path: Path, stdout_path: Path | None = None):
-    """Runs argv with a file on stdin under GNU time: (wall seconds, peak RSS KiB, CPU seconds).
+def write_inputs(work: Path, m: int, with_import: bool) -> tuple[dict, dict]:
+    """The request files (define alone, the save, the save with refs) and the CLI's scripts
+    (server's layout, hand-written table); the json document too `with_import`. Returns the
+    input of each side and the figures of their sizes."""
+    define = rpc(0, "model.define", {"schema": SCHEMA}) + "\n"
+    inputs, sizes = {"define": work / "define.jsonl"}, {}
+    inputs["define"].write_text(define)
+    for name, with_refs in (("save", False), ("save_refs", True)):
+        changes = [{"op": "insert", "entity": "Task", "values": values(r)} for r in rows(m)]
+        if with_refs:
+            for i, c in enumerate(changes):
+                c["ref"] = f"$t{i}"
+        save = rpc(1, "context.save", {"changes": changes})
+        sizes[f"{name}_message_bytes"] = len(save) + 1
+        inputs[name] = work / f"{name}.jsonl"
+        inputs[name].write_text(define + save + "\n")
+    inputs["layout"], inputs["handmade"] = work / "layout.sql", work / "handmade.sql"
+    write_insert_script(inputs["layout"], m)
+    write_insert_script(inputs["handmade"], m, HANDMADE_DDL, handmade_insert)
+    if with_import:
+        inputs["import"] = work / "tasks.json"
+        with open(inputs["import"], "w") as f:
+            f.write('{"format":"modelstore-export","version":1,"schema":' + json.dumps(SCHEMA) + ',"entities":["Task"],"objects":[\n')
+            for i, r in enumerate(rows(m)):
+                record = {"_id": f"Task/{i + 1}", "_entity": "Task", **values(r)}
+                f.write(("," if i else "") + json.dumps(record, separators=(",", ":")) + "\n")
+            f.write("]}\n")
+        sizes["import_bytes"] = inputs["import"].stat().st_size
+    return inputs, sizes
 
-    CPU time (user + system, all threads) is reported beside wall time: the server parses
-    a large save on a second thread, so its wall time depends on a second core being free.
-    """
-    with tempfile.NamedTemporaryFile("r", suffix=".time") as out, open(stdin_path, "rb") as fin, \
-            open(stdout_path or os.devnull, "wb") as fout:
-        start = time.perf_counter()
-        p = subprocess.run([TIME, "-f", "%M %U %S", "-o", out.name, *argv], stdin=fin, stdout=fout, stderr=subprocess.PIPE)
-        elapsed = time.perf_counter() - start
-        if p.returncode != 0:
-            sys.exit(f"{argv[0]} failed ({p.returncode}): {p.stderr.decode()[-2000:]}")
-        peak, user, system = out.read().split()[-3:]
-    return elapsed, int(peak), float(user) + float(system)
+
+def measure(binary: str, inserts: int, runs: int, with_import: bool, work: Path) -> dict:
+    """`runs` rounds, each running every side once in turn (so every side sees the same
+    machine load); the median of each side's wall time, peak memory and CPU time, and the
+    median of each round's ratio of a server side to a CLI side. `rounds` holds every round."""
+    m = inserts
+    inputs, figures = write_inputs(work, m, with_import)
+    figures.update(inserts=m, runs=runs)
+    ours = [k for k in SERVER_SIDES if k in inputs]
+
+    def imp() -> dict:
+        db = fresh(work, "imported.store")
+        r = run_measured([binary, "import", "--store", str(db), str(inputs["import"])], Path(os.devnull))
+        assert count_rows(db) == m
+        return r
+
+    side = {
+        "define": lambda: serve_measured(binary, work, inputs["define"], 1, 0),
+        "save": lambda: serve_measured(binary, work, inputs["save"], 2, m),
+        "layout": lambda: cli_measured(fresh(work, "cli.db"), inputs["layout"], m),
+        "handmade": lambda: cli_measured(fresh(work, "cli.db"), inputs["handmade"], m),
+        "save_refs": lambda: serve_measured(binary, work, inputs["save_refs"], 2, m),
+        "import": imp,
+    }
+    rounds = []
+    for _ in range(runs):
+        rnd = {k: side[k]() for k in side if k in inputs}  # in the order of `side`
+        for k in (k for k in COMPARED if k in rnd):
+            for cli in CLI_SIDES:
+                rnd[f"{k}_{cli}_ratio"] = rnd[k]["seconds"] / rnd[cli]["seconds"]
+                rnd[f"{k}_{cli}_cpu_ratio"] = rnd[k]["cpu_seconds"] / max(rnd[cli]["cpu_seconds"], CPU_RESOLUTION)
+        rounds.append(rnd)
+    for k in (*ours, *CLI_SIDES):
+        for fig, name in FIGURES.items():
+            figures[f"{k}_{name}"] = statistics.median(r[k][fig] for r in rounds)
+    for key in (k for k in rounds[0] if k.endswith("ratio")):
+        figures[key] = statistics.median(r[key] for r in rounds)
+    figures["rounds"] = rounds
+    return figures
 
 
-def medians(samples) -> tuple:
-    """The median of each field of (wall, peak, cpu) samples."""
-    return tuple(statistics.median(s[i] for s in samples) for i in range(3))
+def seconds(f: dict, k: str) -> str:
+    return f"{f[k + '_seconds']:.3f} s (CPU {f[k + '_cpu_seconds']:.3f} s)"
+
+
+def ratio(f: dict, k: str, cli: str) -> str:
+    return f"{f[f'{k}_{cli}_ratio']:.2f}x wall, {f[f'{k}_{cli}_cpu_ratio']:.2f}x CPU"
+
+
+def case(ctx: Context) -> Outcome:
+    m = 10_000 if ctx.quick else 100_000
+    work = ctx.work / "save_memory"
+    work.mkdir(exist_ok=True)
+    f = measure(ctx.binary, m, ctx.runs, True, work)
+    f.update(target_peak_mib=64, target_ratio=1.0)
+    save = f"one context.save of {m:,} inserts ({f['save_message_bytes'] / 1e6:.1f} MB message)"
+    table = [Row(f"(save_memory) peak memory of {save}", mib(f["save_peak_kib"]),
+                 f"{mib(f['layout_peak_kib'])} (server's layout), "
+                 f"{mib(f['handmade_peak_kib'])} (hand-written table)", "", "<= 64 MiB")]
+    for cli, what in (("handmade", "hand-written table"), ("layout", "server's layout")):
+        table.append(Row(f"(save_memory) wall time of {save}, beside the CLI on the {what}", seconds(f, "save"),
+                         f"{seconds(f, cli)} ({what})", ratio(f, "save", cli), "<= 1.0x"))
+    for k, what in (("save_refs", f"the same save with a ref on every insert ({f['save_refs_message_bytes'] / 1e6:.1f} MB message)"),
+                    ("import", f"`modelstore import` of the same rows as a {f['import_bytes'] / 1e6:.1f} MB json document")):
+        table.append(Row(f"(save_memory) {what}", f"{seconds(f, k)}, peak {mib(f[k + '_peak_kib'])}",
+                         f"{seconds(f, 'handmade')} (hand-written table)", ratio(f, k, "handmade"), ""))
+    return Outcome(f, table)
 
 
 def main() -> None:
@@ -86,90 +172,20 @@ def main() -> None:
         if not present:
             sys.exit(missing)
     m = args.inserts
-    figures: dict = {"inserts": m, "runs": args.runs}
     with tempfile.TemporaryDirectory(prefix="modelstore-savemem-") as tmp:
-        work = Path(tmp)
-        define = rpc(0, "model.define", {"schema": SCHEMA}) + "\n"
-        requests = {}
-        for name, with_refs in (("save", False), ("save_refs", True)):
-            changes = [{"op": "insert", "entity": "Task", "values": values(r)} for r in rows(m)]
-            if with_refs:
-                for i, c in enumerate(changes):
-                    c["ref"] = f"$t{i}"
-            save = rpc(1, "context.save", {"changes": changes})
-            figures[f"{name}_message_bytes"] = len(save) + 1
-            requests[name] = work / f"{name}.jsonl"
-            requests[name].write_text(define + save + "\n")
-        requests["define"] = work / "define.jsonl"
-        requests["define"].write_text(define)
-        scripts = {}
-        for name, ddl, insert in (("layout", CLI_DDL, cli_insert), ("handmade", HANDMADE_DDL, handmade_insert)):
-            scripts[name] = work / f"{name}.sql"
-            with open(scripts[name], "w") as f:
-                f.write(PRAGMAS + ddl + "BEGIN;\n")
-                for r in rows(m):
-                    f.write(insert(r))
-                f.write("COMMIT;\n")
-
-        def serve(request: Path, replies: int, expected_rows: int):
-            db = fresh(work, "ours.store")
-            out = work / "replies.jsonl"
-            t = run_measured([args.binary, "serve", "--store", str(db), "--max-message-bytes", str(1 << 28)], request, out)
-            check_replies(out, replies)
-            assert count_rows(db) == expected_rows
-            return t
-
-        def cli(script: Path):
-            db = fresh(work, "cli.db")
-            t = run_measured(["sqlite3", str(db)], script)
-            assert count_rows(db) == m
-            return t
-
-        samples = {k: [] for k in ("define", "save", "save_refs", "layout", "handmade")}
-        # Interleaved, so that every side sees the same machine load.
-        for _ in range(args.runs):
-            samples["define"].append(serve(requests["define"], 1, 0))
-            samples["save"].append(serve(requests["save"], 2, m))
-            samples["layout"].append(cli(scripts["layout"]))
-            samples["handmade"].append(cli(scripts["handmade"]))
-            samples["save_refs"].append(serve(requests["save_refs"], 2, m))
-        for k, v in samples.items():
-            figures[f"{k}_seconds"], figures[f"{k}_peak_kib"], figures[f"{k}_cpu_seconds"] = medians(v)
-        if args.with_import:
-            doc = work / "tasks.json"
-            with open(doc, "w") as f:
-                f.write('{"format":"modelstore-export","version":1,"schema":' + json.dumps(SCHEMA) + ',"entities":["Task"],"objects":[\n')
-                for i, r in enumerate(rows(m)):
-                    record = {"_id": f"Task/{i + 1}", "_entity": "Task", **values(r)}
-                    f.write(("," if i else "") + json.dumps(record, separators=(",", ":")) + "\n")
-                f.write("]}\n")
-            figures["import_bytes"] = doc.stat().st_size
-
-            def imp():
-                db = fresh(work, "imported.store")
-                t = run_measured([args.binary, "import", "--store", str(db), str(doc)], Path(os.devnull))
-                assert count_rows(db) == m
-                return t
-
-            figures["import_seconds"], figures["import_peak_kib"], figures["import_cpu_seconds"] = medians([imp() for _ in range(args.runs)])
-
-    f = figures
-    mib = lambda kib: f"{kib / 1024:.1f} MiB"
-    ratio = lambda k, cli: f"{f[k + '_seconds'] / f[cli + '_seconds']:.2f}x wall, {f[k + '_cpu_seconds'] / f[cli + '_cpu_seconds']:.2f}x CPU"
+        f = measure(args.binary, m, args.runs, args.with_import, Path(tmp))
     print(f"| measured, median of {args.runs} | modelstore | sqlite3 CLI, server's layout | sqlite3 CLI, hand-written table |")
     print("|---|---|---|---|")
     for k, what in (("save", f"one context.save of {m:,} inserts"), ("save_refs", "the same with a ref on every insert")):
-        print(f"| {what} ({f[k + '_message_bytes'] / 1e6:.1f} MB message) | {f[k + '_seconds']:.3f} s "
-              f"(CPU {f[k + '_cpu_seconds']:.3f} s), peak {mib(f[k + '_peak_kib'])} "
-              f"| {ratio(k, 'layout')} | {ratio(k, 'handmade')} |")
-    print(f"| the CLI inserting the same rows | | {f['layout_seconds']:.3f} s (CPU {f['layout_cpu_seconds']:.3f} s), "
-          f"peak {mib(f['layout_peak_kib'])} | {f['handmade_seconds']:.3f} s (CPU {f['handmade_cpu_seconds']:.3f} s), "
-          f"peak {mib(f['handmade_peak_kib'])} |")
+        print(f"| {what} ({f[k + '_message_bytes'] / 1e6:.1f} MB message) | {seconds(f, k)}, peak {mib(f[k + '_peak_kib'])} "
+              f"| {ratio(f, k, 'layout')} | {ratio(f, k, 'handmade')} |")
+    print(f"| the CLI inserting the same rows | | {seconds(f, 'layout')}, peak {mib(f['layout_peak_kib'])} "
+          f"| {seconds(f, 'handmade')}, peak {mib(f['handmade_peak_kib'])} |")
     print(f"| `model.define` alone (the server's baseline) | {f['define_seconds']:.3f} s, peak {mib(f['define_peak_kib'])} | | |")
     if args.with_import:
-        print(f"| `modelstore import` of a {f['import_bytes'] / 1e6:.1f} MB json document | {f['import_seconds']:.3f} s "
-              f"(CPU {f['import_cpu_seconds']:.3f} s), peak {mib(f['import_peak_kib'])} | | |")
-    print(json.dumps(figures))
+        print(f"| `modelstore import` of a {f['import_bytes'] / 1e6:.1f} MB json document | {seconds(f, 'import')}, "
+              f"peak {mib(f['import_peak_kib'])} | | |")
+    print(json.dumps({k: v for k, v in f.items() if k != "rounds"}))
 
 
 if __name__ == "__main__":
