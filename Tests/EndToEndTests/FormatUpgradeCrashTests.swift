@@ -107,6 +107,33 @@ final class FormatUpgradeCrashTests: XCTestCase {
     XCTAssertTrue(outcomes.contains { $0.contains("v1") }, "some kills came before the upgrade committed: \(outcomes)")
   }
 
+  /// Two processes upgrading one file at once: the first to take the write lock upgrades
+  /// it, the other finds formatVersion 2 under the lock; one backup, every row once.
+  func testTwoProcessesUpgradingAtOnceUpgradeOnce() throws {
+    let dir = try TemporaryDirectory()
+    let source = try bigFormatOneStore(dir)
+    let expected = try summary(source)
+    let outputs = [Pipe(), Pipe()]
+    let processes = try outputs.map { out -> Process in
+      let p = Process()
+      p.executableURL = ServerProcess.binaryURL
+      p.arguments = ["upgrade", "--store", source]
+      p.standardOutput = out
+      p.standardError = FileHandle.nullDevice
+      try p.run()
+      return p
+    }
+    for p in processes { p.waitUntilExit() }
+    XCTAssertEqual(processes.map(\.terminationStatus), [0, 0])
+    let said = outputs.map { String(decoding: $0.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+    XCTAssertEqual(said.filter { $0.hasPrefix("upgraded ") }.count, 1, "\(said)")
+    XCTAssertEqual(said.filter { $0.contains("nothing to do") }.count, 1, "\(said)")
+    XCTAssertEqual(try version(source), "2")
+    XCTAssertEqual(try summary(source), expected)
+    XCTAssertEqual(try version(source + ".format1-backup"), "1")
+    XCTAssertEqual(dir.listing().filter { $0.contains("partial") }, [], "no partial backup left")
+  }
+
   func testServeUpgradesAFormatOneFileAndReadOnlyIsRefused() throws {
     let dir = try TemporaryDirectory()
     let path = dir.file("s.store")
