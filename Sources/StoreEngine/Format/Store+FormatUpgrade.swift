@@ -51,7 +51,9 @@ extension Store {
       try setMeta("upgradedFromFormat1At", ISODate.format(currentTimeSeconds()))
       return report
     }
-    if report != nil { try connection.execute("VACUUM") }
+    // The upgrade is committed; VACUUM only gives the old tables' pages back, so a file
+    // it cannot rewrite now (a full disk) is still a whole format-2 store.
+    if report != nil { try? connection.execute("VACUUM") }
     return report
   }
 
