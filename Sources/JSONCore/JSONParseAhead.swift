@@ -31,19 +31,7 @@ final class JSONParseAhead: @unchecked Sendable {
     self.reader = reader
     pthread_mutex_init(&mutex, nil)
     pthread_cond_init(&changed, nil)
-    var thread = pthread_t()
-    let box = Unmanaged.passRetained(self).toOpaque()
-    let rc = pthread_create(
-      &thread, nil,
-      { arg in
-        Unmanaged<JSONParseAhead>.fromOpaque(arg!).takeRetainedValue().produce()
-        return nil
-      }, box)
-    guard rc == 0 else {
-      Unmanaged<JSONParseAhead>.fromOpaque(box).release()
-      return nil
-    }
-    pthread_detach(thread)
+    guard startDetachedThread({ [self] in self.produce() }) else { return nil }
   }
 
   /// The next step, waiting for it; nil once everything was taken.

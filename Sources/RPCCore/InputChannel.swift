@@ -81,6 +81,17 @@ final class InputChannel: @unchecked Sendable {
   /// True while more input may be read: it has not ended and the queue has room.
   var canReadAhead: Bool { !ended && queuedBytes < maxQueuedBytes }
 
+  /// The first `limit` queued messages (not taken), in arrival order.
+  func queuedMessages(_ limit: Int) -> [(seq: Int, bytes: [UInt8])] {
+    var out: [(seq: Int, bytes: [UInt8])] = []
+    var i = head
+    while i < items.count && out.count < limit {
+      if case .message(let bytes, let seq) = items[i] { out.append((seq, bytes)) }
+      i += 1
+    }
+    return out
+  }
+
   /// The next queued item, nil when none is. `.endOfInput` stays queued once reached, so
   /// every later call sees it too.
   func take() -> InboundItem? {

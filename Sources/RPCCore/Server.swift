@@ -35,6 +35,9 @@ public final class Server: @unchecked Sendable {
     onCancelCandidate: { [unowned self] bytes, seq in self.noteCancel(bytes, seq: seq) })
   private lazy var writer = OutputWriter(fd: output)
   private var framing: Framing = .lines
+  /// Started the first time a message is handled with others queued behind it.
+  private var parseAhead: ParseAhead?
+  private var parseAheadTried = false
   private var out: [UInt8] = []
   private var running = true
   private var exitCode: Int32 = 0
@@ -104,6 +107,7 @@ public final class Server: @unchecked Sendable {
       if !input.hasQueued || out.count > (1 << 16) { flush() }
     }
     flush()
+    if let parseAhead { log.info("\(parseAhead.used) messages were parsed ahead, beside the handling of the one before them") }
     watchFiles([])
     onFinish?()
     return exitCode
@@ -132,7 +136,8 @@ public final class Server: @unchecked Sendable {
     switch item {
     case .message(let bytes, let seq):
       setSeq(seq)
-      if let reply = handle(bytes) { send(reply) }
+      if input.hasQueued && parseAhead?.wantsMore ?? true { submitQueued() }
+      if let reply = handle(bytes, seq: seq) { send(reply) }
       requestDidFinish?()
     case .tooLarge(let n):
       send(
@@ -301,14 +306,32 @@ public final class Server: @unchecked Sendable {
     .object(["jsonrpc": "2.0", "id": id, "error": e.json])
   }
 
-  /// The reply to one raw message, or nil when none is due (notifications).
-  func handle(_ bytes: [UInt8]) -> JSONValue? {
-    if let streamed = handleStreamed(bytes) { return streamed.reply }
+  /// Hands the messages queued behind the current one to the parse-ahead thread.
+  private func submitQueued() {
+    if !parseAheadTried {
+      parseAheadTried = true
+      let streamed = registry.streamedParams
+      parseAhead = ParseAhead(maxDepth: options.maxDepth) { bytes in
+        !streamed.isEmpty && JSONParser.rootString(bytes, "method").map { streamed[$0] != nil } == true
+      }
+    }
+    parseAhead?.submit(input.queuedMessages(ParseAhead.limit))
+  }
+
+  /// The reply to one raw message, or nil when none is due (notifications). Its parse may
+  /// already have been done by the parse-ahead thread (same outcome as parsing it here).
+  func handle(_ bytes: [UInt8], seq: Int? = nil) -> JSONValue? {
     let value: JSONValue
-    do {
-      value = try JSONParser.parse(bytes, maxDepth: options.maxDepth)
-    } catch {
-      return parseFailureReply(error)
+    switch seq.flatMap({ parseAhead?.take($0) }) {
+    case .parsed(let v)?: value = v
+    case .failed(let error)?: return parseFailureReply(error)
+    case .skipped?, nil:
+      if let streamed = handleStreamed(bytes) { return streamed.reply }
+      do {
+        value = try JSONParser.parse(bytes, maxDepth: options.maxDepth)
+      } catch {
+        return parseFailureReply(error)
+      }
     }
     switch value {
     case .array(let items):

@@ -1,0 +1,129 @@
+import JSONCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Parses the messages queued behind the one being handled, on a second thread, so that
+/// while a client pipelines requests jansson's parse of the next ones (about a third of an
+/// insert's instructions) runs beside the handling of this one. A message nobody queued
+/// behind another (an idle server's request) never comes here: it is read, parsed and
+/// handled on one thread.
+///
+/// Nothing changes in what is answered: parsing has no effect but its result, messages
+/// are still handled one at a time in arrival order on the main thread, and a message
+/// this thread did not get to (or a streamed one, `skip`) is parsed by the main thread as
+/// before. The main thread takes results in order: the message it takes is either parsed,
+/// being parsed (it waits for it), or first in line (it takes it back and parses it
+/// itself), so it never waits behind a message it has not reached.
+final class ParseAhead: @unchecked Sendable {
+  enum Outcome {
+    case parsed(JSONValue)
+    case failed(Error)
+    /// Not parsed here (a streamed method's message): the main thread's usual path.
+    case skipped
+  }
+
+  /// Messages submitted and not yet taken back, at most (parsed trees wait in memory).
+  static let limit = 64
+  /// New messages are handed over once no more than this many are out, all at once: the
+  /// thread then wakes once per batch, not once per message.
+  static let refill = 16
+
+  private let maxDepth: Int
+  private let skip: ([UInt8]) -> Bool
+  private var mutex = pthread_mutex_t()
+  private var changed = pthread_cond_t()
+  // Under `mutex`:
+  private var jobs: [(seq: Int, bytes: [UInt8])] = []
+  private var jobHead = 0
+  private var current: Int?
+  private var done: [Int: Outcome] = [:]
+  /// The main thread waits for the message being parsed (the only wait it does).
+  private var waiting = false
+  // The main thread's own:
+  private var lastSubmitted = Int.min
+  private var outstanding = 0
+  /// Outcomes the main thread took from here, for the log at the end.
+  private(set) var used = 0
+
+  /// True when a new batch should be handed over (few are out).
+  var wantsMore: Bool { outstanding <= Self.refill }
+
+  /// Nil when no thread can be started (everything is then parsed on the main thread).
+  init?(maxDepth: Int, skip: @escaping ([UInt8]) -> Bool) {
+    self.maxDepth = maxDepth
+    self.skip = skip
+    pthread_mutex_init(&mutex, nil)
+    pthread_cond_init(&changed, nil)
+    guard startDetachedThread({ [self] in self.work() }) else { return nil }
+  }
+
+  /// Hands over queued messages (in arrival order) that were not handed over yet, while
+  /// fewer than `limit` are out.
+  func submit(_ messages: [(seq: Int, bytes: [UInt8])]) {
+    var fresh: [(seq: Int, bytes: [UInt8])] = []
+    for m in messages where m.seq > lastSubmitted && outstanding < Self.limit {
+      fresh.append(m)
+      lastSubmitted = m.seq
+      outstanding += 1
+    }
+    guard !fresh.isEmpty else { return }
+    pthread_mutex_lock(&mutex)
+    if jobHead > 0 && jobHead == jobs.count {
+      jobs.removeAll(keepingCapacity: true)
+      jobHead = 0
+    }
+    let idle = jobHead >= jobs.count && current == nil
+    jobs.append(contentsOf: fresh)
+    if idle { pthread_cond_broadcast(&changed) }
+    pthread_mutex_unlock(&mutex)
+  }
+
+  /// The outcome for message `seq` when it was handed over: parsed (or failed) here,
+  /// waited for while it is being parsed; nil when it was not handed over or not started
+  /// (then it is taken back, and the caller parses it).
+  func take(_ seq: Int) -> Outcome? {
+    guard seq <= lastSubmitted else { return nil }
+    pthread_mutex_lock(&mutex)
+    defer { pthread_mutex_unlock(&mutex) }
+    while current == seq {
+      waiting = true
+      pthread_cond_wait(&changed, &mutex)
+      waiting = false
+    }
+    if let outcome = done.removeValue(forKey: seq) {
+      outstanding -= 1
+      if case .skipped = outcome {} else { used += 1 }
+      return outcome
+    }
+    // Not started: it is first in line (earlier ones were all taken); take it back.
+    if jobHead < jobs.count && jobs[jobHead].seq == seq {
+      jobHead += 1
+      outstanding -= 1
+    }
+    return nil
+  }
+
+  private func work() {
+    while true {
+      pthread_mutex_lock(&mutex)
+      while jobHead >= jobs.count { pthread_cond_wait(&changed, &mutex) }
+      let job = jobs[jobHead]
+      jobHead += 1
+      current = job.seq
+      pthread_mutex_unlock(&mutex)
+      let outcome: Outcome
+      if skip(job.bytes) {
+        outcome = .skipped
+      } else {
+        do { outcome = .parsed(try JSONParser.parse(job.bytes, maxDepth: maxDepth)) } catch { outcome = .failed(error) }
+      }
+      pthread_mutex_lock(&mutex)
+      done[job.seq] = outcome
+      current = nil
+      if waiting { pthread_cond_broadcast(&changed) }
+      pthread_mutex_unlock(&mutex)
+    }
+  }
+}
