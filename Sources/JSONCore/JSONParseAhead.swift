@@ -23,8 +23,8 @@ final class JSONParseAhead: @unchecked Sendable {
   private var producing = true
   /// Steps waiting at most (the thread waits above it); they are handed over in batches
   /// of `batch`, so that the two threads meet once per batch, not once per element.
-  static let capacity = 256
-  static let batch = 32
+  static let capacity = 2048
+  static let batch = 256
 
   /// Nil when no thread can be started (the reader then parses on its own thread).
   init?(_ reader: JSONElementReader) {
