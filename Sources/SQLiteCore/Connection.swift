@@ -154,6 +154,11 @@ public final class Connection {
     try cached(sql).execute(values)
   }
 
+  /// True when the database has a table named `name`.
+  public func hasTable(_ name: String) throws -> Bool {
+    try scalar("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(name)]) != nil
+  }
+
   /// The first column of the first row, or nil.
   public func scalar(_ sql: String, _ values: [SQLValue] = []) throws -> SQLValue? {
     try cached(sql).first(values) { $0.value(0) }

@@ -11,6 +11,9 @@ import SQLiteCore
 final class KeyAllocator {
   static let table = "_ms_keys"
   static let createSQL = "CREATE TABLE \"_ms_keys\" (\"name\" TEXT PRIMARY KEY, \"max\" INTEGER NOT NULL) WITHOUT ROWID"
+  /// Raises a recorded maximum (never lowers it): the one statement that writes `_ms_keys`.
+  private static let raiseSQL =
+    "INSERT INTO \"_ms_keys\" (\"name\", \"max\") VALUES (?, ?) ON CONFLICT (\"name\") DO UPDATE SET \"max\" = max(\"max\", excluded.\"max\")"
 
   private unowned let connection: Connection
   /// The next key per table (unquoted name), for the open write transaction only.
@@ -48,22 +51,30 @@ final class KeyAllocator {
   /// the transaction: before COMMIT, or before a table is renamed).
   func flush() throws {
     guard !next.isEmpty else { return }
-    let upsert = try connection.cached(
-      "INSERT INTO \"_ms_keys\" (\"name\", \"max\") VALUES (?, ?) ON CONFLICT (\"name\") DO UPDATE SET \"max\" = max(\"max\", excluded.\"max\")"
-    )
-    for (table, key) in next.sorted(by: { $0.key < $1.key }) { try upsert.execute([.text(table), .integer(key - 1)]) }
+    for (table, key) in next.sorted(by: { $0.key < $1.key }) { try Self.raise(table, to: key - 1, connection: connection) }
     next = [:]
   }
 
   /// Forgets the counters: the transaction they were valid in has ended.
   func reset() { next = [:] }
 
+  /// Records that keys (or history tokens, under `_ms_history`) up to `max` were given
+  /// for `name`, keeping a larger maximum already recorded.
+  static func raise(_ name: String, to max: Int64, connection: Connection) throws {
+    try connection.cached(raiseSQL).execute([.text(name), .integer(max)])
+  }
+
+  /// The largest key recorded for `name`, 0 when none is.
+  static func recorded(_ name: String, connection: Connection) throws -> Int64 {
+    if case .integer(let n)? = try connection.scalar("SELECT \"max\" FROM \"_ms_keys\" WHERE \"name\" = ?", [.text(name)]) { return n }
+    return 0
+  }
+
   /// A hierarchy table renamed from `from` to `to` keeps its maximum (flush first). A
   /// maximum left under `to` by a dropped table is kept if larger, so no key is reused.
   static func renameTable(from: String, to: String, connection: Connection) throws {
-    try connection.run(
-      "INSERT INTO \"_ms_keys\" (\"name\", \"max\") SELECT ?, \"max\" FROM \"_ms_keys\" WHERE \"name\" = ? ON CONFLICT (\"name\") DO UPDATE SET \"max\" = max(\"max\", excluded.\"max\")",
-      [.text(to), .text(from)])
+    let top = try recorded(from, connection: connection)
+    if top > 0 { try raise(to, to: top, connection: connection) }
     try connection.run("DELETE FROM \"_ms_keys\" WHERE \"name\" = ?", [.text(from)])
   }
 }

@@ -140,7 +140,7 @@ public final class Store {
     try UUIDSQL.register(on: connection)
     if !isReadOnly { try createHistoryTable() }
     historyEnabled =
-      try connection.scalar("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(Store.historyTable)]) != nil
+      try connection.hasTable(Store.historyTable)
     try connection.createFunction("ms_bucket", argumentCount: 3, DateBucket.sqlFunction(timeZones))
     try loadSchema()
   }

@@ -122,7 +122,7 @@ extension Store {
       try EntityCodes.assign(schema, connection: connection)
       let roots = graph.ordered.filter(\.isRoot)
       // Rows of an entity no schema lists (another program's) keep a code of their own.
-      for root in roots where try tableExists(root.name) {
+      for root in roots where try connection.hasTable(root.name) {
         try connection.run(
           "INSERT OR IGNORE INTO \(EntityCodes.table) (\"name\") SELECT DISTINCT \"_ent\" FROM \(Identifier.quote(root.name)) WHERE \"_ent\" IS NOT NULL"
         )
@@ -133,13 +133,9 @@ extension Store {
     try rebuildFormat1History(&report)
   }
 
-  private func tableExists(_ name: String) throws -> Bool {
-    try connection.scalar("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(name)]) != nil
-  }
-
   /// AUTOINCREMENT's counter for `table`: the largest key it ever gave.
   private func autoincrementMax(_ table: String) throws -> Int64 {
-    guard try tableExists("sqlite_sequence") else { return 0 }
+    guard try connection.hasTable("sqlite_sequence") else { return 0 }
     if case .integer(let n)? = try connection.scalar("SELECT \"seq\" FROM sqlite_sequence WHERE \"name\" = ?", [.text(table)]) { return n }
     return 0
   }
@@ -147,7 +143,7 @@ extension Store {
   private func rebuildFormat1Table(_ root: EntityModel, graph: ModelGraph, codes: EntityCodes, _ report: inout FormatUpgradeReport) throws {
     let table = root.name
     let aside = "_ms_format1_\(table)"
-    let exists = try tableExists(table)
+    let exists = try connection.hasTable(table)
     var oldColumns: Set<String> = []
     let counter = try autoincrementMax(table)
     if exists {
@@ -178,13 +174,13 @@ extension Store {
     let top = try connection.scalar("SELECT coalesce(max(\"_pk\"), 0) FROM \(Identifier.quote(table))")
     let largest = max(counter, { if case .integer(let n)? = top { return n } else { return 0 } }())
     if largest > 0 {
-      try connection.run("INSERT INTO \(KeyAllocator.table) (\"name\", \"max\") VALUES (?, ?)", [.text(table), .integer(largest)])
+      try KeyAllocator.raise(table, to: largest, connection: connection)
     }
     report.tables.append(table)
   }
 
   private func rebuildFormat1History(_ report: inout FormatUpgradeReport) throws {
-    guard try tableExists(Store.historyTable) else { return }
+    guard try connection.hasTable(Store.historyTable) else { return }
     let counter = try autoincrementMax(Store.historyTable)
     let aside = "_ms_format1_history"
     try connection.execute("ALTER TABLE \(Store.historyTable) RENAME TO \(aside)")
@@ -195,9 +191,7 @@ extension Store {
     report.historyTransactions = Int64(connection.changes)
     try connection.execute("DROP TABLE \(aside)")
     if counter > 0 {
-      try connection.run(
-        "INSERT INTO \(KeyAllocator.table) (\"name\", \"max\") VALUES (?, ?) ON CONFLICT (\"name\") DO UPDATE SET \"max\" = max(\"max\", excluded.\"max\")",
-        [.text(Store.historyTable), .integer(counter)])
+      try KeyAllocator.raise(Store.historyTable, to: counter, connection: connection)
     }
   }
 }

@@ -92,17 +92,13 @@ public struct HistoryTransaction {
 extension Store {
   static let historyTable = "_ms_history"
 
-  /// Where the history's largest committed token is kept once the rows that held it are
-  /// deleted (`_ms_keys`, shared with the hierarchies' key maxima), so tokens are never
-  /// handed out twice.
-  static let keysTable = "_ms_keys"
-
+  /// The history's tokens are one past the newest row's; once the rows that held the
+  /// largest are deleted, `_ms_keys` keeps it under this table's name (KeyAllocator), so
+  /// tokens are never handed out twice.
   func createHistoryTable() throws {
     try connection.execute(
       "CREATE TABLE IF NOT EXISTS \(Store.historyTable) (\"token\" INTEGER PRIMARY KEY, \"timestamp\" REAL NOT NULL, \"author\" TEXT, \"changes\" BLOB NOT NULL)"
     )
-    try connection.execute(
-      "CREATE TABLE IF NOT EXISTS \(Store.keysTable) (\"name\" TEXT PRIMARY KEY, \"max\" INTEGER NOT NULL) WITHOUT ROWID")
   }
 
   /// Where the changes of the running request go: the open client transaction's log, or
@@ -134,7 +130,7 @@ extension Store {
     try connection.cached(
       """
       INSERT INTO \(Store.historyTable) ("token", "timestamp", "author", "changes") VALUES (coalesce((SELECT max("token") FROM \(Store.historyTable)), \
-      (SELECT "max" FROM \(Store.keysTable) WHERE "name" = '\(Store.historyTable)'), 0) + 1, ?, ?, ?)
+      (SELECT "max" FROM \(KeyAllocator.table) WHERE "name" = '\(Store.historyTable)'), 0) + 1, ?, ?, ?)
       """
     ).execute([
       .real(currentTimeSeconds()), (requestAuthor ?? defaultAuthor).map { .text($0) } ?? .null, .blob(ChangeEncoding.encode(log.encoded())),
@@ -146,12 +142,14 @@ extension Store {
   /// deletion recorded when no row is left.
   public func latestHistoryToken() throws -> Int64 {
     guard historyEnabled else { return 0 }
-    let sql = """
-      SELECT max(coalesce((SELECT max("token") FROM \(Store.historyTable)), 0), \
-      coalesce((SELECT "max" FROM \(Store.keysTable) WHERE "name" = '\(Store.historyTable)'), 0))
-      """
-    if case .integer(let n)? = try connection.cached(sql).first([], { $0.value(0) }) { return n }
-    return 0
+    return max(try newestHistoryToken(below: nil) ?? 0, try KeyAllocator.recorded(Store.historyTable, connection: connection))
+  }
+
+  /// The newest history row's token (below `limit` when given); nil without one.
+  private func newestHistoryToken(below limit: Int64?) throws -> Int64? {
+    let sql = "SELECT max(\"token\") FROM \(Store.historyTable)" + (limit == nil ? "" : " WHERE \"token\" < ?")
+    if case .integer(let n)? = try connection.scalar(sql, limit.map { [.integer($0)] } ?? []) { return n }
+    return nil
   }
 
   /// Transactions after `after`, oldest first, filtered by author and entity.
@@ -190,12 +188,7 @@ extension Store {
   /// Deletes the rows before `token` inside the running write, first recording the
   /// largest token in `_ms_keys` so that it is not handed out again once its row is gone.
   func deleteHistoryRows(before token: Int64) throws -> Int {
-    try connection.cached(
-      """
-      INSERT INTO \(Store.keysTable) ("name", "max") SELECT '\(Store.historyTable)', "m" FROM (SELECT max("token") AS "m" \
-      FROM \(Store.historyTable) WHERE "token" < ?) WHERE "m" IS NOT NULL ON CONFLICT ("name") DO UPDATE SET "max" = max("max", excluded."max")
-      """
-    ).execute([.integer(token)])
+    if let top = try newestHistoryToken(below: token) { try KeyAllocator.raise(Store.historyTable, to: top, connection: connection) }
     try connection.cached("DELETE FROM \(Store.historyTable) WHERE \"token\" < ?").execute([.integer(token)])
     return connection.changes
   }

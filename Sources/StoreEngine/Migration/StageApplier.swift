@@ -286,9 +286,7 @@ struct StageApplier {
       details)
   }
 
-  func tableExists(_ name: String) throws -> Bool {
-    try connection.scalar("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(name)]) != nil
-  }
+  func tableExists(_ name: String) throws -> Bool { try connection.hasTable(name) }
 
   func managedTables() throws -> [String] {
     var out: [String] = []
