@@ -105,8 +105,8 @@ extension Store {
       return .blob(bytes)
     }
     try connection.createFunction("ms_format1_changes", argumentCount: 1) { args in
-      guard case .text(let s) = args[0], case .array? = try? JSONParser.parse(s) else { return args[0] }
-      return .blob(ChangeEncoding.encode(try JSONParser.parse(s)))
+      guard case .text(let s) = args[0], let groups = try? JSONParser.parse(s), case .array = groups else { return args[0] }
+      return .blob(ChangeEncoding.encode(groups))
     }
   }
 
@@ -153,27 +153,24 @@ extension Store {
     try connection.execute(StorageLayout.createTableSQL(root, graph: graph))
     if exists {
       let uuids = Set(root.hierarchy.flatMap { $0.entity.attributes.filter { $0.type == .uuid && !$0.transient }.map(\.name) })
-      var names: [String] = []
-      try connection.prepare("SELECT \"code\", \"name\" FROM \(EntityCodes.table)").forEachRow { names.append($0.text(1)) }
-      let entity =
-        "CASE \"_ent\"" + names.map { " WHEN '\($0.replacingOccurrences(of: "'", with: "''"))' THEN \(codes.code($0)!)" }.joined() + " END"
+      // Every name in `_ent` has a code (convertFormat1 gave the unknown ones theirs).
+      let entity = "(SELECT \"code\" FROM \(EntityCodes.table) WHERE \"name\" = t.\"_ent\")"
       var targets = ["\"_pk\"", "\"_ent\"", "\"_opt\""]
-      var sources = ["\"_pk\"", entity, "\"_opt\""]
+      var sources = ["t.\"_pk\"", entity, "t.\"_opt\""]
       for c in StorageLayout.columns(ofHierarchy: root, graph: graph) where oldColumns.contains(c.name) {
         let q = Identifier.quote(c.name)
         targets.append(q)
-        sources.append(uuids.contains(c.name) ? "ms_format1_uuid(\(q))" : q)
+        sources.append(uuids.contains(c.name) ? "ms_format1_uuid(t.\(q))" : "t.\(q)")
       }
       try connection.execute(
-        "INSERT INTO \(Identifier.quote(table)) (\(targets.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(Identifier.quote(aside))"
+        "INSERT INTO \(Identifier.quote(table)) (\(targets.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(Identifier.quote(aside)) t"
       )
       report.objects += Int64(connection.changes)
       try connection.execute("DROP TABLE \(Identifier.quote(aside))")
     }
     for sql in StorageLayout.indexSQL(root, graph: graph, codes: codes) { try connection.execute(sql) }
-    let top = try connection.scalar("SELECT coalesce(max(\"_pk\"), 0) FROM \(Identifier.quote(table))")
-    let largest = max(counter, { if case .integer(let n)? = top { return n } else { return 0 } }())
-    if largest > 0 {
+    let top = try connection.scalar("SELECT max(coalesce(max(\"_pk\"), 0), ?) FROM \(Identifier.quote(table))", [.integer(counter)])
+    if case .integer(let largest)? = top, largest > 0 {
       try KeyAllocator.raise(table, to: largest, connection: connection)
     }
     report.tables.append(table)
