@@ -24,7 +24,9 @@ extension Store {
   /// The wire object of a row just inserted with `bound`, its to-ones set to `toOne` and
   /// no to-many values (so with no related object through a to-many: an inverse kept in
   /// step changes other rows, never this one's values).
-  private func objectFromBound(_ id: ObjectID, _ bound: [SQLValue], toOne: [String: ObjectID], toMany: ToManyMode) throws -> JSONObject {
+  private func objectFromBound(_ id: ObjectID, _ bound: [SQLValue], toOne: [(Relationship, ObjectID?)], toMany: ToManyMode) throws
+    -> JSONObject
+  {
     let plan = plans[id.entity]!
     var o = JSONObject()
     o.members.reserveCapacity(2 + plan.model.attributes.count + plan.model.relationships.count)
@@ -39,7 +41,10 @@ extension Store {
         stored += 1
       }
     }
-    for r in plan.toOne { o.append(r.name, toOne[r.name].map { .string($0.description) } ?? .null) }
+    for r in plan.toOne {
+      let target = toOne.first { $0.0.name == r.name }?.1
+      o.append(r.name, target.map { .string($0.description) } ?? .null)
+    }
     switch toMany {
     case .none: break
     case .ids: for r in plan.toMany { o.append(r.name, .array([])) }
@@ -310,8 +315,7 @@ extension Store {
     // has it as inserted): a save of 100,000 inserts kept 100,000 entries (4 MB) otherwise.
     if plan.needsRelationshipValidation { ctx.touch(id) }
     ctx.lastInsertBound = toManyValues || !deferredValues.isEmpty ? nil : bound
-    ctx.lastInsertToOne = [:]
-    for (r, target) in toOneTargets { ctx.lastInsertToOne[r.name] = target }
+    ctx.lastInsertToOne = toOneTargets
     for (r, target) in toOneTargets { try linkToOne(id, r, from: nil, to: target, plan, ctx) }
     for r in plan.toMany where relationshipValues {
       guard let v = values[r.name], !v.isNull else { continue }
