@@ -84,7 +84,7 @@ final class FetchSortPagingTests: XCTestCase {
   func testSortErrors() throws {
     let unknown = expectStoreError(.validation) { try bookIDs(sort: [SortKey(keyPath: "colour")]) }
     XCTAssertEqual(unknown?.details["key"], "colour")
-    XCTAssertTrue(unknown?.message.hasPrefix("params.sort[0].key:") ?? false)
+    XCTAssertTrue(unknown?.message.hasPrefix("sort[0].key:") ?? false)
     expectStoreError(.validation) { try bookIDs(sort: [SortKey(keyPath: "meta")]) }
     expectStoreError(.validation) { try bookIDs(sort: [SortKey(keyPath: "pages", caseInsensitive: true)]) }
     expectStoreError(.validation) { try bookIDs(sort: [SortKey(keyPath: "tags")]) }
@@ -103,7 +103,7 @@ final class FetchSortPagingTests: XCTestCase {
     r.select = ["title", "colour"]
     let e = expectStoreError(.validation) { try lib.store.fetch(r) }
     XCTAssertEqual(e?.details["attribute"], "colour")
-    XCTAssertTrue(e?.message.hasPrefix("params.select[1]") ?? false)
+    XCTAssertTrue(e?.message.hasPrefix("select[1]") ?? false)
   }
 
   func testIncludeToOne() throws {

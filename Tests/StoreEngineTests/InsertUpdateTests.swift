@@ -129,8 +129,8 @@ final class InsertUpdateTests: XCTestCase {
     XCTAssertEqual(e?.details["entity"], "Task")
     XCTAssertEqual(e?.details["attribute"], "title")
     XCTAssertEqual(e?.details["expected"], "a string")
-    XCTAssertEqual(e?.details["path"], "params.values.title")
-    XCTAssertEqual(e?.message, "params.values.title: Task.title expected a string for type string, got integer 5")
+    XCTAssertEqual(e?.place?.description, "values.title")
+    XCTAssertEqual(e?.message, "values.title: Task.title expected a string for type string, got integer 5")
     let range = expectStoreError(.validation) { try store.insert(entity: "Task", values: ["title": "x", "priority": 70000]) }
     XCTAssertEqual(range?.details["attribute"], "priority")
     XCTAssertEqual(try store.count(FetchRequest(entity: "Task")), 0, "nothing was inserted")
@@ -141,7 +141,7 @@ final class InsertUpdateTests: XCTestCase {
     let e = expectStoreError(.validation) { try store.insert(entity: "Task", values: ["notes": "no title"]) }
     XCTAssertEqual(e?.details["entity"], "Task")
     XCTAssertEqual(e?.details["attribute"], "title")
-    XCTAssertEqual(e?.message, "params.values.title: missing required value for 'Task.title' (string, no default)")
+    XCTAssertEqual(e?.message, "values.title: missing required value for 'Task.title' (string, no default)")
     expectStoreError(.validation) { try store.insert(entity: "Task", values: ["title": .null]) }
   }
 
@@ -150,7 +150,7 @@ final class InsertUpdateTests: XCTestCase {
     let e = expectStoreError(.validation) { try store.insert(entity: "Task", values: ["title": "x", "tittle": "y"]) }
     XCTAssertEqual(e?.details["attribute"], "tittle")
     XCTAssertEqual(e?.details["entity"], "Task")
-    XCTAssertEqual(e?.message, "params.values.tittle: 'tittle' is not an attribute or relationship of 'Task'")
+    XCTAssertEqual(e?.message, "values.tittle: 'tittle' is not an attribute or relationship of 'Task'")
     expectStoreError(.validation) { try store.insert(entity: "Task", values: ["title": "x", "_id": "Task/9"]) }
     expectStoreError(.validation) { try store.insert(entity: "Task", values: ["title": "x", "_pk": 9]) }
     expectStoreError(.validation) { try store.insert(entity: "Task", values: ["title": "x", "_entity": "Category"]) }

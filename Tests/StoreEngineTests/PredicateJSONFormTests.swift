@@ -9,7 +9,7 @@ final class PredicateJSONFormTests: XCTestCase {
   private func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }
 
   private func decode(_ v: JSONValue, args: [JSONValue] = [], variables: JSONObject = [:], template: Bool = false) throws -> Predicate {
-    try PredicateJSONDecoder.decode(v, path: "where", args: args, variables: variables, template: template).predicate
+    try PredicateJSONDecoder.decode(v, path: ErrorPlace(.where), args: args, variables: variables, template: template).predicate
   }
 
   private func decodeError(_ text: String, args: [JSONValue] = [], file: StaticString = #filePath, line: UInt = #line) -> PredicateJSONError? {
@@ -82,7 +82,7 @@ final class PredicateJSONFormTests: XCTestCase {
     )
     let bound = try decode(p, args: ["author.name", "Zola"], variables: ["LIMIT": 3])
     XCTAssertEqual(stripped(bound), stripped(try PredicateParser.parse("author.name == 'Zola' AND a < 3")))
-    XCTAssertEqual(decodeError(p.description, args: [])?.path, "where.and[0].lhs")
+    XCTAssertEqual(decodeError(p.description, args: [])?.path, ErrorPlace(.where, [.key("and"), .index(0), .key("lhs")]))
     XCTAssertEqual(decodeError(p.description, args: [5, 1])?.message, "argument 1 for %K must be a key path string, got integer")
     let subqueryVariable = try decode(
       try json(#"{"op":">","lhs":{"aggregate":"@count","collection":{"subquery":{"collection":{"keyPath":"items"},"variable":"x","predicate":{"op":"==","lhs":{"variable":"x"},"rhs":{"value":"Item/1"}}}}},"rhs":{"value":0}}"#),
@@ -113,7 +113,7 @@ final class PredicateJSONFormTests: XCTestCase {
     ]
     for (text, path, message) in cases {
       let e = decodeError(text)
-      XCTAssertEqual(e?.path, path, text)
+      XCTAssertEqual(e?.path.description, path, text)
       XCTAssertTrue(e?.message.contains(message) ?? false, "\(text): \(e?.message ?? "no error")")
     }
   }
@@ -127,7 +127,7 @@ final class PredicateJSONFormTests: XCTestCase {
     for text in cases {
       let entity = text.hasPrefix("books") || text.hasPrefix("SUBQUERY") ? "Author" : "Book"
       let p = try PredicateParser.parse(text)
-      let decoded = try PredicateJSONDecoder.decode(try json(PredicateJSON.encode(p).description), path: "params.where")
+      let decoded = try PredicateJSONDecoder.decode(try json(PredicateJSON.encode(p).description), path: ErrorPlace(.where))
       var r = FetchRequest(entity: entity, predicate: decoded.predicate)
       r.predicateLocations = decoded.locations
       XCTAssertEqual(try lib.store.ids(r), try lib.store.idsWhere(entity, text), text)
@@ -137,12 +137,13 @@ final class PredicateJSONFormTests: XCTestCase {
   func testCompileErrorsOfTheJSONFormNameTheNode() throws {
     let lib = try Library()
     let decoded = try PredicateJSONDecoder.decode(
-      try json(#"{"or":[{"const":false},{"op":"==","lhs":{"keyPath":"author.nickname"},"rhs":{"value":"x"}}]}"#), path: "params.where")
+      try json(#"{"or":[{"const":false},{"op":"==","lhs":{"keyPath":"author.nickname"},"rhs":{"value":"x"}}]}"#), path: ErrorPlace(.where))
     var r = FetchRequest(entity: "Book", predicate: decoded.predicate)
     r.predicateLocations = decoded.locations
     let e = expectStoreError(.predicate) { try lib.store.ids(r) }
-    XCTAssertEqual(e?.details["path"], "params.where.or[1].lhs")
-    XCTAssertEqual(e?.message, "params.where.or[1].lhs: 'nickname' is not an attribute or relationship of 'Author' (reached through 'author')")
+    XCTAssertEqual(e?.place, ErrorPlace(.where, [.key("or"), .index(1), .key("lhs")]))
+    XCTAssertEqual(e?.placeInData, true)
+    XCTAssertEqual(e?.body.description, "'nickname' is not an attribute or relationship of 'Author' (reached through 'author')")
     XCTAssertNil(e?.details["offset"])
   }
 }

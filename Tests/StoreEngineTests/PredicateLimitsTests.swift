@@ -19,7 +19,7 @@ final class PredicateLimitsTests: XCTestCase {
   private func count(_ request: FetchRequest) throws -> Int { try lib.store.count(request) }
 
   private func decoded(_ json: JSONValue) throws -> FetchRequest {
-    let d = try PredicateJSONDecoder.decode(json, path: "params.where")
+    let d = try PredicateJSONDecoder.decode(json, path: ErrorPlace(.where))
     var r = FetchRequest(entity: "Book", predicate: d.predicate)
     r.predicateLocations = d.locations
     return r
@@ -95,14 +95,14 @@ final class PredicateLimitsTests: XCTestCase {
       let inner = (0..<depth - 2).reduce(JSONValue.object(["value": 1])) { e, _ in ["array": [e]] }
       return ["op": "IN", "lhs": ["keyPath": "pages"], "rhs": inner]
     }
-    XCTAssertNoThrow(try PredicateJSONDecoder.decode(nestedArrays(n), path: "params.where"))
-    XCTAssertThrowsError(try PredicateJSONDecoder.decode(nestedArrays(n + 1), path: "params.where")) { error in
+    XCTAssertNoThrow(try PredicateJSONDecoder.decode(nestedArrays(n), path: ErrorPlace(.where)))
+    XCTAssertThrowsError(try PredicateJSONDecoder.decode(nestedArrays(n + 1), path: ErrorPlace(.where))) { error in
       let e = error as? PredicateJSONError
       XCTAssertEqual(e?.message, "the predicate nests deeper than \(n) levels")
-      XCTAssertEqual(e?.path, "params.where.rhs" + String(repeating: ".array[0]", count: n - 1))
+      XCTAssertEqual(e?.path.description, "where.rhs" + String(repeating: ".array[0]", count: n - 1))
     }
     // The report's 4,673 nested arrays: refused before any recursion gets deep.
-    XCTAssertThrowsError(try PredicateJSONDecoder.decode(nestedArrays(4673), path: "params.where"))
+    XCTAssertThrowsError(try PredicateJSONDecoder.decode(nestedArrays(4673), path: ErrorPlace(.where)))
   }
 
   // MARK: - What SQLite can compile
@@ -175,15 +175,19 @@ final class PredicateLimitsTests: XCTestCase {
   func testCatastrophicBacktrackingFailsWithTheBudgetError() throws {
     try catastrophic(lib.store, rows: 0)
     let e = expectStoreError(.predicate) { try lib.store.idsWhere("Tag", "name MATCHES '(a+)+$'") }
-    XCTAssertEqual(e?.message, "params.where: MATCHES '(a+)+$' needed more than \(RegexMatching.budget(units: 31)) steps on a value of 31 UTF-16 units (the limit is 100000 plus 100 per unit): the pattern backtracks too much (at character 5)")
+    XCTAssertEqual(e?.place, ErrorPlace(.where))
+    XCTAssertEqual(e?.placeInData, true, "a text-form error found while the statement runs gives its place as data too")
+    XCTAssertEqual(e?.message, "where: MATCHES '(a+)+$' needed more than \(RegexMatching.budget(units: 31)) steps on a value of 31 UTF-16 units (the limit is 100000 plus 100 per unit): the pattern backtracks too much (at character 5)")
     XCTAssertEqual(e?.details["offset"], .int(5))
     // The JSON form names the comparison's path.
     let d = try PredicateJSONDecoder.decode(
-      ["or": [["const": false], ["op": "MATCHES", "lhs": ["keyPath": "name"], "rhs": ["value": "(a+)+$"]]]], path: "params.where")
+      ["or": [["const": false], ["op": "MATCHES", "lhs": ["keyPath": "name"], "rhs": ["value": "(a+)+$"]]]], path: ErrorPlace(.where))
     var r = FetchRequest(entity: "Tag", predicate: d.predicate)
     r.predicateLocations = d.locations
     let j = expectStoreError(.predicate) { try lib.store.ids(r) }
-    XCTAssertEqual(j?.details["path"], "params.where.or[1]")
+    XCTAssertEqual(j?.place, ErrorPlace(.where, [.key("or"), .index(1)]))
+    XCTAssertEqual(j?.placeInData, true)
+    XCTAssertNil(j?.details["offset"])
     XCTAssertEqual(try lib.store.idsWhere("Tag", "name MATCHES 'a+!'").count, 1, "the same text, a pattern that does not backtrack")
   }
 

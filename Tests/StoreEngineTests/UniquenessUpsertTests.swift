@@ -17,7 +17,8 @@ final class UniquenessUpsertTests: XCTestCase {
     XCTAssertEqual(e?.details["attributes"], ["email"])
     XCTAssertEqual(e?.details["entity"], "Person")
     XCTAssertEqual(e?.details["constraint"], "unique")
-    XCTAssertEqual(e?.message, "params.values: unique constraint 'email' of 'Person' violated: the value is already used by \(ann)")
+    XCTAssertEqual(e?.place, ErrorPlace(.values))
+    XCTAssertEqual(e?.message, "values: unique constraint 'email' of 'Person' violated: the value is already used by \(ann)")
     XCTAssertEqual(try store.count(FetchRequest(entity: "Person")), 1)
   }
 

@@ -61,7 +61,7 @@ extension Store {
         guard let migration else {
           var e = refusal
           e.details["migration"] = .array(reasons)
-          e.message += "; and no lightweight migration leads from it to the store's: \(reasons.first?["message"]?.stringValue ?? "")"
+          e.text = e.text + "; and no lightweight migration leads from it to the store's: \(reasons.first?["message"]?.stringValue ?? "")"
           throw e
         }
         records.migrate(with: migration)

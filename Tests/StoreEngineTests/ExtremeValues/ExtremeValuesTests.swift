@@ -101,9 +101,9 @@ final class ExtremeValuesTests: XCTestCase {
     var sum = AggregateRequest(entity: "N")
     sum.aggregates = [Aggregate(.sum, "d", as: "real"), Aggregate(.sum, "i", as: "total")]
     let e = expectStoreError(.invalidArgument) { try store.aggregate(sum) }
-    XCTAssertEqual(e?.details["path"], "params.aggregates[1]")
+    XCTAssertEqual(e?.place?.description, "aggregates[1]")
     XCTAssertEqual(e?.details["reason"], "integerOverflow")
-    XCTAssertEqual(e?.message.hasPrefix("params.aggregates[1]: sum(i) is beyond 64 bits"), true, e?.message ?? "")
+    XCTAssertEqual(e?.message.hasPrefix("aggregates[1]: sum(i) is beyond 64 bits"), true, e?.message ?? "")
     var avg = AggregateRequest(entity: "N")
     avg.aggregates = [Aggregate(.avg, "i", as: "mean")]
     XCTAssertEqual(try store.aggregate(avg).first?.values["mean"], .double(9.223372036854775807e18), "avg sums as doubles")

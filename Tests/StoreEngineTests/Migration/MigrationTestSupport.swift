@@ -13,7 +13,7 @@ extension Store {
     hooks: MigrationHooks = MigrationHooks()
   ) throws -> MigrationResult {
     try migrate(
-      chain: try decodeChain(schemas, path: "schemas"), stages: try MigrationStageDecoder.decode(stages, path: "stages"),
+      chain: try decodeChain(schemas, path: ErrorPlace(.schemas)), stages: try MigrationStageDecoder.decode(stages, path: ErrorPlace(.stages)),
       options: MigrationOptions(allowDataLoss: allowDataLoss, dryRun: dryRun), hooks: hooks)
   }
 
