@@ -92,7 +92,7 @@ extension Store {
       }
     } catch {
       // The schema installed inside the rolled-back transaction is gone from the file.
-      if defines { try? reloadSchema() }
+      if defines { reloadSchemaAfterRollback() }
       throw error
     }
   }

@@ -126,7 +126,7 @@ extension Store {
       try connection.begin()
       defer {
         connection.rollback()
-        try? reloadSchema()
+        reloadSchemaAfterRollback()
       }
       for (k, (old, new, stage)) in steps.enumerated() {
         if result.stages.last.map({ $0.status == "blocked" }) ?? false {
@@ -147,13 +147,13 @@ extension Store {
         try install(new)
         result.stages.append(.init(stage: stage, changes: diff(old, new), report: report, status: "applied"))
       } catch var e as StoreError {
-        try? reloadSchema()
+        reloadSchemaAfterRollback()
         e.details["stage"] = stage.json
         e.details["storeVersion"] = .string(schema?.version ?? "")
         e.text = e.text + " (stage \(stage.from) → \(stage.to) rolled back; the store is at version '\(schema?.version ?? "none")')"
         throw e
       } catch {
-        try? reloadSchema()
+        reloadSchemaAfterRollback()
         throw error
       }
     }
