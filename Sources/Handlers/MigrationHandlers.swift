@@ -58,11 +58,13 @@ enum MigrationHandlers {
   }
 
   private static func run(_ s: Session, _ p: JSONReader, _ context: RequestContext, dryRun: Bool) throws -> JSONValue {
-    try p.rejectUnknown(dryRun ? ["schemas", "stages", "allowDataLoss"] : ["schemas", "stages", "allowDataLoss", "backup", "progressToken"])
+    try p.rejectUnknown(
+      dryRun ? ["schemas", "stages", "allowDataLoss"] : ["schemas", "stages", "allowDataLoss", "backup", "progressToken"])
     let store = try s.requireStore()
     let token = try RequestParsing.progressToken(p)
     guard case .array(let schemas)? = p.value("schemas") else {
-      throw RPCError.invalidParams("params.schemas: expected an array of schemas, oldest first", ["path": "params.schemas", "expected": "array"])
+      throw RPCError.invalidParams(
+        "params.schemas: expected an array of schemas, oldest first", ["path": "params.schemas", "expected": "array"])
     }
     let chain = try store.decodeChain(schemas, path: ErrorPlace(.schemas))
     let stages = try MigrationStageDecoder.decode(p.value("stages") ?? .array([]), path: ErrorPlace(.stages))
@@ -110,7 +112,8 @@ enum MigrationHandlers {
       .array(
         result.stages.map { st in
           .object([
-            "from": .string(st.stage.from), "to": .string(st.stage.to), "kind": .string(st.stage.kind.rawValue), "status": .string(st.status),
+            "from": .string(st.stage.from), "to": .string(st.stage.to), "kind": .string(st.stage.kind.rawValue),
+            "status": .string(st.status),
             "changes": .array(st.changes.map(\.json)), "steps": .array(st.report.steps.map(\.json)),
             "dataLoss": .array(st.report.dataLoss), "blockers": .array(st.report.blockers(rendering: \.jsonPath)),
           ])

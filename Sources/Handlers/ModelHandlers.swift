@@ -54,7 +54,8 @@ enum ModelHandlers {
           let to = try Store.decodeSchema(try p.require("to", expected: "schema object"), path: ErrorPlace(.to))
           let diff = SchemaDiff(from: from, to: to)
           return .object([
-            "from": .string(from.version), "to": .string(to.version), "identical": .bool(from.versionHash == to.versionHash && diff.isEmpty),
+            "from": .string(from.version), "to": .string(to.version),
+            "identical": .bool(from.versionHash == to.versionHash && diff.isEmpty),
             "lightweight": .bool(diff.isLightweight), "changes": .array(diff.changes.map(\.json)),
             "ambiguous": .array(diff.mapping.conflicts.map { .string($0) }),
           ])

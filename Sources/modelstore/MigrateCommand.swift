@@ -55,7 +55,11 @@ func runMigrate(_ args: ArraySlice<String>) -> Never {
         // Without a plan: one lightweight stage from the store's schema; never backwards.
         let hash = try Store.decodeSchema(target, path: ErrorPlace(.to)).versionHash
         if hash != store.schema?.versionHash, try store.schemaHistory().contains(where: { $0.hash == hash }) {
-          failed("migrate", StoreError(.schemaMismatch, "the store already held \(schemaPath) and moved past it; it is not migrated backwards (give a --plan to do that on purpose)"))
+          failed(
+            "migrate",
+            StoreError(
+              .schemaMismatch,
+              "the store already held \(schemaPath) and moved past it; it is not migrated backwards (give a --plan to do that on purpose)"))
         }
         schemas = (store.schema.map { [$0.json] } ?? []) + [target]
       } else if try Store.decodeSchema(target, path: ErrorPlace(.to)).versionHash
@@ -96,12 +100,15 @@ func runMigrate(_ args: ArraySlice<String>) -> Never {
 /// The plan or outcome in words: one block per stage.
 func describeMigration(_ result: MigrationResult, dryRun: Bool, places: CommandPlaces) -> String {
   guard !result.stages.isEmpty else { return "the store is already at version \(result.to)\n" }
-  var out = dryRun ? "plan: \(result.from ?? "empty") → \(result.to) (dry run, nothing changed)\n" : "migrated \(result.from ?? "empty") → \(result.to)\n"
+  var out =
+    dryRun
+    ? "plan: \(result.from ?? "empty") → \(result.to) (dry run, nothing changed)\n" : "migrated \(result.from ?? "empty") → \(result.to)\n"
   if let backup = result.backupPath { out += "backup: \(backup)\n" }
   for s in result.stages {
     out += "stage \(s.stage.from) → \(s.stage.to) (\(s.stage.kind.rawValue)): \(s.status)\n"
     for c in s.changes {
-      out += "  change: \(c.message)\(c.lightweight ? "" : " [needs a custom stage]")\(c.condition.map { " [requires: \($0.text)]" } ?? "")\n"
+      out +=
+        "  change: \(c.message)\(c.lightweight ? "" : " [needs a custom stage]")\(c.condition.map { " [requires: \($0.text)]" } ?? "")\n"
     }
     for step in s.report.steps { out += "  step: \(step.action)\(step.rows.map { " (\($0) rows)" } ?? "")\n" }
     for d in s.report.dataLoss { out += "  DATA LOSS: \(d["message"]?.stringValue ?? "")\n" }

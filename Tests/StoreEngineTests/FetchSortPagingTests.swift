@@ -48,7 +48,8 @@ final class FetchSortPagingTests: XCTestCase {
 
   func testSortByToOneKeyPathAlsoUsedInThePredicate() throws {
     XCTAssertEqual(
-      try bookIDs(sort: [SortKey(keyPath: "author.name", ascending: false), SortKey(keyPath: "pages")], predicate: "author.country != nil"),
+      try bookIDs(
+        sort: [SortKey(keyPath: "author.name", ascending: false), SortKey(keyPath: "pages")], predicate: "author.country != nil"),
       [lib.nana, lib.germinal, lib.persuasion, lib.emma])
   }
 

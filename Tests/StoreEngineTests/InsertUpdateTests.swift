@@ -58,7 +58,8 @@ final class InsertUpdateTests: XCTestCase {
   func testInsertAnswerOfASubentityEqualsTheStoredObject() throws {
     let store = try makeStore(
       schema(
-        entity("Base", [attr("a", "int", default: 1), attr("t", "string", default: "x", transient: true)], relationships: [rel("peer", "Base")]),
+        entity(
+          "Base", [attr("a", "int", default: 1), attr("t", "string", default: "x", transient: true)], relationships: [rel("peer", "Base")]),
         entity("Sub", parent: "Base", [attr("b", "date", default: ["generate": "now"])])))
     let o = try store.insert(entity: "Sub", values: [:])
     XCTAssertEqual(o, try store.get(id: "Sub/1"))
@@ -210,7 +211,8 @@ final class InsertUpdateTests: XCTestCase {
   }
 
   func testTransientAttributesAreNotStored() throws {
-    let store = try makeStore(schema(entity("Doc", [attr("text", "string"), attr("draft", "string", default: "scratch", transient: true)])))
+    let store = try makeStore(
+      schema(entity("Doc", [attr("text", "string"), attr("draft", "string", default: "scratch", transient: true)])))
     let o = try store.insert(entity: "Doc", values: ["text": "t", "draft": "ignored"])
     XCTAssertEqual(o["draft"], "scratch", "a transient reads as its default")
     let u = try store.update(id: "Doc/1", values: ["draft": "also ignored"])

@@ -12,7 +12,9 @@ final class PredicateJSONFormTests: XCTestCase {
     try PredicateJSONDecoder.decode(v, path: ErrorPlace(.where), args: args, variables: variables, template: template).predicate
   }
 
-  private func decodeError(_ text: String, args: [JSONValue] = [], file: StaticString = #filePath, line: UInt = #line) -> PredicateJSONError? {
+  private func decodeError(_ text: String, args: [JSONValue] = [], file: StaticString = #filePath, line: UInt = #line)
+    -> PredicateJSONError?
+  {
     do {
       let p = try decode(try json(text), args: args)
       XCTFail("expected \(text) to be refused, got \(p)", file: file, line: line)
@@ -64,7 +66,8 @@ final class PredicateJSONFormTests: XCTestCase {
             "predicate":{"op":">","lhs":{"path":[{"variable":"i"},{"keyPath":"qty"}]},"rhs":{"value":1}}}}},"rhs":{"value":0}}
         ]}
         """))
-    XCTAssertEqual(PredicateJSON.encode(try PredicateParser.parse("SELF == %@", template: true)),
+    XCTAssertEqual(
+      PredicateJSON.encode(try PredicateParser.parse("SELF == %@", template: true)),
       try json(#"{"op":"==","lhs":{"self":true},"rhs":{"placeholder":"%@","index":0}}"#))
     XCTAssertEqual(PredicateJSON.encode(.constant(true)), try json(#"{"const":true}"#))
   }
@@ -85,7 +88,9 @@ final class PredicateJSONFormTests: XCTestCase {
     XCTAssertEqual(decodeError(p.description, args: [])?.path, ErrorPlace(.where, [.key("and"), .index(0), .key("lhs")]))
     XCTAssertEqual(decodeError(p.description, args: [5, 1])?.message, "argument 1 for %K must be a key path string, got integer")
     let subqueryVariable = try decode(
-      try json(#"{"op":">","lhs":{"aggregate":"@count","collection":{"subquery":{"collection":{"keyPath":"items"},"variable":"x","predicate":{"op":"==","lhs":{"variable":"x"},"rhs":{"value":"Item/1"}}}}},"rhs":{"value":0}}"#),
+      try json(
+        #"{"op":">","lhs":{"aggregate":"@count","collection":{"subquery":{"collection":{"keyPath":"items"},"variable":"x","predicate":{"op":"==","lhs":{"variable":"x"},"rhs":{"value":"Item/1"}}}}},"rhs":{"value":0}}"#
+      ),
       variables: ["x": "shadowed"])
     XCTAssertEqual(stripped(subqueryVariable), stripped(try PredicateParser.parse("SUBQUERY(items, $x, $x == 'Item/1').@count > 0")))
   }
@@ -107,7 +112,10 @@ final class PredicateJSONFormTests: XCTestCase {
       (#"{"op":"==","lhs":{"placeholder":"%x","index":0},"rhs":{"value":1}}"#, "where.lhs.placeholder", "unknown format specifier"),
       (#"{"op":"==","lhs":{"placeholder":"%@","index":-1},"rhs":{"value":1}}"#, "where.lhs.index", "expected the argument's index"),
       (#"{"op":"==","lhs":{"self":false},"rhs":{"value":1}}"#, "where.lhs.self", "expected true"),
-      (#"{"op":"==","lhs":{"subquery":{"collection":{"keyPath":"a"},"variable":"x"}},"rhs":{"value":1}}"#, "where.lhs.subquery.predicate", "missing"),
+      (
+        #"{"op":"==","lhs":{"subquery":{"collection":{"keyPath":"a"},"variable":"x"}},"rhs":{"value":1}}"#, "where.lhs.subquery.predicate",
+        "missing"
+      ),
       (#"{"op":"==","lhs":{"function":"f","arguments":[], "extra":1},"rhs":{"value":1}}"#, "where.lhs", "unknown member 'extra'"),
       (#"{"op":"==","lhs":{"variable":"V"},"rhs":{"value":1}}"#, "where.lhs", "variable $V has no value"),
     ]

@@ -30,7 +30,8 @@ final class PredicateLimitsTests: XCTestCase {
   func testLongRunsOfAndOrWork() throws {
     // SQLite refuses `a AND b AND ...` past 1,000 terms (its expression depth): written in groups.
     XCTAssertEqual(try lib.books(Array(repeating: "pages > 0", count: 10_000).joined(separator: " AND ")).count, 5)
-    XCTAssertEqual(try lib.books(Array(repeating: "pages < 0", count: 10_000).joined(separator: " OR ") + " OR title == 'Emma'"), [lib.emma])
+    XCTAssertEqual(
+      try lib.books(Array(repeating: "pages < 0", count: 10_000).joined(separator: " OR ") + " OR title == 'Emma'"), [lib.emma])
     let nested = (0..<90).reduce("pages > 0") { p, _ in "(\(p)) AND pages > 0" }
     XCTAssertEqual(try lib.books(nested).count, 5, "(a AND b) AND c is one run")
   }
@@ -67,7 +68,8 @@ final class PredicateLimitsTests: XCTestCase {
     XCTAssertNoThrow(try PredicateParser.parse("a IN " + String(repeating: "{", count: n - 2) + "1" + String(repeating: "}", count: n - 2)))
     XCTAssertEqual(parseError("a IN " + String(repeating: "{", count: n - 1) + "1" + String(repeating: "}", count: n - 1))?.offset, 2)
     XCTAssertEqual(parseError("a IN " + String(repeating: "{", count: n + 1) + "1" + String(repeating: "}", count: n + 1))?.offset, 5 + n)
-    XCTAssertEqual(parseError("a == " + String(repeating: "f(", count: n + 1) + "1" + String(repeating: ")", count: n + 1))?.offset, 5 + 2 * n)
+    XCTAssertEqual(
+      parseError("a == " + String(repeating: "f(", count: n + 1) + "1" + String(repeating: ")", count: n + 1))?.offset, 5 + 2 * n)
   }
 
   func testOperatorChainsUpToTheLimit() throws {
@@ -113,7 +115,9 @@ final class PredicateLimitsTests: XCTestCase {
 
   private func sqlTooDeep(_ text: String, file: StaticString = #filePath, line: UInt = #line) {
     let e = expectStoreError(.predicate, { try lib.books(text) }, file: file, line: line)
-    XCTAssertTrue(e?.message.contains("its SQL would nest more than \(PredicateLimits.maxSQLNesting) levels") ?? false, "\(e?.message ?? "")", file: file, line: line)
+    XCTAssertTrue(
+      e?.message.contains("its SQL would nest more than \(PredicateLimits.maxSQLNesting) levels") ?? false, "\(e?.message ?? "")",
+      file: file, line: line)
     XCTAssertNotNil(e?.details["offset"], file: file, line: line)
   }
 
@@ -144,7 +148,11 @@ final class PredicateLimitsTests: XCTestCase {
       var next: Int64 = 0
       while args.count * SQLBuilder.inlineMembers < total {
         let size = min(SQLBuilder.inlineMembers, total - args.count * SQLBuilder.inlineMembers)
-        args.append(.array((0..<size).map { _ in defer { next += 1 }; return .int(next) }))
+        args.append(
+          .array(
+            (0..<size).map { _ in
+              defer { next += 1 }; return .int(next)
+            }))
       }
       return (Array(repeating: "pages IN %@", count: args.count).joined(separator: " OR "), args)
     }
@@ -177,7 +185,10 @@ final class PredicateLimitsTests: XCTestCase {
     let e = expectStoreError(.predicate) { try lib.store.idsWhere("Tag", "name MATCHES '(a+)+$'") }
     XCTAssertEqual(e?.place, ErrorPlace(.where))
     XCTAssertEqual(e?.placeInData, true, "a text-form error found while the statement runs gives its place as data too")
-    XCTAssertEqual(e?.message, "where: MATCHES '(a+)+$' needed more than \(RegexMatching.budget(units: 31)) steps on a value of 31 UTF-16 units (the limit is 100000 plus 100 per unit): the pattern backtracks too much (at character 5)")
+    XCTAssertEqual(
+      e?.message,
+      "where: MATCHES '(a+)+$' needed more than \(RegexMatching.budget(units: 31)) steps on a value of 31 UTF-16 units (the limit is 100000 plus 100 per unit): the pattern backtracks too much (at character 5)"
+    )
     XCTAssertEqual(e?.details["offset"], .int(5))
     // The JSON form names the comparison's path.
     let d = try PredicateJSONDecoder.decode(

@@ -6,7 +6,8 @@ import XCTest
 final class UniquenessUpsertTests: XCTestCase {
   private let people = schema(
     entity(
-      "Person", [attr("email", "string", unique: true), attr("first", "string"), attr("last", "string"), attr("age", "int", optional: true)],
+      "Person",
+      [attr("email", "string", unique: true), attr("first", "string"), attr("last", "string"), attr("age", "int", optional: true)],
       uniqueness: [["first", "last"]]))
 
   func testSingleUniqueViolationNamesTheExistingObject() throws {

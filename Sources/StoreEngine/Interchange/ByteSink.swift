@@ -1,4 +1,5 @@
 import FileAccess
+
 #if canImport(Glibc)
   import Glibc
 #endif

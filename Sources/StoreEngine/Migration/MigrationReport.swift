@@ -34,7 +34,9 @@ public struct MigrationReport {
     return blockers + [.object(["message": .string(failure.text.rendered(render))])]
   }
 
-  static func place(_ entity: String, _ message: String, attribute: String? = nil, relationship: String? = nil, count: Int? = nil, ids: [String] = [])
+  static func place(
+    _ entity: String, _ message: String, attribute: String? = nil, relationship: String? = nil, count: Int? = nil, ids: [String] = []
+  )
     -> JSONValue
   {
     var o: JSONObject = ["entity": .string(entity)]

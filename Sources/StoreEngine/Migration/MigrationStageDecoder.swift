@@ -60,11 +60,13 @@ public enum MigrationStageDecoder {
         }
       }
       let key = try b["key"].map { _ in try string(b, "key", p) }
-      return .compute(entity: try string(b, "entity", p), attribute: try string(b, "attribute", p), predicate: predicate, value: b["value"], key: key)
+      return .compute(
+        entity: try string(b, "entity", p), attribute: try string(b, "attribute", p), predicate: predicate, value: b["value"], key: key)
     case "split":
       try rejectUnknown(b, ["entity", "relationship", "to", "keys"], p)
       return .split(
-        entity: try string(b, "entity", p), relationship: try string(b, "relationship", p), to: try string(b, "to", p), keys: try keys(b, p))
+        entity: try string(b, "entity", p), relationship: try string(b, "relationship", p), to: try string(b, "to", p), keys: try keys(b, p)
+      )
     default:
       try rejectUnknown(b, ["entity", "relationship", "keys", "removes"], p)
       return .merge(
@@ -95,7 +97,9 @@ public enum MigrationStageDecoder {
     guard o["rule"] != nil else { return .fail }
     let name = try string(o, "rule", path)
     guard let r = ValueConversion.Rule(rawValue: name) else {
-      throw bad(path.key("rule"), "unknown rule '\(name)' (expected one of: \(ValueConversion.Rule.allCases.map(\.rawValue).joined(separator: ", ")))")
+      throw bad(
+        path.key("rule"),
+        "unknown rule '\(name)' (expected one of: \(ValueConversion.Rule.allCases.map(\.rawValue).joined(separator: ", ")))")
     }
     return r
   }

@@ -128,7 +128,9 @@ extension StageApplier {
   }
 
   /// Each object's values for `keys` go to a new destination object linked through a to-one.
-  private mutating func split(_ m: EntityModel, _ relationship: String, to: String, keys: [(String, String)], path: ErrorPlace) throws -> Int {
+  private mutating func split(_ m: EntityModel, _ relationship: String, to: String, keys: [(String, String)], path: ErrorPlace) throws
+    -> Int
+  {
     guard let r = m.relationship(relationship), !r.toMany, r.destination == to, let dest = new[to], !dest.entity.abstract else {
       throw MigrationStageDecoder.bad(
         path.key("relationship"), "'\(m.name).\(relationship)' must be a to-one relationship to a concrete entity '\(to)'")
@@ -173,7 +175,8 @@ extension StageApplier {
   }
 
   /// Copies values from the object a to-one of the old version reaches.
-  private mutating func merge(_ m: EntityModel, _ relationship: String, keys: [(String, String)], removes: Bool, path: ErrorPlace) throws -> Int
+  private mutating func merge(_ m: EntityModel, _ relationship: String, keys: [(String, String)], removes: Bool, path: ErrorPlace) throws
+    -> Int
   {
     guard let oldModel = old?[m.name], let r = oldModel.relationship(relationship), !r.toMany, let source = old?[r.destination] else {
       throw MigrationStageDecoder.bad(

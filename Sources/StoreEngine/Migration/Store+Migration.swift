@@ -58,7 +58,8 @@ extension Store {
     if !errors.isEmpty {
       throw StoreError(
         .invalidModel,
-        "\(place: path) has \(errors.count) problem\(errors.count == 1 ? "" : "s"); first: \(errors[0].path): \(errors[0].message)" as ErrorText,
+        "\(place: path) has \(errors.count) problem\(errors.count == 1 ? "" : "s"); first: \(errors[0].path): \(errors[0].message)"
+          as ErrorText,
         ["issues": .array(issues.map(\.json))], about: path)
     }
     return schema

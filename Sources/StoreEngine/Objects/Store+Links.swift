@@ -6,7 +6,9 @@ import SchemaModel
 extension Store {
   /// The key of the object named by `value` for relationship `r`, after checking that it
   /// exists and is of the destination entity (or one of its sub-entities).
-  func resolveTarget(_ value: JSONValue, _ r: Relationship, _ ctx: WriteContext, path makePath: @autoclosure () -> ErrorPlace, owner: String)
+  func resolveTarget(
+    _ value: JSONValue, _ r: Relationship, _ ctx: WriteContext, path makePath: @autoclosure () -> ErrorPlace, owner: String
+  )
     throws -> (ObjectID, EntityPlan)
   {
     var path: ErrorPlace { makePath() }
@@ -136,7 +138,8 @@ extension Store {
   }
 
   /// Replaces the members of to-many `r` of `source` with `targets` (in order).
-  func setToMany(_ source: ObjectID, _ r: Relationship, _ targets: [ObjectID], _ plan: EntityPlan, _ ctx: WriteContext, path: ErrorPlace) throws
+  func setToMany(_ source: ObjectID, _ r: Relationship, _ targets: [ObjectID], _ plan: EntityPlan, _ ctx: WriteContext, path: ErrorPlace)
+    throws
   {
     var seen: Set<ObjectID> = []
     for t in targets where !seen.insert(t).inserted {

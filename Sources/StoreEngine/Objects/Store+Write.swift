@@ -174,7 +174,8 @@ extension Store {
   func existingID(_ text: String, path: ErrorPlace) throws -> ObjectID {
     _ = try requireGraph()
     guard let id = ObjectID(text) else {
-      throw StoreError(.validation, at: path, "'\(text)' is not an object id (expected 'Entity/123')", ["id": .string(text)], placeInData: false)
+      throw StoreError(
+        .validation, at: path, "'\(text)' is not an object id (expected 'Entity/123')", ["id": .string(text)], placeInData: false)
     }
     guard let plan = plans[id.entity] else {
       throw StoreError(

@@ -205,7 +205,8 @@ public struct PredicateJSONDecoder {
           switch segment {
           case .keyPath, .variable, .evaluatedObject, .path: break
           case .placeholder(let f, _, _) where f == "%K": break
-          default: throw PredicateJSONError("a path segment is a keyPath, variable, self or %K placeholder", path: path.key("path").index(i))
+          default:
+            throw PredicateJSONError("a path segment is a keyPath, variable, self or %K placeholder", path: path.key("path").index(i))
           }
           segments.append(segment)
         }

@@ -65,7 +65,8 @@ final class CoreDataSource {
     guard !readable.isEmpty else {
       let reason = model.current?.unsupportedReason ?? model.allErrors.first?.description ?? "no version could be read"
       throw StoreError(
-        .invalidModel, at: ErrorPlace(.model), "'\(path)' has no usable model version: \(reason)", ["path": .string(path)], placeInData: false)
+        .invalidModel, at: ErrorPlace(.model), "'\(path)' has no usable model version: \(reason)", ["path": .string(path)],
+        placeInData: false)
     }
     var best: (mapping: CoreDataMapping, score: Int)? = nil
     for version in readable where Set(version.schema!.entities.map(\.name)) == stored {
