@@ -1,4 +1,4 @@
-// swift-tools-version:5.9
+// swift-tools-version:6.0
 // The layers are modules so that the compiler enforces the architecture:
 // C libraries (and FileAccess, the one opener of user-named paths) -> JSONCore / SQLiteCore -> SchemaModel -> StoreEngine -> Handlers <- RPCCore -> modelstore.
 import PackageDescription
