@@ -1,3 +1,4 @@
+import CoreDataTooling
 import JSONCore
 import RPCCore
 import StoreEngine
@@ -39,4 +40,9 @@ extension StoreError: RPCErrorConvertible {
     if placeInData, let place, data["path"] == nil { data.append("path", .string(place.jsonPath)) }
     return RPCError(code: ErrorCodes.code(kind), message: text.rendered(\.jsonPath), kind: kind.rawValue, data: data)
   }
+}
+
+/// Core Data tooling errors answer as the engine error they carry over to (same code).
+extension ToolingError: RPCErrorConvertible {
+  public var rpcError: RPCError { StoreError(self).rpcError }
 }

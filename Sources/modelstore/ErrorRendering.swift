@@ -1,3 +1,4 @@
+import CoreDataTooling
 import StoreEngine
 
 /// How a command names the places of engine errors to a shell user: by the flag (or the
@@ -14,7 +15,7 @@ struct CommandPlaces {
 
   /// An error's message with its places named so.
   func message(_ error: Error) -> String {
-    guard let e = error as? StoreError else { return "\(error)" }
-    return e.text.rendered(render)
+    if let e = error as? StoreError { return e.text.rendered(render) }
+    return (error as? ToolingError)?.message ?? "\(error)"
   }
 }

@@ -1,3 +1,4 @@
+import CoreDataTooling
 import RPCCore
 import StoreEngine
 
