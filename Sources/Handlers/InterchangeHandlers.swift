@@ -28,7 +28,7 @@ enum InterchangeHandlers {
     let token = try RequestParsing.progressToken(p)
     let path = try p.string("path")
     let memory = path == nil ? MemorySink(limit: inlineLimit) : nil
-    let sink: ByteSink = try memory ?? FileSink.create(path: path!, paramPath: "params.path")
+    let sink: ByteSink = try memory ?? FileSink.create(path: path!, place: ErrorPlace(.path))
     let summary = try store.export(
       options, to: sink,
       progress: token.map { t in { done, total in context.progress(token: t, done: done, total: total, message: "export") } })

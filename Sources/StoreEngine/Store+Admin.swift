@@ -120,7 +120,7 @@ extension Store {
       throw StoreError(
         .transaction, "store.backup cannot run inside a client transaction (it would copy uncommitted work); commit or roll back first")
     }
-    try createBackupFile(destination, place: "params.to")
+    try createBackupFile(destination, place: ErrorPlace(.to))
     do {
       try connection.backup(to: destination)
     } catch let e as SQLiteError {
@@ -137,7 +137,7 @@ extension Store {
   /// Creates the (empty) file a backup is copied into, atomically refusing anything
   /// already at `path`: a file, a directory, a link (dangling or not). SQLite then opens
   /// that file by its path, never as a URI.
-  func createBackupFile(_ path: String, place: String?) throws {
+  func createBackupFile(_ path: String, place: ErrorPlace?) throws {
     do {
       Glibc.close(try UserPath.createNew(path, what: "the backup file"))
     } catch let e as FileAccessError {

@@ -53,6 +53,10 @@ public final class Store {
   var schemaCookie: Int64?
   /// The WAL index's header when `followSchemaChanges` last read the cookie.
   var schemaCheckedAt: WALIndexHeader?
+  /// Why the installed schema could not be read again (after a rollback, or a change by
+  /// another process); nil once it was. Requests that need the schema try again, and say
+  /// why while it still fails.
+  var schemaReloadFailure: Error?
   /// Recorded as each history transaction's author: the request's, else the session's.
   public var requestAuthor: String?
   public var defaultAuthor: String?
@@ -243,7 +247,20 @@ public final class Store {
     plans = [:]
     readPlans = [:]
     connection.clearCache()
-    try loadSchema()
+    do {
+      try loadSchema()
+      schemaReloadFailure = nil
+    } catch {
+      schemaReloadFailure = error
+      throw error
+    }
+  }
+
+  /// `reloadSchema` where its failure must not hide the error being reported (a rolled-back
+  /// migration or import): the failure is kept, and the next request that needs the schema
+  /// tries again or reports it (`requireGraph`).
+  func reloadSchemaAfterRollback() {
+    do { try reloadSchema() } catch { schemaCookie = nil }
   }
 
   /// Rebuilds the per-entity plans for `schema` and reads the entity codes; the tables
@@ -298,8 +315,14 @@ public final class Store {
     // The header read before the cookie: a commit after it makes the next call look again.
     schemaCheckedAt = header
     if cookie != schemaCookie {
-      try? reloadSchema()
-      schemaCookie = cookie
+      do {
+        try reloadSchema()
+        schemaCookie = cookie
+      } catch {
+        // Read again before the next request (the failure is kept for `requireGraph`).
+        schemaCookie = nil
+        schemaCheckedAt = nil
+      }
     }
   }
 
@@ -320,7 +343,16 @@ public final class Store {
   // MARK: - Lookups shared by the object code
 
   func requireGraph() throws -> ModelGraph {
-    guard let graph else { throw StoreError(.noSchema, "the store has no schema yet: call model.define first") }
+    if graph == nil, schemaReloadFailure != nil, userTransactions == 0, !migrating { try? reloadSchema() }
+    guard let graph else {
+      if let failure = schemaReloadFailure {
+        let reason = (failure as? StoreError)?.text ?? ErrorText("\(failure)")
+        throw StoreError(
+          (failure as? StoreError)?.kind ?? .storage, "the store's schema could not be read again: " + reason,
+          (failure as? StoreError)?.details ?? [:])
+      }
+      throw StoreError(.noSchema, "the store has no schema yet: call model.define first")
+    }
     return graph
   }
 

@@ -177,7 +177,7 @@ final class ImportRun {
       var args: [SQLValue] = []
       for k in keys {
         filter.append("t.\(Identifier.quote(k)) = ?")
-        args.append(try store.storedValue(plan, key: k, values[k]!, ctx, path: "\(location.label).\(k)"))
+        args.append(try store.storedValue(plan, key: k, values[k]!, ctx, path: location.label.key(k)))
       }
       let entityFilter = plan.entityFilter(alias: "t")
       if !entityFilter.isEmpty { filter.append(entityFilter) }

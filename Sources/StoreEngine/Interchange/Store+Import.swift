@@ -61,7 +61,7 @@ extension Store {
         guard let migration else {
           var e = refusal
           e.details["migration"] = .array(reasons)
-          e.message += "; and no lightweight migration leads from it to the store's: \(reasons.first?["message"]?.stringValue ?? "")"
+          e.text = e.text + "; and no lightweight migration leads from it to the store's: \(reasons.first?["message"]?.stringValue ?? "")"
           throw e
         }
         records.migrate(with: migration)
@@ -92,7 +92,7 @@ extension Store {
       }
     } catch {
       // The schema installed inside the rolled-back transaction is gone from the file.
-      if defines { try? reloadSchema() }
+      if defines { reloadSchemaAfterRollback() }
       throw error
     }
   }

@@ -52,26 +52,28 @@ extension Store {
   public var isMigrating: Bool { migrating }
 
   /// Decodes and validates one schema; errors name `path`.
-  public static func decodeSchema(_ json: JSONValue, path: String) throws -> Schema {
+  public static func decodeSchema(_ json: JSONValue, path: ErrorPlace) throws -> Schema {
     let (schema, issues) = SchemaValidator.check(json)
     let errors = issues.filter { $0.severity == .error }
     if !errors.isEmpty {
       throw StoreError(
-        .invalidModel, "\(path) has \(errors.count) problem\(errors.count == 1 ? "" : "s"); first: \(errors[0].path): \(errors[0].message)",
-        ["path": .string(path), "issues": .array(issues.map(\.json))])
+        .invalidModel,
+        "\(place: path) has \(errors.count) problem\(errors.count == 1 ? "" : "s"); first: \(errors[0].path): \(errors[0].message)"
+          as ErrorText,
+        ["issues": .array(issues.map(\.json))], about: path)
     }
     return schema
   }
 
   /// Decodes and validates a chain of schema versions, oldest first.
-  public func decodeChain(_ schemas: [JSONValue], path: String) throws -> [Schema] {
-    guard !schemas.isEmpty else { throw StoreError(.invalidArgument, "\(path): give at least one schema", ["path": .string(path)]) }
+  public func decodeChain(_ schemas: [JSONValue], path: ErrorPlace) throws -> [Schema] {
+    guard !schemas.isEmpty else { throw StoreError(.invalidArgument, at: path, "give at least one schema") }
     var seen: Set<String> = []
     return try schemas.enumerated().map { i, json in
-      let schema = try Store.decodeSchema(json, path: "\(path)[\(i)]")
+      let schema = try Store.decodeSchema(json, path: path.index(i))
       guard seen.insert(schema.version).inserted else {
         throw StoreError(
-          .invalidArgument, "\(path)[\(i)]: version '\(schema.version)' appears twice in the chain", ["path": .string("\(path)[\(i)]")])
+          .invalidArgument, at: path.index(i), "version '\(schema.version)' appears twice in the chain")
       }
       return schema
     }
@@ -125,7 +127,7 @@ extension Store {
       try connection.begin()
       defer {
         connection.rollback()
-        try? reloadSchema()
+        reloadSchemaAfterRollback()
       }
       for (k, (old, new, stage)) in steps.enumerated() {
         if result.stages.last.map({ $0.status == "blocked" }) ?? false {
@@ -146,13 +148,13 @@ extension Store {
         try install(new)
         result.stages.append(.init(stage: stage, changes: diff(old, new), report: report, status: "applied"))
       } catch var e as StoreError {
-        try? reloadSchema()
+        reloadSchemaAfterRollback()
         e.details["stage"] = stage.json
         e.details["storeVersion"] = .string(schema?.version ?? "")
-        e.message += " (stage \(stage.from) → \(stage.to) rolled back; the store is at version '\(schema?.version ?? "none")')"
+        e.text = e.text + " (stage \(stage.from) → \(stage.to) rolled back; the store is at version '\(schema?.version ?? "none")')"
         throw e
       } catch {
-        try? reloadSchema()
+        reloadSchemaAfterRollback()
         throw error
       }
     }
@@ -172,7 +174,7 @@ extension Store {
     for (i, s) in stages.enumerated() {
       for v in [s.from, s.to] where !versions.contains(v) {
         throw StoreError(
-          .invalidArgument, "params.stages[\(i)]: version '\(v)' is not in the chain", ["path": .string("params.stages[\(i)]")])
+          .invalidArgument, at: ErrorPlace(.stages).index(i), "version '\(v)' is not in the chain")
       }
     }
     guard let start else { return [(nil, chain.last!, MigrationStage(kind: .lightweight, from: "none", to: chain.last!.version))] }
@@ -220,7 +222,7 @@ extension Store {
     if stage.kind == .custom {
       try install(new)
       for (i, t) in stage.transforms.enumerated() {
-        try applier.run(t, path: "params.stages[\(stage.from)→\(stage.to)].transforms[\(i)]", store: self)
+        try applier.run(t, path: ErrorPlace(.stages).stage(from: stage.from, to: stage.to).key("transforms").index(i), store: self)
       }
       if stage.didMigrate { try hooks.didMigrate?(stage) }
       try checkClientTransactions(stage, "didMigrate")
@@ -307,7 +309,7 @@ extension Store {
       if stage.kind == .custom {
         try install(new)
         for (i, t) in stage.transforms.enumerated() {
-          try applier.run(t, path: "params.stages[\(stage.from)→\(stage.to)].transforms[\(i)]", store: self)
+          try applier.run(t, path: ErrorPlace(.stages).stage(from: stage.from, to: stage.to).key("transforms").index(i), store: self)
         }
         if stage.didMigrate { applier.report.steps.append(.init("client hook didMigrate (not run in a dry run)")) }
       }
@@ -321,9 +323,9 @@ extension Store {
       }
     } catch let e as StoreError where e.kind == .migrationRequired || e.kind == .invalidModel {
       status = "blocked"
-      report.blockers.append(.object(["message": .string(e.message)]))
+      report.failure = e
     }
-    if status == "planned" && !report.blockers.isEmpty { status = "blocked" }
+    if status == "planned" && (!report.blockers.isEmpty || report.failure != nil) { status = "blocked" }
     // The next stage starts from this one's result (the caller rolls everything back).
     if status == "planned" {
       try record(new)

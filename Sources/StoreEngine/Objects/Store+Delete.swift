@@ -10,7 +10,7 @@ extension Store {
   public func delete(id: String) throws -> [String] {
     try write {
       let ctx = WriteContext()
-      let removed = try deleteObjects([try existingID(id, path: "params.id")], ctx)
+      let removed = try deleteObjects([try existingID(id, path: ErrorPlace(.id))], ctx)
       try finish(ctx)
       return removed.map(\.description)
     }

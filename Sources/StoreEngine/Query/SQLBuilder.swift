@@ -21,8 +21,11 @@ struct SQLBuilder {
   /// Set while compiling an ordering comparison: decimals are stored as canonical text,
   /// so they are compared as numbers there (equality stays exact on the text).
   var orderingDecimal = false
-  /// The JSON paths of a JSON-form predicate's nodes (`PredicateJSONDecoder`), by offset.
-  var locations: [String]?
+  /// Where the predicate being compiled is (the param holding it), for errors found
+  /// while its statement runs.
+  var predicatePlace = ErrorPlace(.where)
+  /// The places of a JSON-form predicate's nodes (`PredicateJSONDecoder`), by offset.
+  var locations: [ErrorPlace]?
   /// Nesting of the SQL being written, in `PredicateLimits.maxSQLNesting` units.
   private var sqlNesting = 0
   /// Predicate and expression nodes being compiled, one inside the other.
@@ -240,16 +243,22 @@ struct SQLBuilder {
       let parts = k.keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
       let target: Target
       do { target = try resolve(parts, offset: 0) } catch let e as PredicateError {
-        throw StoreError(.validation, "params.sort[\(i)].key: \(e.message)", ["key": .string(k.keyPath)])
+        throw StoreError(.validation, at: ErrorPlace(.sort).index(i).key("key"), e.message, ["key": .string(k.keyPath)], placeInData: false)
       }
       var expr: String
       switch target {
       case .attribute(let a, let sql):
-        if a.type == .json { throw StoreError(.validation, "params.sort[\(i)].key: json attribute '\(k.keyPath)' cannot be sorted") }
+        if a.type == .json {
+          throw StoreError(
+            .validation, at: ErrorPlace(.sort).index(i).key("key"), "json attribute '\(k.keyPath)' cannot be sorted", placeInData: false)
+        }
         expr = a.type == .decimal ? "CAST(\(sql) AS REAL)" : sql
         if k.caseInsensitive {
           guard a.type == .string || a.type == .url else {
-            throw StoreError(.validation, "params.sort[\(i)].caseInsensitive applies to strings, but '\(k.keyPath)' is \(a.type.rawValue)")
+            let place = ErrorPlace(.sort).index(i).key("caseInsensitive")
+            throw StoreError(
+              .validation, "\(place: place) applies to strings, but '\(k.keyPath)' is \(a.type.rawValue)", about: place,
+              placeInData: false)
           }
           expr = "ms_fold(\(sql), 3)"
         }

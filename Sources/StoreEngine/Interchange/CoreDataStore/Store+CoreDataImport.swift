@@ -94,7 +94,7 @@ extension Store {
         return s
       }
     } catch {
-      if defines { try? reloadSchema() }
+      if defines { reloadSchemaAfterRollback() }
       dropViews(views)
       throw error
     }
