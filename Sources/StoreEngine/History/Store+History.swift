@@ -51,7 +51,7 @@ public struct HistoryTransaction {
   /// more than `maxSpelledIDs`, which `hasBulk` then reports as changing everything).
   public var ids: [String] {
     guard spelledCount <= Int64(Self.maxSpelledIDs) else { return [] }
-    return runs.flatMap { r in (r.first...r.last).map { "\(r.entity)/\($0)" } }
+    return runs.flatMap { r in (r.first...r.last).map { ObjectID.text(r.entity, $0) } }
   }
 
   /// True when a bulk entry (import, migration) changed objects without listing them, or
@@ -75,7 +75,7 @@ public struct HistoryTransaction {
         var ids: [JSONValue] = []
         for r in pks {
           guard case .int(let a)? = r.arrayValue?.first, case .int(let b)? = r.arrayValue?.last, b >= a else { continue }
-          for pk in a...b { ids.append(.string("\(e)/\(pk)")) }
+          for pk in a...b { ids.append(.string(ObjectID.text(e, pk))) }
         }
         o["pks"] = nil
         o.append("ids", .array(ids))
@@ -103,19 +103,19 @@ extension Store {
 
   /// Where the changes of the running request go: the open client transaction's log, or
   /// the request's own.
-  var currentLog: ChangeLog { transactionLogs.last ?? requestLog }
+  var currentLog: ChangeLog { writes.transactionLogs.last ?? writes.requestLog }
 
   /// Called when a write's body succeeded, inside its transaction: the request's changes
   /// join the client transaction, or become a history transaction now (same SQLite
   /// transaction as the data, so both commit or neither).
   func settleRequestLog() throws {
-    guard !requestLog.isEmpty else { return }
-    if let open = transactionLogs.last {
-      open.merge(requestLog)
+    guard !writes.requestLog.isEmpty else { return }
+    if let open = writes.transactionLogs.last {
+      open.merge(writes.requestLog)
     } else {
-      try appendHistory(requestLog)
+      try appendHistory(writes.requestLog)
     }
-    requestLog.removeAll()
+    writes.requestLog.removeAll()
   }
 
   /// Writes `log` as one history transaction (nothing when it is empty).

@@ -34,7 +34,7 @@ struct ExportRowWriter {
     w.bytes.append(UInt8(ascii: "{"))
     w.writeString("_id")
     w.bytes.append(UInt8(ascii: ":"))
-    w.writeString(entity + "/")
+    w.writeString(entity + ObjectID.separator)
     w.bytes.removeLast()  // the closing quote: the key follows
     idPrefix = w.bytes
     w.bytes = [UInt8(ascii: "\""), UInt8(ascii: ",")]
@@ -86,7 +86,7 @@ struct ExportRowWriter {
           w.writeRaw("null")
         } else {
           let name = ec.flatMap { row.isNull($0) ? nil : read.codes.name(row, $0) } ?? dest
-          w.writeString("\(name)/\(row.int(c))")
+          w.writeString(ObjectID.text(name, row.int(c)))
         }
       case .relationship(.toMany(_, let c, let dest)):
         w.write(.array(row.isNull(c) ? [] : ReadPlan.splitIDs(row.text(c), dest)))

@@ -41,7 +41,7 @@ final class ImportRun {
 
   func perform() throws -> ImportSummary {
     // Read here, not at init: a store without a schema gets the file's just before.
-    ctx.checkedEntities = Set(store.plans.values.filter(\.needsRelationshipValidation).map(\.model.name))
+    ctx.checkedEntities = Set(store.catalog.plans.values.filter(\.needsRelationshipValidation).map(\.model.name))
     if mode == .replace { try emptyListedEntities() }
     var rows = 0
     try records.forEach { location, value in
@@ -182,7 +182,7 @@ final class ImportRun {
       let entityFilter = plan.entityFilter(alias: "t")
       if !entityFilter.isEmpty { filter.append(entityFilter) }
       let sql = "SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t WHERE \(filter.joined(separator: " AND ")) LIMIT 1"
-      guard let existing = try store.connection.cached(sql).first(args, { ObjectID(entity: store.entityCodes.name($0, 0), pk: $0.int(1)) })
+      guard let existing = try store.connection.cached(sql).first(args, { ObjectID(entity: store.catalog.entityCodes.name($0, 0), pk: $0.int(1)) })
       else { continue }
       guard !claimed.contains(existing) else {
         throw location.error(
@@ -228,7 +228,7 @@ final class ImportRun {
   }
 
   private func mappedID(_ text: String, sub: String, _ location: RecordLocation) throws -> JSONValue {
-    guard let id = ObjectID(text), let plan = store.plans[id.entity] else { return .string(text) }
+    guard let id = ObjectID(text), let plan = store.catalog.plans[id.entity] else { return .string(text) }
     guard let target = newID(root: plan.model.root.name, pk: id.pk) else {
       throw location.error(.notFound, sub, "\(text) is not an object of this file (a dangling reference)", ["id": .string(text)])
     }

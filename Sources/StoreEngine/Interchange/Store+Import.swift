@@ -66,11 +66,8 @@ extension Store {
         }
         records.migrate(with: migration)
       }
-    } else if userTransactions > 0 {
-      throw StoreError(
-        .transaction,
-        "the store has no schema, so the import would install the file's, which a client transaction cannot roll back; commit or roll back first"
-      )
+    } else {
+      try writes.checkSchemaCanChange(.importDefining)
     }
     do {
       return try write {
@@ -80,11 +77,11 @@ extension Store {
           run.summary.schemaDefined = true
         }
         // The history gets one summary of the import, not an entry per object.
-        recordsObjectHistory = false
-        defer { recordsObjectHistory = true }
+        writes.recordsObjectHistory = false
+        defer { writes.recordsObjectHistory = true }
         var summary = try run.perform()
         summary.migrated = records.migration?.diff.changes ?? []
-        requestLog.addBulk([
+        writes.requestLog.addBulk([
           "op": "bulk", "kind": "import", "mode": .string(mode.rawValue), "entities": .array(records.entities.map { .string($0) }),
           "inserted": .int(Int64(summary.inserted)), "updated": .int(Int64(summary.updated)), "deleted": .int(Int64(summary.deleted)),
         ])

@@ -49,7 +49,7 @@ public struct MigrationResult {
 
 extension Store {
   /// True while `migrate` runs (a client hook's requests are served meanwhile).
-  public var isMigrating: Bool { migrating }
+  public var isMigrating: Bool { writes.migrating }
 
   /// Decodes and validates one schema; errors name `path`.
   public static func decodeSchema(_ json: JSONValue, path: String) throws -> Schema {
@@ -108,9 +108,7 @@ extension Store {
     chain: [Schema], stages: [MigrationStage], options: MigrationOptions, hooks: MigrationHooks = MigrationHooks()
   ) throws -> MigrationResult {
     if !options.dryRun { try checkWritable() }
-    guard userTransactions == 0, !migrating else {
-      throw StoreError(.transaction, "a migration cannot start inside a client transaction or another migration")
-    }
+    try writes.checkSchemaCanChange(.migration)
     let start = try position(in: chain)
     var result = MigrationResult(from: start.map { chain[$0].version }, to: chain.last!.version)
     let steps = try plannedStages(chain, start: start, stages: stages)
@@ -118,8 +116,8 @@ extension Store {
     if options.backup && !options.dryRun, let path {
       result.backupPath = try backupBeforeMigration(path, from: result.from ?? "empty", to: result.to)
     }
-    migrating = true
-    defer { migrating = false }
+    writes.migrating = true
+    defer { writes.migrating = false }
     if options.dryRun {
       // Every stage runs for real inside one transaction, which is then rolled back.
       try connection.begin()
@@ -240,7 +238,7 @@ extension Store {
   }
 
   private func checkClientTransactions(_ stage: MigrationStage, _ hook: String) throws {
-    guard userTransactions > 0 else { return }
+    guard writes.userTransactions > 0 else { return }
     throw StoreError(.transaction, "the client left a transaction open when it answered \(hook) of stage \(stage.from) → \(stage.to)")
   }
 

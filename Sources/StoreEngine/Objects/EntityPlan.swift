@@ -91,7 +91,7 @@ final class EntityPlan {
   /// key, or `Entity/key` when the destination's hierarchy has several entities.
   static func idExpression(alias: String, dest: EntityModel, codes: EntityCodes) -> String {
     guard dest.root.hasSubentities else { return "\(alias).\"_pk\"" }
-    return "\(codes.nameSQL("\(alias).\"_ent\"", dest.root.hierarchy.map(\.name))) || '/' || \(alias).\"_pk\""
+    return ObjectID.sql(entity: codes.nameSQL("\(alias).\"_ent\"", dest.root.hierarchy.map(\.name)), pk: "\(alias).\"_pk\"")
   }
 }
 
@@ -230,7 +230,7 @@ final class ReadPlan {
     let entity = codes.name(row, 1)
     var o = JSONObject()
     o.members.reserveCapacity(2 + (slotsByEntity[entity]?.count ?? 0))
-    o.append("_id", .string("\(entity)/\(pk)"))
+    o.append("_id", .string(ObjectID.text(entity, pk)))
     o.append("_entity", .string(entity))
     guard let slots = slotsByEntity[entity] else { return o }
     for slot in slots {
@@ -247,7 +247,7 @@ final class ReadPlan {
           o.append(r.name, .null)
         } else {
           let name = ec.flatMap { row.isNull($0) ? nil : codes.name(row, $0) } ?? dest
-          o.append(r.name, .string("\(name)/\(row.int(c))"))
+          o.append(r.name, .string(ObjectID.text(name, row.int(c))))
         }
       case .toMany(let r, let c, let dest):
         guard toManyColumns else { continue }
@@ -263,7 +263,7 @@ final class ReadPlan {
 
   static func splitIDs(_ text: String, _ dest: String) -> [JSONValue] {
     text.split(separator: ",").map { part in
-      part.contains("/") ? .string(String(part)) : .string("\(dest)/\(part)")
+      ObjectID.isWhole(part) ? .string(String(part)) : .string(ObjectID.text(dest, part))
     }
   }
 }

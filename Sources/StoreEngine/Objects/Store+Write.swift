@@ -27,7 +27,7 @@ extension Store {
   private func objectFromBound(_ id: ObjectID, _ bound: [SQLValue], toOne: [(Relationship, ObjectID?)], toMany: ToManyMode) throws
     -> JSONObject
   {
-    let plan = plans[id.entity]!
+    let plan = catalog.plans[id.entity]!
     var o = JSONObject()
     o.members.reserveCapacity(2 + plan.model.attributes.count + plan.model.relationships.count)
     o.append("_id", .string(id.description))
@@ -103,7 +103,7 @@ extension Store {
       let existing = try connection.cached(
         "SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t WHERE \(filter.joined(separator: " AND ")) LIMIT 1"
       )
-      .first(args) { ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1)) }
+      .first(args) { ObjectID(entity: catalog.entityCodes.name($0, 0), pk: $0.int(1)) }
       let id: ObjectID
       if let existing {
         try updateObject(existing, values, ctx, path: "params.values")
@@ -145,7 +145,7 @@ extension Store {
     let pending = ctx.deferred
     ctx.deferred = []
     for d in pending {
-      guard let plan = plans[d.id.entity], try exists(d.id, plan: plan) else { continue }
+      guard let plan = catalog.plans[d.id.entity], try exists(d.id, plan: plan) else { continue }
       ctx.currentIndex = d.index
       try updateObject(d.id, d.values, ctx, path: d.path)
     }
@@ -162,9 +162,9 @@ extension Store {
       if let index = unresolved.index { details.append("index", .int(Int64(index))) }
       throw StoreError(.validation, "\(unresolved.path): '\(ref)' is not the ref of any insert in this save", details)
     }
-    if recordsObjectHistory {
+    if writes.recordsObjectHistory {
       // Objects whose links changed as a side effect (inverses, nullified references).
-      for id in ctx.touched where !requestLog.wasInserted(id) { requestLog.update(id, keys: EmptyCollection()) }
+      for id in ctx.touched where !writes.requestLog.wasInserted(id) { writes.requestLog.update(id, keys: EmptyCollection()) }
     }
     try validateTouched(ctx)
   }
@@ -175,12 +175,12 @@ extension Store {
     guard let id = ObjectID(text) else {
       throw StoreError(.validation, "\(path): '\(text)' is not an object id (expected 'Entity/123')", ["id": .string(text)])
     }
-    guard let plan = plans[id.entity] else {
+    guard let plan = catalog.plans[id.entity] else {
       throw StoreError(
         .notFound, "\(path): unknown entity '\(id.entity)' in id '\(text)'", ["id": .string(text), "entity": .string(id.entity)])
     }
     // `_ent` is read from the file: another writer may have put any value there.
-    guard let concrete = try concreteID(pk: id.pk, plan: plan), let target = plans[concrete.entity], plan.model.includes(target.model)
+    guard let concrete = try concreteID(pk: id.pk, plan: plan), let target = catalog.plans[concrete.entity], plan.model.includes(target.model)
     else {
       throw StoreError(.notFound, "object \(text) does not exist", ["id": .string(text)])
     }
@@ -310,7 +310,7 @@ extension Store {
       throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path()) ?? StoreError(sqlite: e)
     }
     let id = ObjectID(entity: entity, pk: pk)
-    if recordsObjectHistory { requestLog.insert(id) }
+    if writes.recordsObjectHistory { writes.requestLog.insert(id) }
     // A new object is in `touched` only for the relationship checks at the end (history
     // has it as inserted): a save of 100,000 inserts kept 100,000 entries (4 MB) otherwise.
     if plan.needsRelationshipValidation { ctx.touch(id) }
@@ -355,7 +355,7 @@ extension Store {
       let vals = keys.map { values[$0] ?? .null }
       if vals.contains(.null) { continue }
       // The constraint covers the objects of the entity that declares it (and below).
-      let scope = entityCodes.filter("\"_ent\"", plans[owner]?.model.concreteNames ?? [owner])
+      let scope = catalog.entityCodes.filter("\"_ent\"", catalog.plans[owner]?.model.concreteNames ?? [owner])
       var sql =
         "SELECT \"_ent\", \"_pk\" FROM \(plan.table) WHERE \(scope) AND "
         + keys.map { "\(Identifier.quote($0)) = ?" }.joined(separator: " AND ")
@@ -364,7 +364,7 @@ extension Store {
         sql += " AND \"_pk\" <> ?"
         args.append(.integer(excluding))
       }
-      if let existing = try connection.prepare(sql + " LIMIT 1").first(args, { ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1)) }) {
+      if let existing = try connection.prepare(sql + " LIMIT 1").first(args, { ObjectID(entity: catalog.entityCodes.name($0, 0), pk: $0.int(1)) }) {
         let shown = keys.count == 1 ? "'\(keys[0])'" : "[\(keys.joined(separator: ", "))]"
         return StoreError(
           .constraint, "\(path): unique constraint \(shown) of '\(plan.model.name)' violated: the value is already used by \(existing)",
@@ -440,7 +440,7 @@ extension Store {
         throw try uniqueViolation(plan, values: merged, excluding: id.pk, path: path()) ?? StoreError(sqlite: e)
       }
     }
-    if recordsObjectHistory { requestLog.update(id, keys: values.members.lazy.map(\.key).filter { !$0.hasPrefix("_") }) }
+    if writes.recordsObjectHistory { writes.requestLog.update(id, keys: values.members.lazy.map(\.key).filter { !$0.hasPrefix("_") }) }
     ctx.touch(id)
     for (r, target) in toOneChanges { try linkToOne(id, r, from: previous[r.name] ?? nil, to: target, plan, ctx) }
     for (r, v) in toManyChanges {

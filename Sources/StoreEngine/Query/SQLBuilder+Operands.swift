@@ -147,8 +147,8 @@ extension SQLBuilder {
         let owner = through.isEmpty ? "entity '\(model.name)'" : "'\(model.name)' (reached through '\(through)')"
         throw PredicateError("'\(part)' is not an attribute or relationship of \(owner)", offset: offset)
       }
-      let plan = store.plans[model.name]!
-      let dest = store.plans[r.destination]!
+      let plan = catalog.plans[model.name]!
+      let dest = catalog.plans[r.destination]!
       prefix = prefix.isEmpty ? part : "\(prefix).\(part)"
       if !r.toMany {
         if last {

@@ -6,7 +6,7 @@ import SchemaModel
 /// JOINs for to-one key paths (one per distinct path prefix), and bound arguments. Values
 /// are always bound, names always quoted.
 struct SQLBuilder {
-  let store: Store
+  let catalog: SchemaCatalog
   let base: EntityPlan
   private(set) var joins: [String] = []
   /// The joins as SQL text, with a leading space when there are any.
@@ -28,8 +28,8 @@ struct SQLBuilder {
   /// Predicate and expression nodes being compiled, one inside the other.
   var recursion = 0
 
-  init(store: Store, base: EntityPlan) {
-    self.store = store
+  init(catalog: SchemaCatalog, base: EntityPlan) {
+    self.catalog = catalog
     self.base = base
   }
 
@@ -51,7 +51,7 @@ struct SQLBuilder {
     var prefix = ""
     for (i, part) in parts.enumerated() {
       let last = i == parts.count - 1
-      let plan = store.plans[model.name]!
+      let plan = catalog.plans[model.name]!
       if let a = model.attribute(part) {
         guard last else {
           throw PredicateError("'\(part)' is an attribute of '\(model.name)', so the key path cannot continue after it", offset: offset)
@@ -80,7 +80,7 @@ struct SQLBuilder {
       if last { return .toOne(r, sql: "\(alias).\(Identifier.quote(r.name))") }
       prefix = prefix.isEmpty ? part : "\(prefix).\(part)"
       alias = topLevelJoin(r, from: alias, prefix: prefix)
-      model = store.plans[r.destination]!.model
+      model = catalog.plans[r.destination]!.model
     }
     return .selfKey(sql: "\(alias).\"_pk\"")
   }
@@ -91,7 +91,7 @@ struct SQLBuilder {
     if let existing = aliases[prefix] { return existing }
     let a = "j\(aliases.count + 1)"
     aliases[prefix] = a
-    joins.append("LEFT JOIN \(store.plans[r.destination]!.table) \(a) ON \(a).\"_pk\" = \(alias).\(Identifier.quote(r.name))")
+    joins.append("LEFT JOIN \(catalog.plans[r.destination]!.table) \(a) ON \(a).\"_pk\" = \(alias).\(Identifier.quote(r.name))")
     return a
   }
 

@@ -19,7 +19,7 @@ extension Store {
           .invalidArgument, "params.aggregates: give at least one aggregate (or a groupBy to list distinct keys)",
           ["path": "params.aggregates"])
       }
-      var builder = SQLBuilder(store: self, base: plan)
+      var builder = SQLBuilder(catalog: catalog, base: plan)
       var scope = FetchRequest(entity: request.entity, predicate: request.predicate)
       scope.includeSubentities = request.includeSubentities
       let filter = try whereClause(scope, plan, &builder)

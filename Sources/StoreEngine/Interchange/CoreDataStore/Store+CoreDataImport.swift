@@ -31,7 +31,7 @@ extension Store {
     path: String, model: String? = nil, progress: ((_ phase: String, _ done: Int, _ total: Int?) -> Void)? = nil
   ) throws -> CoreDataImportSummary {
     try checkWritable()
-    if userTransactions > 0 {
+    if writes.userTransactions > 0 {
       throw StoreError(
         .transaction, "import.coreData cannot run inside a client transaction (it attaches the source file); commit or roll back first")
     }
@@ -71,7 +71,7 @@ extension Store {
         }
         var done = 0
         progress?("rows", 0, total)
-        views = CoreDataViews.views(source.mapping, graph: target, prefix: "_ms_coredata_", codes: entityCodes)
+        views = CoreDataViews.views(source.mapping, graph: target, prefix: "_ms_coredata_", codes: catalog.entityCodes)
         for view in views {
           try connection.execute(view.sql)
           let copied = try copy(view, path: path, isHierarchy: target[view.table] != nil) { n in
@@ -87,7 +87,7 @@ extension Store {
         try checkCounts(source, target, sourceCounts, &s)
         s.warnings += try clearDanglingKeys(target)
         // History gets one summary of the import (as for import.json), not an entry per object.
-        requestLog.addBulk([
+        writes.requestLog.addBulk([
           "op": "bulk", "kind": "import", "mode": "insert", "entities": .array(s.counts.map { .string($0.entity) }),
           "inserted": .int(Int64(s.objects)), "updated": 0, "deleted": 0,
         ])
@@ -246,7 +246,7 @@ extension Store {
     var actual: [String: Int] = [:]
     for root in target.ordered where root.isRoot {
       try connection.prepare("SELECT \"_ent\", count(*) FROM main.\(Identifier.quote(root.name)) GROUP BY \"_ent\"").forEachRow {
-        if !$0.isNull(0) { actual[entityCodes.name($0, 0)] = Int($0.int(1)) }
+        if !$0.isNull(0) { actual[catalog.entityCodes.name($0, 0)] = Int($0.int(1)) }
       }
     }
     for (e, _, table) in source.mapping.entities {
