@@ -15,7 +15,7 @@ extension Store {
     var counts: [String: Int] = [:]
     for root in graph.ordered where root.isRoot {
       try connection.cached("SELECT \"_ent\", count(*) FROM \(Identifier.quote(root.name)) GROUP BY \"_ent\"").forEachRow {
-        counts[catalog.entityCodes.name($0, 0)] = Int($0.int(1))
+        counts[entityCodes.name($0, 0)] = Int($0.int(1))
       }
     }
     return graph.ordered.filter { !$0.entity.abstract }.map { ($0.name, counts[$0.name] ?? 0) }

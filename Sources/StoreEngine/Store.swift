@@ -24,6 +24,8 @@ public final class Store {
   let catalog: SchemaCatalog
   /// The installed schema's graph (nil before `model.define`).
   public var graph: ModelGraph? { catalog.graph }
+  /// The installed schema's entity codes (`_ms_entities`).
+  var entityCodes: EntityCodes { catalog.entityCodes }
   /// Set when this store is a Core Data file opened in place (`openCoreData`): the facts
   /// `store.info` reports about it.
   public internal(set) var coreData: JSONObject?

@@ -182,7 +182,7 @@ final class ImportRun {
       let entityFilter = plan.entityFilter(alias: "t")
       if !entityFilter.isEmpty { filter.append(entityFilter) }
       let sql = "SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t WHERE \(filter.joined(separator: " AND ")) LIMIT 1"
-      guard let existing = try store.connection.cached(sql).first(args, { ObjectID(entity: store.catalog.entityCodes.name($0, 0), pk: $0.int(1)) })
+      guard let existing = try store.connection.cached(sql).first(args, { ObjectID(entity: store.entityCodes.name($0, 0), pk: $0.int(1)) })
       else { continue }
       guard !claimed.contains(existing) else {
         throw location.error(

@@ -34,7 +34,7 @@ extension Store {
     for root in graph.ordered where root.isRoot {
       try connection.prepare(
         "SELECT DISTINCT t.\"_ent\" FROM \(Identifier.quote(root.name)) t JOIN \(Store.closureTable) c ON c.\"root\" = ? AND c.\"pk\" = t.\"_pk\""
-      ).forEachRow([.text(root.name)]) { reached.insert(catalog.entityCodes.name($0, 0)) }
+      ).forEachRow([.text(root.name)]) { reached.insert(entityCodes.name($0, 0)) }
     }
     return reached
   }
@@ -48,7 +48,7 @@ extension Store {
     case .foreignKey(let column):
       let c = Identifier.quote(column)
       return insert
-        + "SELECT \(destRoot), t.\(c) FROM \(Identifier.quote(m.root.name)) t JOIN \(Store.closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = t.\"_pk\" WHERE t.\(c) IS NOT NULL AND \(catalog.entityCodes.filter("t.\"_ent\"", m.concreteNames))"
+        + "SELECT \(destRoot), t.\(c) FROM \(Identifier.quote(m.root.name)) t JOIN \(Store.closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = t.\"_pk\" WHERE t.\(c) IS NOT NULL AND \(entityCodes.filter("t.\"_ent\"", m.concreteNames))"
     case .inverseForeignKey(let table, let column, _):
       return insert
         + "SELECT \(destRoot), d.\"_pk\" FROM \(Identifier.quote(table)) d JOIN \(Store.closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = d.\(Identifier.quote(column))"

@@ -38,8 +38,18 @@ public struct MigrationResult {
     public var stage: MigrationStage
     public var changes: [SchemaChange]
     public var report: MigrationReport
-    /// `applied`, `planned` (dry run), `blocked`, or `notReached` (after a blocked one).
-    public var status: String
+    public var outcome: Status
+    /// `outcome` as the wire spells it.
+    public var status: String { outcome.rawValue }
+  }
+  /// Where a stage stands; the raw values are the wire's.
+  public enum Status: String, Sendable {
+    case applied
+    /// A dry run's stage that would apply.
+    case planned
+    case blocked
+    /// After a blocked stage.
+    case notReached
   }
   public var from: String?
   public var to: String
@@ -126,8 +136,8 @@ extension Store {
         try? reloadSchema()
       }
       for (k, (old, new, stage)) in steps.enumerated() {
-        if result.stages.last.map({ $0.status == "blocked" }) ?? false {
-          result.stages.append(.init(stage: stage, changes: diff(old, new), report: MigrationReport(), status: "notReached"))
+        if result.stages.last.map({ $0.outcome == .blocked }) ?? false {
+          result.stages.append(.init(stage: stage, changes: diff(old, new), report: MigrationReport(), outcome: .notReached))
           continue
         }
         hooks.progress?(k, steps.count, "plan \(stage.from) → \(stage.to)")
@@ -142,7 +152,7 @@ extension Store {
           try connection.inTransaction { try runStage(old: old, new: new, stage: stage, options: options, hooks: hooks) }
         }
         try install(new)
-        result.stages.append(.init(stage: stage, changes: diff(old, new), report: report, status: "applied"))
+        result.stages.append(.init(stage: stage, changes: diff(old, new), report: report, outcome: .applied))
       } catch var e as StoreError {
         try? reloadSchema()
         e.details["stage"] = stage.json
@@ -296,12 +306,12 @@ extension Store {
   private func dryRunStage(old: Schema?, new: Schema, stage: MigrationStage, options: MigrationOptions) throws -> MigrationResult.Stage {
     let changes = diff(old, new)
     var report = MigrationReport()
-    var status = "planned"
+    var status = MigrationResult.Status.planned
     do {
       var applier = try prepareStage(old: old, new: new, stage: stage, options: options)
       defer { report = applier.report }
       if stage.kind == .custom && stage.willMigrate { applier.report.steps.append(.init("client hook willMigrate (not run in a dry run)")) }
-      do { try applier.expand() } catch let e as StoreError where e.kind == .migrationRequired { status = "blocked" }
+      do { try applier.expand() } catch let e as StoreError where e.kind == .migrationRequired { status = .blocked }
       if stage.kind == .custom {
         try install(new)
         for (i, t) in stage.transforms.enumerated() {
@@ -310,7 +320,7 @@ extension Store {
         if stage.didMigrate { applier.report.steps.append(.init("client hook didMigrate (not run in a dry run)")) }
       }
       do { try applier.contract() } catch let e as StoreError where e.kind == .migrationRequired || e.kind == .constraint {
-        status = "blocked"
+        status = .blocked
         if e.kind == .constraint {
           var o = e.details
           o.append("message", .string(e.message))
@@ -318,15 +328,15 @@ extension Store {
         }
       }
     } catch let e as StoreError where e.kind == .migrationRequired || e.kind == .invalidModel {
-      status = "blocked"
+      status = .blocked
       report.blockers.append(.object(["message": .string(e.message)]))
     }
-    if status == "planned" && !report.blockers.isEmpty { status = "blocked" }
+    if status == .planned && !report.blockers.isEmpty { status = .blocked }
     // The next stage starts from this one's result (the caller rolls everything back).
-    if status == "planned" {
+    if status == .planned {
       try record(new)
       try install(new)
     }
-    return .init(stage: stage, changes: changes, report: report, status: status)
+    return .init(stage: stage, changes: changes, report: report, outcome: status)
   }
 }

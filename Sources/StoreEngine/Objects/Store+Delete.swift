@@ -63,7 +63,7 @@ extension Store {
             try connection.cached("SELECT \"_ent\", \"_pk\" FROM \(sourcePlan.table) WHERE \(Identifier.quote(col)) = ?").forEachRow([
               .integer(id.pk)
             ]) {
-              let source = ObjectID(entity: catalog.entityCodes.name($0, 0), pk: $0.int(1))
+              let source = ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1))
               if !r.optional { ctx.touch(source) }
               if writes.recordsObjectHistory { writes.requestLog.update(source, keys: CollectionOfOne(r.name)) }
             }
@@ -79,7 +79,7 @@ extension Store {
             try connection.cached(
               "SELECT s.\"_ent\", s.\"_pk\" FROM \(Identifier.quote(table)) j JOIN \(sourcePlan.table) s ON s.\"_pk\" = j.\(Identifier.quote(src)) WHERE j.\(Identifier.quote(dst)) = ?"
             ).forEachRow([.integer(id.pk)]) {
-              writes.requestLog.update(ObjectID(entity: catalog.entityCodes.name($0, 0), pk: $0.int(1)), keys: CollectionOfOne(r.name))
+              writes.requestLog.update(ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1)), keys: CollectionOfOne(r.name))
             }
           }
           try connection.cached("DELETE FROM \(Identifier.quote(table)) WHERE \(Identifier.quote(dst)) = ?").execute([.integer(id.pk)])

@@ -51,7 +51,7 @@ extension Store {
 
   /// True when a row with this key and exactly this entity exists.
   func exists(_ id: ObjectID, plan: EntityPlan) throws -> Bool {
-    guard let code = catalog.entityCodes.code(id.entity) else { return false }
+    guard let code = entityCodes.code(id.entity) else { return false }
     return try connection.cached("SELECT 1 FROM \(plan.table) WHERE \"_pk\" = ? AND \"_ent\" = ?").first([.integer(id.pk), .integer(code)])
     {
       _ in true
@@ -61,7 +61,7 @@ extension Store {
   /// The concrete id of the object with key `pk` in `plan`'s hierarchy, if present.
   func concreteID(pk: Int64, plan: EntityPlan) throws -> ObjectID? {
     try connection.cached("SELECT \"_ent\" FROM \(plan.table) WHERE \"_pk\" = ?").first([.integer(pk)]) {
-      ObjectID(entity: catalog.entityCodes.name($0, 0), pk: pk)
+      ObjectID(entity: entityCodes.name($0, 0), pk: pk)
     }
   }
 
@@ -81,12 +81,12 @@ extension Store {
       let order = pos.map { "\(Identifier.quote($0)), \"_pk\"" } ?? "\"_pk\""
       try connection.cached(
         "SELECT \"_ent\", \"_pk\" FROM \(Identifier.quote(table)) WHERE \(Identifier.quote(col)) = ? ORDER BY \(order)"
-      ).forEachRow([.integer(source.pk)]) { out.append(ObjectID(entity: catalog.entityCodes.name($0, 0), pk: $0.int(1))) }
+      ).forEachRow([.integer(source.pk)]) { out.append(ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1))) }
     case .joinTable(let table, let src, let dst, let pos):
       try connection.cached(
         "SELECT d.\"_ent\", j.\(Identifier.quote(dst)) FROM \(Identifier.quote(table)) j LEFT JOIN \(dest.table) d ON d.\"_pk\" = j.\(Identifier.quote(dst)) WHERE j.\(Identifier.quote(src)) = ? ORDER BY \(r.ordered ? "j.\(Identifier.quote(pos)), " : "")j.\(Identifier.quote(dst))"
       ).forEachRow([.integer(source.pk)]) {
-        out.append(ObjectID(entity: $0.isNull(0) ? r.destination : catalog.entityCodes.name($0, 0), pk: $0.int(1)))
+        out.append(ObjectID(entity: $0.isNull(0) ? r.destination : entityCodes.name($0, 0), pk: $0.int(1)))
       }
     }
     return out

@@ -104,7 +104,7 @@ extension Store {
       owner = "d.\(Identifier.quote(col))"
       from = "\(Identifier.quote(table)) d"
       idFrom = from
-      id = EntityPlan.idExpression(alias: "d", dest: dest, codes: catalog.entityCodes)
+      id = EntityPlan.idExpression(alias: "d", dest: dest, codes: entityCodes)
       order = (pos.map { "d.\(Identifier.quote($0)), " } ?? "") + "d.\"_pk\""
     case .joinTable(let table, let src, let dst, let pos):
       owner = "j.\(Identifier.quote(src))"
@@ -112,7 +112,7 @@ extension Store {
       idFrom = from
       if polymorphic {
         idFrom += " JOIN \(Identifier.quote(dest.root.name)) d ON d.\"_pk\" = j.\(Identifier.quote(dst))"
-        id = EntityPlan.idExpression(alias: "d", dest: dest, codes: catalog.entityCodes)
+        id = EntityPlan.idExpression(alias: "d", dest: dest, codes: entityCodes)
       } else {
         id = "j.\(Identifier.quote(dst))"
       }

@@ -103,7 +103,7 @@ extension Store {
       let existing = try connection.cached(
         "SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t WHERE \(filter.joined(separator: " AND ")) LIMIT 1"
       )
-      .first(args) { ObjectID(entity: catalog.entityCodes.name($0, 0), pk: $0.int(1)) }
+      .first(args) { ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1)) }
       let id: ObjectID
       if let existing {
         try updateObject(existing, values, ctx, path: "params.values")
@@ -355,7 +355,7 @@ extension Store {
       let vals = keys.map { values[$0] ?? .null }
       if vals.contains(.null) { continue }
       // The constraint covers the objects of the entity that declares it (and below).
-      let scope = catalog.entityCodes.filter("\"_ent\"", catalog.plans[owner]?.model.concreteNames ?? [owner])
+      let scope = entityCodes.filter("\"_ent\"", catalog.plans[owner]?.model.concreteNames ?? [owner])
       var sql =
         "SELECT \"_ent\", \"_pk\" FROM \(plan.table) WHERE \(scope) AND "
         + keys.map { "\(Identifier.quote($0)) = ?" }.joined(separator: " AND ")
@@ -364,7 +364,7 @@ extension Store {
         sql += " AND \"_pk\" <> ?"
         args.append(.integer(excluding))
       }
-      if let existing = try connection.prepare(sql + " LIMIT 1").first(args, { ObjectID(entity: catalog.entityCodes.name($0, 0), pk: $0.int(1)) }) {
+      if let existing = try connection.prepare(sql + " LIMIT 1").first(args, { ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1)) }) {
         let shown = keys.count == 1 ? "'\(keys[0])'" : "[\(keys.joined(separator: ", "))]"
         return StoreError(
           .constraint, "\(path): unique constraint \(shown) of '\(plan.model.name)' violated: the value is already used by \(existing)",

@@ -113,7 +113,7 @@ extension Store {
       var out: [ObjectID] = []
       var keys: [JSONValue] = []
       try connection.cached(sql).forEachRow(builder.args + trailing.values) { row in
-        out.append(ObjectID(entity: catalog.entityCodes.name(row, 0), pk: row.int(1)))
+        out.append(ObjectID(entity: entityCodes.name(row, 0), pk: row.int(1)))
         if let section { keys.append(section.kind.decode(row.value(2))) }
       }
       return (out, section == nil ? nil : Sections.runs(keys))

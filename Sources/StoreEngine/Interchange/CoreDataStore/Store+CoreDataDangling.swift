@@ -8,7 +8,7 @@ extension Store {
   /// context; it faults on them) are cleared, each kind reported as one warning.
   func clearDanglingKeys(_ graph: ModelGraph) throws -> [JSONValue] {
     var warnings: [JSONValue] = []
-    func names(_ m: EntityModel) -> String { catalog.entityCodes.list(m.concreteNames) }
+    func names(_ m: EntityModel) -> String { entityCodes.list(m.concreteNames) }
     /// One warning for the rows the last statement changed, if any.
     func note(_ what: String, _ m: EntityModel, _ r: Relationship) {
       let n = connection.changes

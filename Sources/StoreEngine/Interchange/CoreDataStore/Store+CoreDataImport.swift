@@ -71,7 +71,7 @@ extension Store {
         }
         var done = 0
         progress?("rows", 0, total)
-        views = CoreDataViews.views(source.mapping, graph: target, prefix: "_ms_coredata_", codes: catalog.entityCodes)
+        views = CoreDataViews.views(source.mapping, graph: target, prefix: "_ms_coredata_", codes: entityCodes)
         for view in views {
           try connection.execute(view.sql)
           let copied = try copy(view, path: path, isHierarchy: target[view.table] != nil) { n in
@@ -246,7 +246,7 @@ extension Store {
     var actual: [String: Int] = [:]
     for root in target.ordered where root.isRoot {
       try connection.prepare("SELECT \"_ent\", count(*) FROM main.\(Identifier.quote(root.name)) GROUP BY \"_ent\"").forEachRow {
-        if !$0.isNull(0) { actual[catalog.entityCodes.name($0, 0)] = Int($0.int(1)) }
+        if !$0.isNull(0) { actual[entityCodes.name($0, 0)] = Int($0.int(1)) }
       }
     }
     for (e, _, table) in source.mapping.entities {
