@@ -101,11 +101,11 @@ extension StageApplier {
     var sourceType = target.type
     if let key {
       do {
-        guard case .attribute(let a, let sql) = try builder.resolve(key.split(separator: ".").map(String.init), offset: 0) else {
+        guard case .attribute(let type, let sql) = try builder.resolve(key.split(separator: ".").map(String.init), offset: 0) else {
           throw MigrationStageDecoder.bad("\(path).key", "'\(key)' must end in an attribute")
         }
         source = sql
-        sourceType = a.type
+        sourceType = type
       } catch let e as PredicateError {
         throw MigrationStageDecoder.bad("\(path).key", e.message)
       }

@@ -28,14 +28,11 @@ extension Store {
     -> JSONObject
   {
     let plan = catalog.plans[id.entity]!
-    var o = JSONObject()
-    o.members.reserveCapacity(2 + plan.model.attributes.count + plan.model.relationships.count)
-    o.append("_id", .string(id.description))
-    o.append("_entity", .string(id.entity))
+    var o = WireObject.start(id.entity, id.pk, members: plan.model.attributes.count + plan.model.relationships.count)
     var stored = 1
     for a in plan.model.attributes {
       if a.transient {
-        if case .literal(let v)? = a.defaultValue { o.append(a.name, v) } else { o.append(a.name, .null) }
+        o.append(a.name, WireObject.transient(a))
       } else {
         o.append(a.name, a.type.decode(bound[stored]))
         stored += 1

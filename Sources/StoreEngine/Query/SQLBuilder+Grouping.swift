@@ -149,14 +149,14 @@ extension SQLBuilder {
       throw invalid("\(path): \(e.message)", path)
     }
     switch target {
-    case .attribute(let a, let sql): return (sql, .attribute(a.type))
+    case .attribute(let type, let sql): return (sql, .attribute(type))
     case .count(let sql): return (sql, .count)
-    case .toOne(let r, let sql):
-      let dest = catalog.plans[r.destination]!
-      guard dest.model.root.hasSubentities else { return (sql, .relationship(destination: r.destination, polymorphic: false)) }
+    case .toOne(let destination, let sql):
+      let dest = catalog.plans[destination.name]!
+      guard dest.model.root.hasSubentities else { return (sql, .relationship(destination: dest.model.name, polymorphic: false)) }
       let id =
         "(SELECT \(EntityPlan.idExpression(alias: "d", dest: dest.model, codes: catalog.entityCodes)) FROM \(dest.table) d WHERE d.\"_pk\" = \(sql))"
-      return (id, .relationship(destination: r.destination, polymorphic: true))
+      return (id, .relationship(destination: dest.model.name, polymorphic: true))
     case .selfKey:
       throw invalid("\(path): '\(keyPath)' does not name a value", path)
     }
