@@ -35,17 +35,10 @@ public final class Store {
   let keys: KeyAllocator
   /// Client transactions, the request's change log, the running migration.
   let writes = WriteState()
-  /// False for a store without a history table (a read-only file written before it).
-  var historyEnabled = false
+  /// Whether and how commits are recorded in the history, and their authors.
+  var historySettings = HistorySettings()
   /// What `changedOutsideHistory` compares against (Store+ChangeCheck.swift).
   var outsideHistory = OutsideHistoryState()
-  /// How much history this process keeps (HistoryRetention.swift), and when it last
-  /// pruned by age.
-  public var historyRetention = HistoryRetention.forever
-  var lastRetentionPass: Double = 0
-  /// Recorded as each history transaction's author: the request's, else the session's.
-  public var requestAuthor: String?
-  public var defaultAuthor: String?
   /// For tests only: runs after each object read by id (`object(_:withVersion:)`), that
   /// is between the statements of one request, to show they all read one snapshot.
   var afterObjectRead: (() -> Void)?
@@ -92,7 +85,7 @@ public final class Store {
     connection.didEndTransaction = { [keys] in keys.reset() }
     do {
       try prepare(create: options.create)
-      if !options.history { historyEnabled = false }
+      if !options.history { historySettings.enabled = false }
       historyRetention = options.historyRetention
     } catch let e as SQLiteError where e.isNotADatabase {
       connection.close()
@@ -131,7 +124,7 @@ public final class Store {
     try RegexMatching.register(on: connection)
     try UUIDSQL.register(on: connection)
     if !isReadOnly { try createHistoryTable() }
-    historyEnabled =
+    historySettings.enabled =
       try connection.hasTable(Store.historyTable)
     try connection.createFunction("ms_bucket", argumentCount: 3, DateBucket.sqlFunction(timeZones))
     try catalog.load()

@@ -14,10 +14,6 @@ final class WriteState {
   /// Set while `migrate` runs: schema changes and nested migrations are refused.
   var migrating = false
 
-  /// The log the running work's changes go to: the innermost client transaction's, else
-  /// the request's.
-  var currentLog: ChangeLog { transactionLogs.last ?? requestLog }
-
   // MARK: - Client transactions
 
   func opened() {

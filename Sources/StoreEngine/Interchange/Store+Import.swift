@@ -2,6 +2,13 @@ import JSONCore
 import SchemaModel
 
 /// How `import.json` treats the objects already in the store.
+/// What an import's progress counts: objects written (`rows`), then references set
+/// (`links`). The raw values are the progress messages' text.
+public enum ImportPhase: String, Sendable {
+  case rows
+  case links
+}
+
 public enum ImportMode: String, Sendable, CaseIterable {
   /// Adds every object with a new id; references inside the file follow the new ids.
   case insert
@@ -36,7 +43,7 @@ extension Store {
   /// must have the store's version hash; a store without a schema gets the file's.
   /// `progress(phase, done, total)` reports `rows` (first pass) and `links` (second).
   public func importObjects(
-    _ input: ImportInput, mode: ImportMode, progress: ((_ phase: String, _ done: Int, _ total: Int?) -> Void)? = nil
+    _ input: ImportInput, mode: ImportMode, progress: ((_ phase: ImportPhase, _ done: Int, _ total: Int?) -> Void)? = nil
   ) throws -> ImportSummary {
     try checkWritable()
     let records = try ImportRecords(input)
@@ -50,7 +57,7 @@ extension Store {
   }
 
   private func importRecords(
-    _ records: ImportRecords, mode: ImportMode, progress: ((_ phase: String, _ done: Int, _ total: Int?) -> Void)?
+    _ records: ImportRecords, mode: ImportMode, progress: ((_ phase: ImportPhase, _ done: Int, _ total: Int?) -> Void)?
   ) throws -> ImportSummary {
     var records = records
     let defines = graph == nil

@@ -28,7 +28,7 @@ extension Store {
   /// gives exact names and types instead of inferring them. `progress(phase, done,
   /// total)` reports `rows` after every chunk of 50,000 keys of a table.
   public func importCoreData(
-    path: String, model: String? = nil, progress: ((_ phase: String, _ done: Int, _ total: Int?) -> Void)? = nil
+    path: String, model: String? = nil, progress: ((_ phase: ImportPhase, _ done: Int, _ total: Int?) -> Void)? = nil
   ) throws -> CoreDataImportSummary {
     try checkWritable()
     if writes.userTransactions > 0 {
@@ -70,13 +70,13 @@ extension Store {
           }
         }
         var done = 0
-        progress?("rows", 0, total)
+        progress?(.rows, 0, total)
         views = CoreDataViews.views(source.mapping, graph: target, prefix: "_ms_coredata_", codes: entityCodes)
         for view in views {
           try connection.execute(view.sql)
           let copied = try copy(view, path: path, isHierarchy: target[view.table] != nil) { n in
             done += n
-            progress?("rows", done, total)
+            progress?(.rows, done, total)
           }
           if target[view.table] != nil {
             try keys.noteCopied(view.table)  // Core Data's keys are kept: new ones go above them
