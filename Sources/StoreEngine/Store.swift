@@ -7,7 +7,10 @@ import SchemaModel
 #endif
 
 /// A ModelStore store: one SQLite database holding a schema and its objects.
-/// Confined to one thread; `interrupt()` alone may be called from another.
+/// Confined to one thread; `interrupt()` alone may be called from another. Its state is
+/// kept in parts: the installed schema in `catalog` (SchemaCatalog.swift), what the
+/// writes are in the middle of in `writes` (WriteState.swift), the history's settings in
+/// `historySettings`; the `extension Store` files hold the operations.
 public final class Store {
   /// `PRAGMA application_id` of every ModelStore file ("MSTO"), so that other SQLite
   /// files are recognised and refused instead of being written to.
