@@ -1,6 +1,7 @@
 import JSONCore
 import SQLiteCore
 import SchemaModel
+import TimeZones
 
 #if canImport(Glibc)
   import Glibc
