@@ -47,7 +47,7 @@ enum MigrationHandlers {
       // Measured against the data: a dry run of the one lightweight stage.
       let planned = try store.migrate(chain: [current, target], stages: [], options: MigrationOptions(dryRun: true))
       let stage = planned.stages.first
-      let blocked = stage?.status == "blocked"
+      let blocked = stage?.outcome == .blocked
       o.append("status", .string(blocked ? "blocked" : "lightweight"))
       if let stage {
         if blocked { o.append("reasons", .array(stage.report.blockers(rendering: \.jsonPath))) }

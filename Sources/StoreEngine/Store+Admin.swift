@@ -48,7 +48,7 @@ extension Store {
       let pageSize = try connection.scalar("PRAGMA page_size")
       if case .integer(let p)? = pages, case .integer(let s)? = pageSize { o.append("sizeBytes", .int(p * s)) }
       if case .text(let mode)? = try connection.scalar("PRAGMA journal_mode") { o.append("journalMode", .string(mode)) }
-      o.append("openTransactions", .int(Int64(userTransactions)))
+      o.append("openTransactions", .int(Int64(writes.userTransactions)))
       o.append("sqliteVersion", .string(Connection.libraryVersion))
       return o
     }
@@ -84,9 +84,9 @@ extension Store {
           }
         }
         for m in graph.ordered {
-          let plan = plans[m.name]!
+          let plan = catalog.plans[m.name]!
           for r in m.entity.relationships where !r.toMany {
-            let dest = plans[r.destination]!
+            let dest = catalog.plans[r.destination]!
             let col = Identifier.quote(r.name)
             let n =
               try connection.prepare(
@@ -116,7 +116,7 @@ extension Store {
         .invalidArgument,
         "store.backup copies a ModelStore store; this is a Core Data store opened in place: use import.coreData to copy it")
     }
-    if userTransactions > 0 {
+    if writes.userTransactions > 0 {
       throw StoreError(
         .transaction, "store.backup cannot run inside a client transaction (it would copy uncommitted work); commit or roll back first")
     }

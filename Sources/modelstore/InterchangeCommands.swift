@@ -115,7 +115,7 @@ func runImport(_ args: ArraySlice<String>) -> Never {
   let bar = ProgressLine()
   do {
     let summary = try store.importObjects(.file(path: file), mode: mode) { phase, done, total in
-      bar.show("importing (\(phase)): \(done)\(total.map { "/\($0)" } ?? "") objects")
+      bar.show("importing (\(phase.rawValue)): \(done)\(total.map { "/\($0)" } ?? "") objects")
     }
     bar.clear()
     store.close()

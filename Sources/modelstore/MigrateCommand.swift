@@ -84,7 +84,7 @@ func runMigrate(_ args: ArraySlice<String>) -> Never {
     } else {
       printOut(describeMigration(result, dryRun: options.dryRun, places: places))
     }
-    exit(result.stages.contains { $0.status == "blocked" } ? 1 : 0)
+    exit(result.stages.contains { $0.outcome == .blocked } ? 1 : 0)
   } catch {
     bar.clear()
     store.close()

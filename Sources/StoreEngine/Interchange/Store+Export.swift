@@ -154,7 +154,7 @@ extension Store {
     var request = FetchRequest(entity: model.name, predicate: options.predicate)
     request.predicateLocations = options.predicateLocations
     request.includeSubentities = false
-    var builder = SQLBuilder(store: self, base: plan)
+    var builder = SQLBuilder(catalog: catalog, base: plan)
     let filter = try whereClause(request, plan, &builder)
     return (plan, builder.joinSQL + filter, builder.args)
   }

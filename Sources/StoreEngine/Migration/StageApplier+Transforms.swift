@@ -60,7 +60,7 @@ extension StageApplier {
     var failing: [String] = []
     for (pk, stored) in rows {
       guard let v = ValueConversion.convert(stored, from: from, to: a.type, rule: rule, defaultValue: defaultValue) else {
-        failing.append("\(entity)/\(pk)")
+        failing.append(ObjectID.text(entity, pk))
         continue
       }
       try update.execute([v, .integer(pk)])
@@ -96,16 +96,16 @@ extension StageApplier {
   ) throws -> Int {
     let target = try attribute(of: m, name, path)
     let plan = try store.plan(m.name)
-    var builder = SQLBuilder(store: store, base: plan)
+    var builder = SQLBuilder(catalog: store.catalog, base: plan)
     var source = "NULL"
     var sourceType = target.type
     if let key {
       do {
-        guard case .attribute(let a, let sql) = try builder.resolve(key.split(separator: ".").map(String.init), offset: 0) else {
+        guard case .attribute(let type, let sql) = try builder.resolve(key.split(separator: ".").map(String.init), offset: 0) else {
           throw MigrationStageDecoder.bad(path.key("key"), "'\(key)' must end in an attribute")
         }
         source = sql
-        sourceType = a.type
+        sourceType = type
       } catch let e as PredicateError {
         throw MigrationStageDecoder.bad(path.key("key"), ErrorText(e.message))
       }
@@ -161,8 +161,8 @@ extension StageApplier {
       for (i, v) in values.enumerated() {
         guard let c = ValueConversion.convert(v, from: targets[i].0, to: targets[i].1.type) else {
           throw StoreError(
-            .migrationRequired, at: path, "\(m.name)/\(pk).\(keys[i].0) does not convert to \(to).\(keys[i].1)",
-            ["id": .string("\(m.name)/\(pk)")])
+            .migrationRequired, at: path, "\(ObjectID.text(m.name, pk)).\(keys[i].0) does not convert to \(to).\(keys[i].1)",
+            ["id": .string(ObjectID.text(m.name, pk))])
         }
         converted.append(c)
       }

@@ -38,8 +38,18 @@ public struct MigrationResult {
     public var stage: MigrationStage
     public var changes: [SchemaChange]
     public var report: MigrationReport
-    /// `applied`, `planned` (dry run), `blocked`, or `notReached` (after a blocked one).
-    public var status: String
+    public var outcome: Status
+    /// `outcome` as the wire spells it.
+    public var status: String { outcome.rawValue }
+  }
+  /// Where a stage stands; the raw values are the wire's.
+  public enum Status: String, Sendable {
+    case applied
+    /// A dry run's stage that would apply.
+    case planned
+    case blocked
+    /// After a blocked stage.
+    case notReached
   }
   public var from: String?
   public var to: String
@@ -49,7 +59,7 @@ public struct MigrationResult {
 
 extension Store {
   /// True while `migrate` runs (a client hook's requests are served meanwhile).
-  public var isMigrating: Bool { migrating }
+  public var isMigrating: Bool { writes.migrating }
 
   /// Decodes and validates one schema; errors name `path`.
   public static func decodeSchema(_ json: JSONValue, path: ErrorPlace) throws -> Schema {
@@ -110,9 +120,7 @@ extension Store {
     chain: [Schema], stages: [MigrationStage], options: MigrationOptions, hooks: MigrationHooks = MigrationHooks()
   ) throws -> MigrationResult {
     if !options.dryRun { try checkWritable() }
-    guard userTransactions == 0, !migrating else {
-      throw StoreError(.transaction, "a migration cannot start inside a client transaction or another migration")
-    }
+    try writes.checkSchemaCanChange(.migration)
     let start = try position(in: chain)
     var result = MigrationResult(from: start.map { chain[$0].version }, to: chain.last!.version)
     let steps = try plannedStages(chain, start: start, stages: stages)
@@ -120,8 +128,8 @@ extension Store {
     if options.backup && !options.dryRun, let path {
       result.backupPath = try backupBeforeMigration(path, from: result.from ?? "empty", to: result.to)
     }
-    migrating = true
-    defer { migrating = false }
+    writes.migrating = true
+    defer { writes.migrating = false }
     if options.dryRun {
       // Every stage runs for real inside one transaction, which is then rolled back.
       try connection.begin()
@@ -130,8 +138,8 @@ extension Store {
         reloadSchemaAfterRollback()
       }
       for (k, (old, new, stage)) in steps.enumerated() {
-        if result.stages.last.map({ $0.status == "blocked" }) ?? false {
-          result.stages.append(.init(stage: stage, changes: diff(old, new), report: MigrationReport(), status: "notReached"))
+        if result.stages.last.map({ $0.outcome == .blocked }) ?? false {
+          result.stages.append(.init(stage: stage, changes: diff(old, new), report: MigrationReport(), outcome: .notReached))
           continue
         }
         hooks.progress?(k, steps.count, "plan \(stage.from) → \(stage.to)")
@@ -146,7 +154,7 @@ extension Store {
           try connection.inTransaction { try runStage(old: old, new: new, stage: stage, options: options, hooks: hooks) }
         }
         try install(new)
-        result.stages.append(.init(stage: stage, changes: diff(old, new), report: report, status: "applied"))
+        result.stages.append(.init(stage: stage, changes: diff(old, new), report: report, outcome: .applied))
       } catch var e as StoreError {
         reloadSchemaAfterRollback()
         e.details["stage"] = stage.json
@@ -242,7 +250,7 @@ extension Store {
   }
 
   private func checkClientTransactions(_ stage: MigrationStage, _ hook: String) throws {
-    guard userTransactions > 0 else { return }
+    guard writes.userTransactions > 0 else { return }
     throw StoreError(.transaction, "the client left a transaction open when it answered \(hook) of stage \(stage.from) → \(stage.to)")
   }
 
@@ -300,12 +308,12 @@ extension Store {
   private func dryRunStage(old: Schema?, new: Schema, stage: MigrationStage, options: MigrationOptions) throws -> MigrationResult.Stage {
     let changes = diff(old, new)
     var report = MigrationReport()
-    var status = "planned"
+    var status = MigrationResult.Status.planned
     do {
       var applier = try prepareStage(old: old, new: new, stage: stage, options: options)
       defer { report = applier.report }
       if stage.kind == .custom && stage.willMigrate { applier.report.steps.append(.init("client hook willMigrate (not run in a dry run)")) }
-      do { try applier.expand() } catch let e as StoreError where e.kind == .migrationRequired { status = "blocked" }
+      do { try applier.expand() } catch let e as StoreError where e.kind == .migrationRequired { status = .blocked }
       if stage.kind == .custom {
         try install(new)
         for (i, t) in stage.transforms.enumerated() {
@@ -314,7 +322,7 @@ extension Store {
         if stage.didMigrate { applier.report.steps.append(.init("client hook didMigrate (not run in a dry run)")) }
       }
       do { try applier.contract() } catch let e as StoreError where e.kind == .migrationRequired || e.kind == .constraint {
-        status = "blocked"
+        status = .blocked
         if e.kind == .constraint {
           var o = e.details
           o.append("message", .string(e.message))
@@ -322,15 +330,15 @@ extension Store {
         }
       }
     } catch let e as StoreError where e.kind == .migrationRequired || e.kind == .invalidModel {
-      status = "blocked"
+      status = .blocked
       report.failure = e
     }
-    if status == "planned" && (!report.blockers.isEmpty || report.failure != nil) { status = "blocked" }
+    if status == .planned && (!report.blockers.isEmpty || report.failure != nil) { status = .blocked }
     // The next stage starts from this one's result (the caller rolls everything back).
-    if status == "planned" {
+    if status == .planned {
       try record(new)
       try install(new)
     }
-    return .init(stage: stage, changes: changes, report: report, status: status)
+    return .init(stage: stage, changes: changes, report: report, outcome: status)
   }
 }

@@ -33,13 +33,13 @@ extension Store {
       id = parsed
     }
     let destPlan = try plan(r.destination)
-    guard let named = plans[id.entity], destPlan.model.root === named.model.root else {
+    guard let named = catalog.plans[id.entity], destPlan.model.root === named.model.root else {
       throw StoreError(
         .validation, at: path, "'\(text)' is not a \(r.destination), as '\(owner).\(r.name)' requires",
         ["entity": .string(owner), "relationship": .string(r.name), "id": .string(text)], placeInData: false)
     }
     // The id may name the object's own entity or an ancestor of it ("Pet/3" for a Dog).
-    guard let concrete = try concreteID(pk: id.pk, plan: named), let target = plans[concrete.entity], named.model.includes(target.model)
+    guard let concrete = try concreteID(pk: id.pk, plan: named), let target = catalog.plans[concrete.entity], named.model.includes(target.model)
     else {
       throw StoreError(.notFound, at: path, "object \(text) does not exist", ["id": .string(text)])
     }
@@ -225,7 +225,7 @@ extension Store {
   func validateTouched(_ ctx: WriteContext) throws {
     var seen: Set<ObjectID> = []
     for (id, index) in zip(ctx.touched, ctx.touchedIndex) {
-      guard let plan = plans[id.entity], plan.needsRelationshipValidation, seen.insert(id).inserted, try exists(id, plan: plan) else {
+      guard let plan = catalog.plans[id.entity], plan.needsRelationshipValidation, seen.insert(id).inserted, try exists(id, plan: plan) else {
         continue
       }
       do {

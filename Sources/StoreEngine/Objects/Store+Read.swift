@@ -70,7 +70,7 @@ extension Store {
     for (i, keyPath) in include.enumerated() {
       var model = entity.model
       for part in keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
-        guard let r = model.relationship(part), let dest = plans[r.destination] else {
+        guard let r = model.relationship(part), let dest = catalog.plans[r.destination] else {
           throw StoreError(
             .validation, at: ErrorPlace(.include).index(i), "'\(part)' is not a relationship of '\(model.name)' (in include '\(keyPath)')",
             ["entity": .string(model.name), "relationship": .string(part)], placeInData: false)
@@ -100,7 +100,7 @@ extension Store {
     var wanted: [String: [Int64]] = [:]
     var seen: Set<String> = []
     for o in objects {
-      guard case .string(let entity)? = o["_entity"], let plan = plans[entity] else { continue }
+      guard case .string(let entity)? = o["_entity"], let plan = catalog.plans[entity] else { continue }
       guard plan.model.relationship(key) != nil else {
         throw StoreError(
           .validation, at: ErrorPlace(.include).index(index), "'\(key)' is not a relationship of '\(entity)'",
@@ -113,13 +113,13 @@ extension Store {
       case nil: values = []
       }
       for case .string(let text) in values where seen.insert(text).inserted {
-        if let id = ObjectID(text), let target = plans[id.entity] { wanted[target.model.root.name, default: []].append(id.pk) }
+        if let id = ObjectID(text), let target = catalog.plans[id.entity] { wanted[target.model.root.name, default: []].append(id.pk) }
       }
     }
     // 2. One statement per table; the keys travel as one JSON array parameter.
     var related: [JSONObject] = []
     for (root, pks) in wanted.sorted(by: { $0.key < $1.key }) {
-      let read = readPlans[root]!
+      let read = catalog.readPlans[root]!
       let list = JSONWriter.encodeString(.array(pks.map { .int($0) }))
       try connection.cached(read.selectSQL + " WHERE t.\"_pk\" IN (SELECT value FROM json_each(?))").forEachRow([.text(list)]) {
         related.append(read.object($0))

@@ -101,36 +101,34 @@ extension Store {
   // MARK: - Client transactions
 
   /// Levels opened by `begin` and not yet closed.
-  public var openTransactions: Int { userTransactions }
+  public var openTransactions: Int { writes.userTransactions }
 
   public func begin() throws -> Int {
     try checkWritable()
     try translatingErrors { try connection.begin() }
-    userTransactions += 1
-    transactionLogs.append(ChangeLog())
-    return userTransactions
+    writes.opened()
+    return writes.userTransactions
   }
 
   /// Closes the innermost level; the outermost commit writes the whole transaction's
   /// changes as one history transaction, inside it.
   public func commit() throws -> Int {
-    guard userTransactions > 0 else { throw StoreError(.transaction, "no transaction is open (call transaction.begin first)") }
-    let log = transactionLogs.removeLast()
-    if let outer = transactionLogs.last {
+    guard writes.userTransactions > 0 else { throw StoreError(.transaction, "no transaction is open (call transaction.begin first)") }
+    let log = writes.transactionLogs.removeLast()
+    if let outer = writes.transactionLogs.last {
       outer.merge(log)
     } else {
       try translatingErrors { try appendHistory(log) }
     }
     try translatingErrors { try connection.commit() }
-    userTransactions -= 1
-    return userTransactions
+    writes.userTransactions -= 1
+    return writes.userTransactions
   }
 
   public func rollback() throws -> Int {
-    guard userTransactions > 0 else { throw StoreError(.transaction, "no transaction is open (call transaction.begin first)") }
+    guard writes.userTransactions > 0 else { throw StoreError(.transaction, "no transaction is open (call transaction.begin first)") }
     connection.rollback()
-    userTransactions -= 1
-    transactionLogs.removeLast()
-    return userTransactions
+    writes.rolledBack()
+    return writes.userTransactions
   }
 }

@@ -27,15 +27,12 @@ extension Store {
   private func objectFromBound(_ id: ObjectID, _ bound: [SQLValue], toOne: [(Relationship, ObjectID?)], toMany: ToManyMode) throws
     -> JSONObject
   {
-    let plan = plans[id.entity]!
-    var o = JSONObject()
-    o.members.reserveCapacity(2 + plan.model.attributes.count + plan.model.relationships.count)
-    o.append("_id", .string(id.description))
-    o.append("_entity", .string(id.entity))
+    let plan = catalog.plans[id.entity]!
+    var o = WireObject.start(id.entity, id.pk, members: plan.model.attributes.count + plan.model.relationships.count)
     var stored = 1
     for a in plan.model.attributes {
       if a.transient {
-        if case .literal(let v)? = a.defaultValue { o.append(a.name, v) } else { o.append(a.name, .null) }
+        o.append(a.name, WireObject.transient(a))
       } else {
         o.append(a.name, a.type.decode(bound[stored]))
         stored += 1
@@ -146,7 +143,7 @@ extension Store {
     let pending = ctx.deferred
     ctx.deferred = []
     for d in pending {
-      guard let plan = plans[d.id.entity], try exists(d.id, plan: plan) else { continue }
+      guard let plan = catalog.plans[d.id.entity], try exists(d.id, plan: plan) else { continue }
       ctx.currentIndex = d.index
       try updateObject(d.id, d.values, ctx, path: d.path)
     }
@@ -163,9 +160,9 @@ extension Store {
       if let index = unresolved.index { details.append("index", .int(Int64(index))) }
       throw StoreError(.validation, at: unresolved.path, "'\(ref)' is not the ref of any insert in this save", details, placeInData: false)
     }
-    if recordsObjectHistory {
+    if writes.recordsObjectHistory {
       // Objects whose links changed as a side effect (inverses, nullified references).
-      for id in ctx.touched where !requestLog.wasInserted(id) { requestLog.update(id, keys: EmptyCollection()) }
+      for id in ctx.touched where !writes.requestLog.wasInserted(id) { writes.requestLog.update(id, keys: EmptyCollection()) }
     }
     try validateTouched(ctx)
   }
@@ -177,13 +174,13 @@ extension Store {
       throw StoreError(
         .validation, at: path, "'\(text)' is not an object id (expected 'Entity/123')", ["id": .string(text)], placeInData: false)
     }
-    guard let plan = plans[id.entity] else {
+    guard let plan = catalog.plans[id.entity] else {
       throw StoreError(
         .notFound, at: path, "unknown entity '\(id.entity)' in id '\(text)'", ["id": .string(text), "entity": .string(id.entity)],
         placeInData: false)
     }
     // `_ent` is read from the file: another writer may have put any value there.
-    guard let concrete = try concreteID(pk: id.pk, plan: plan), let target = plans[concrete.entity], plan.model.includes(target.model)
+    guard let concrete = try concreteID(pk: id.pk, plan: plan), let target = catalog.plans[concrete.entity], plan.model.includes(target.model)
     else {
       throw StoreError(.notFound, "object \(text) does not exist", ["id": .string(text)])
     }
@@ -312,7 +309,7 @@ extension Store {
       throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path()) ?? StoreError(sqlite: e)
     }
     let id = ObjectID(entity: entity, pk: pk)
-    if recordsObjectHistory { requestLog.insert(id) }
+    if writes.recordsObjectHistory { writes.requestLog.insert(id) }
     // A new object is in `touched` only for the relationship checks at the end (history
     // has it as inserted): a save of 100,000 inserts kept 100,000 entries (4 MB) otherwise.
     if plan.needsRelationshipValidation { ctx.touch(id) }
@@ -357,7 +354,7 @@ extension Store {
       let vals = keys.map { values[$0] ?? .null }
       if vals.contains(.null) { continue }
       // The constraint covers the objects of the entity that declares it (and below).
-      let scope = entityCodes.filter("\"_ent\"", plans[owner]?.model.concreteNames ?? [owner])
+      let scope = entityCodes.filter("\"_ent\"", catalog.plans[owner]?.model.concreteNames ?? [owner])
       var sql =
         "SELECT \"_ent\", \"_pk\" FROM \(plan.table) WHERE \(scope) AND "
         + keys.map { "\(Identifier.quote($0)) = ?" }.joined(separator: " AND ")
@@ -442,7 +439,7 @@ extension Store {
         throw try uniqueViolation(plan, values: merged, excluding: id.pk, path: path()) ?? StoreError(sqlite: e)
       }
     }
-    if recordsObjectHistory { requestLog.update(id, keys: values.members.lazy.map(\.key).filter { !$0.hasPrefix("_") }) }
+    if writes.recordsObjectHistory { writes.requestLog.update(id, keys: values.members.lazy.map(\.key).filter { !$0.hasPrefix("_") }) }
     ctx.touch(id)
     for (r, target) in toOneChanges { try linkToOne(id, r, from: previous[r.name] ?? nil, to: target, plan, ctx) }
     for (r, v) in toManyChanges {

@@ -229,7 +229,7 @@ extension SQLBuilder {
     let name = l.name
     guard case .attribute(let type) = l.kind else {
       guard case .object(let entity) = l.kind else { preconditionFailure() }
-      guard case .string(let s) = value, let id = ObjectID(s), let target = store.plans[id.entity], entity.includes(target.model) else {
+      guard case .string(let s) = value, let id = ObjectID(s), let target = catalog.plans[id.entity], entity.includes(target.model) else {
         throw PredicateError(
           "'\(name)' is \(name == "SELF" ? "the object" : "a relationship to \(entity.name)"); compare it with an id such as \"\(entity.name)/1\" or nil",
           offset: c.offset)

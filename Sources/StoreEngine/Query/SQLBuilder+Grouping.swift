@@ -43,7 +43,7 @@ enum ColumnKind: Equatable {
     switch (self, v) {
     case (_, .null): return .null
     case (.attribute(let t), _): return t.decode(v)
-    case (.relationship(let dest, _), .integer(let pk)): return .string("\(dest)/\(pk)")
+    case (.relationship(let dest, _), .integer(let pk)): return .string(ObjectID.text(dest, pk))
     case (_, .integer(let i)): return .int(i)
     case (_, .real(let d)): return .double(d)
     case (_, .text(let s)): return .string(s)
@@ -150,14 +150,14 @@ extension SQLBuilder {
       throw invalid(e.message, path)
     }
     switch target {
-    case .attribute(let a, let sql): return (sql, .attribute(a.type))
+    case .attribute(let type, let sql): return (sql, .attribute(type))
     case .count(let sql): return (sql, .count)
-    case .toOne(let r, let sql):
-      let dest = store.plans[r.destination]!
-      guard dest.model.root.hasSubentities else { return (sql, .relationship(destination: r.destination, polymorphic: false)) }
+    case .toOne(let destination, let sql):
+      let dest = catalog.plans[destination.name]!
+      guard dest.model.root.hasSubentities else { return (sql, .relationship(destination: dest.model.name, polymorphic: false)) }
       let id =
-        "(SELECT \(EntityPlan.idExpression(alias: "d", dest: dest.model, codes: store.entityCodes)) FROM \(dest.table) d WHERE d.\"_pk\" = \(sql))"
-      return (id, .relationship(destination: r.destination, polymorphic: true))
+        "(SELECT \(EntityPlan.idExpression(alias: "d", dest: dest.model, codes: catalog.entityCodes)) FROM \(dest.table) d WHERE d.\"_pk\" = \(sql))"
+      return (id, .relationship(destination: dest.model.name, polymorphic: true))
     case .selfKey:
       throw invalid("'\(keyPath)' does not name a value", path)
     }

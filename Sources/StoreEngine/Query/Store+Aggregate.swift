@@ -18,7 +18,7 @@ extension Store {
         throw StoreError(
           .invalidArgument, at: ErrorPlace(.aggregates), "give at least one aggregate (or a groupBy to list distinct keys)")
       }
-      var builder = SQLBuilder(store: self, base: plan)
+      var builder = SQLBuilder(catalog: catalog, base: plan)
       var scope = FetchRequest(entity: request.entity, predicate: request.predicate)
       scope.includeSubentities = request.includeSubentities
       let filter = try whereClause(scope, plan, &builder)

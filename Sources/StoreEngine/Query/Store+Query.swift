@@ -29,7 +29,7 @@ extension Store {
         }
       }
       try validateInclude(request.include, from: plan)
-      var builder = SQLBuilder(store: self, base: plan)
+      var builder = SQLBuilder(catalog: catalog, base: plan)
       let filter = try whereClause(request, plan, &builder)
       let section = try request.sectionBy.map { try builder.groupColumn($0, path: ErrorPlace(.sectionBy), zones: timeZones) }
       let order = try builder.orderBy(request.sortGroupingSections)
@@ -81,7 +81,7 @@ extension Store {
   public func count(_ request: FetchRequest) throws -> Int {
     try translatingErrors {
       let plan = try self.plan(request.entity)
-      var builder = SQLBuilder(store: self, base: plan)
+      var builder = SQLBuilder(catalog: catalog, base: plan)
       let filter = try whereClause(request, plan, &builder)
       let sql = "SELECT count(*) FROM \(plan.table) t" + builder.joinSQL + filter
       return Int(try connection.cached(sql).first(builder.args) { $0.int(0) } ?? 0)
@@ -102,7 +102,7 @@ extension Store {
   func matchingIDsAndSections(_ request: FetchRequest) throws -> (ids: [ObjectID], sections: [Section]?) {
     try translatingErrors {
       let plan = try self.plan(request.entity)
-      var builder = SQLBuilder(store: self, base: plan)
+      var builder = SQLBuilder(catalog: catalog, base: plan)
       let filter = try whereClause(request, plan, &builder)
       let section = try request.sectionBy.map { try builder.groupColumn($0, path: ErrorPlace(.sectionBy), zones: timeZones) }
       let order = try builder.orderBy(request.sortGroupingSections)
