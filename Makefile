@@ -20,7 +20,7 @@ test-deps:
 # The release binary links the Swift runtime statically: it needs only the system's C
 # libraries (jansson, sqlite3) at run time, not the toolchain (scripts/check-self-contained.sh).
 build: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build -c release --static-swift-stdlib --product modelstore
 
 run: build
 	python3 Clients/python/examples/tasks.py $(RELEASE_BIN)
