@@ -10,7 +10,7 @@ extension InterchangeHandlers {
     let token = p.progressToken
     let summary = try store.importCoreData(
       path: p.store, model: p.model,
-      progress: token.map { t in { phase, done, total in context.progress(token: t, done: done, total: total, message: phase) } })
+      progress: token.map { t in { phase, done, total in context.progress(token: t, done: done, total: total, message: phase.rawValue) } })
     return .object(summary.json)
   }
 

@@ -33,14 +33,14 @@ enum ModelHandlers {
         // `from` defaults to the store's schema.
         let from: Schema
         if let json = p.from?.json {
-          from = try Store.decodeSchema(json, path: "params.from")
+          from = try Store.decodeSchema(json, path: ErrorPlace(.from))
         } else {
           guard let current = try s.requireStore().schema else {
             throw RPCError.invalidParams("params.from: the store has no schema, so give 'from'", ["path": "params.from"])
           }
           from = current
         }
-        let to = try Store.decodeSchema(p.to.json, path: "params.to")
+        let to = try Store.decodeSchema(p.to.json, path: ErrorPlace(.to))
         let diff = SchemaDiff(from: from, to: to)
         return .object([
           "from": .string(from.version), "to": .string(to.version), "identical": .bool(from.versionHash == to.versionHash && diff.isEmpty),

@@ -20,8 +20,7 @@ enum QueryHandlers {
       },
       MethodEntry(QueryUnobserveParams.self) { p, _ in
         guard s.unobserve(p.subscription) else {
-          throw RPCError(
-            code: -32003, message: "no subscription '\(p.subscription)'", kind: "notFound", data: ["subscription": .string(p.subscription)])
+          throw StoreError(.notFound, "no subscription '\(p.subscription)'", ["subscription": .string(p.subscription)])
         }
         return .null
       },

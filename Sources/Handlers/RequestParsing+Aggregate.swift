@@ -136,9 +136,7 @@ struct QueryAggregateParams: MethodParams {
       do {
         request.having = try PredicateParser.parse(text)
       } catch let e as PredicateError {
-        throw RPCError(
-          code: -32602, message: "params.having: \(e.message) (at character \(e.offset))", kind: "predicate",
-          data: ["path": "params.having", "offset": .int(Int64(e.offset))])
+        throw StoreError.predicate(e, at: ErrorPlace(.having))
       }
     }
     request.sort = try (r.read("sort") as [AggregateSortParam]?)?.map(\.key) ?? []

@@ -1,3 +1,4 @@
+import CoreDataTooling
 import JSONCore
 import SQLiteCore
 import SchemaModel
@@ -59,12 +60,19 @@ final class CoreDataSource {
   /// store's columns match best (fewest properties without a column plus columns without
   /// a property); ties go to the current version, then the newest.
   static func modelMapping(_ path: String, _ layout: CoreDataLayout, _ c: Connection) throws -> CoreDataMapping {
-    let model = try CoreDataModelImporter.importModel(at: path)
+    let model: ImportedModel
+    do {
+      model = try CoreDataModelImporter.importModel(at: path)
+    } catch let e as ToolingError {
+      throw StoreError(e)
+    }
     let stored = Set(layout.entities.map(\.name))
     let readable = model.versions.filter { $0.schema != nil }.reversed().sorted { $0.isCurrent && !$1.isCurrent }
     guard !readable.isEmpty else {
       let reason = model.current?.unsupportedReason ?? model.allErrors.first?.description ?? "no version could be read"
-      throw StoreError(.invalidModel, "params.model: '\(path)' has no usable model version: \(reason)", ["path": .string(path)])
+      throw StoreError(
+        .invalidModel, at: ErrorPlace(.model), "'\(path)' has no usable model version: \(reason)", ["path": .string(path)],
+        placeInData: false)
     }
     var best: (mapping: CoreDataMapping, score: Int)? = nil
     for version in readable where Set(version.schema!.entities.map(\.name)) == stored {
@@ -74,9 +82,9 @@ final class CoreDataSource {
     }
     guard let best else {
       throw StoreError(
-        .invalidModel,
-        "params.model: no version of '\(path)' (\(readable.map(\.name).joined(separator: ", "))) has exactly the store's entities (\(stored.sorted().joined(separator: ", ")))",
-        ["path": .string(path)])
+        .invalidModel, at: ErrorPlace(.model),
+        "no version of '\(path)' (\(readable.map(\.name).joined(separator: ", "))) has exactly the store's entities (\(stored.sorted().joined(separator: ", ")))",
+        ["path": .string(path)], placeInData: false)
     }
     return best.mapping
   }
