@@ -85,12 +85,18 @@ public final class Session: @unchecked Sendable {
     store = nil
   }
 
-  /// The complete method table: every namespace's handlers, in protocol.md's order.
+  /// The complete method table: every namespace's methods, in protocol.md's order. Each
+  /// name, accepted member and streamed param comes from the method's params type.
   public func methods() -> MethodRegistry {
-    MethodRegistry(
-      LifecycleHandlers.methods(self) + StoreHandlers.methods(self) + ModelHandlers.methods(self)
-        + ObjectHandlers.methods(self) + ContextHandlers.methods(self) + QueryHandlers.methods(self) + MigrationHandlers.methods(self)
-        + HistoryHandlers.methods(self) + InterchangeHandlers.methods(self),
-      streamedParams: ContextHandlers.streamedParams)
+    let entries = methodEntries()
+    var streamed: [String: String] = [:]
+    for entry in entries { if let param = entry.params.shape.streamedParam { streamed[entry.name] = param } }
+    return MethodRegistry(entries.map { ($0.name, $0.handler) }, streamedParams: streamed)
+  }
+
+  func methodEntries() -> [MethodEntry] {
+    LifecycleHandlers.methods(self) + StoreHandlers.methods(self) + ModelHandlers.methods(self) + ObjectHandlers.methods(self)
+      + ContextHandlers.methods(self) + QueryHandlers.methods(self) + MigrationHandlers.methods(self) + HistoryHandlers.methods(self)
+      + InterchangeHandlers.methods(self)
   }
 }
