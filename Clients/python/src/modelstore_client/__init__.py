@@ -9,7 +9,8 @@ Typical use::
         task = store.insert("Task", {"title": "Write docs"})
 """
 
-from .client import Client, resolve_binary
+from .binary import resolve_binary
+from .client import Client
 from .live import LiveQuery, apply_change
 from .methods import Predicate, SortKey, ToMany
 from .errors import (
