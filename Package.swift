@@ -1,6 +1,8 @@
 // swift-tools-version:5.9
 // The layers are modules so that the compiler enforces the architecture:
-// C libraries (and FileAccess, the one opener of user-named paths) -> JSONCore / SQLiteCore -> SchemaModel -> StoreEngine -> Handlers <- RPCCore -> modelstore.
+// C libraries (and FileAccess, the one opener of user-named paths) -> JSONCore -> SchemaModel -> StoreEngine -> Handlers <- RPCCore -> modelstore;
+// the database seam: DatabaseKit (the interface, pure Swift) <- SQLiteCore (its SQLite implementation) and StoreEngine,
+// which uses SQLiteCore only in the file that opens a SQLite store and in the Core Data store reader.
 import PackageDescription
 
 /// Release builds skip runtime exclusivity checks on the hot paths (measured: about 4% of
@@ -28,9 +30,11 @@ let package = Package(
       providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "FileAccess", swiftSettings: releaseSpeed),
     .target(name: "JSONCore", dependencies: ["CJansson", "FileAccess"], swiftSettings: releaseSpeed),
-    .target(name: "SQLiteCore", dependencies: ["CSQLite"], swiftSettings: releaseSpeed),
-    .target(name: "SchemaModel", dependencies: ["JSONCore", "SQLiteCore"], swiftSettings: releaseSpeed),
-    .target(name: "StoreEngine", dependencies: ["SchemaModel", "SQLiteCore", "JSONCore", "FileAccess"], swiftSettings: engineRelease),
+    .target(name: "DatabaseKit", swiftSettings: releaseSpeed),
+    .target(name: "SQLiteCore", dependencies: ["CSQLite", "DatabaseKit"], swiftSettings: releaseSpeed),
+    .target(name: "SchemaModel", dependencies: ["JSONCore"], swiftSettings: releaseSpeed),
+    .target(
+      name: "StoreEngine", dependencies: ["SchemaModel", "DatabaseKit", "SQLiteCore", "JSONCore", "FileAccess"], swiftSettings: engineRelease),
     .target(name: "RPCCore", dependencies: ["JSONCore"], swiftSettings: releaseSpeed),
     .target(name: "Handlers", dependencies: ["StoreEngine", "RPCCore", "SchemaModel", "JSONCore"], swiftSettings: releaseSpeed),
     .executableTarget(name: "modelstore", dependencies: ["Handlers", "RPCCore", "StoreEngine"], swiftSettings: releaseSpeed),

@@ -1,4 +1,4 @@
-import SQLiteCore
+import DatabaseKit
 import SchemaModel
 
 /// A calendar period that dates are grouped by (`sectionBy`, `groupBy`), and the text key

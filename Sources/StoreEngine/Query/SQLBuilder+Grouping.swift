@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// A key objects are grouped by: a key path (an attribute, a to-one relationship, or
