@@ -1,8 +1,11 @@
-// swift-tools-version:5.9
+// swift-tools-version:6.0
 // The layers are modules so that the compiler enforces the architecture:
-// C libraries (and FileAccess, the one opener of user-named paths) -> JSONCore -> SchemaModel -> StoreEngine -> Handlers <- RPCCore -> modelstore;
-// the database seam: DatabaseKit (the interface, pure Swift) <- SQLiteCore (its SQLite implementation) and StoreEngine,
+// C libraries (and FileAccess, the one opener of user-named paths) -> JSONCore -> SchemaModel -> StoreEngine -> Handlers <- RPCCore -> modelstore.
+// The database seam: DatabaseKit (the interface, pure Swift) <- SQLiteCore (its SQLite implementation) and StoreEngine,
 // which uses SQLiteCore only in the file that opens a SQLite store and in the Core Data store reader.
+// Beside the engine, below it: TimeZones (TZif files, POSIX TZ rules) and CoreDataTooling (XML and property-list
+// readers, .xcdatamodel import, audit), on SchemaModel only. Above it: CodeGeneration (model.generate's generators;
+// it uses the engine's SchemaDiff for SwiftData migration plans), used by Handlers and modelstore.
 import PackageDescription
 
 /// Release builds skip runtime exclusivity checks on the hot paths (measured: about 4% of
@@ -33,17 +36,32 @@ let package = Package(
     .target(name: "DatabaseKit", swiftSettings: releaseSpeed),
     .target(name: "SQLiteCore", dependencies: ["CSQLite", "DatabaseKit"], swiftSettings: releaseSpeed),
     .target(name: "SchemaModel", dependencies: ["JSONCore"], swiftSettings: releaseSpeed),
+    .target(name: "TimeZones", dependencies: ["SchemaModel"], swiftSettings: releaseSpeed),
+    .target(name: "CoreDataTooling", dependencies: ["SchemaModel", "JSONCore", "FileAccess"], swiftSettings: releaseSpeed),
     .target(
-      name: "StoreEngine", dependencies: ["SchemaModel", "DatabaseKit", "SQLiteCore", "JSONCore", "FileAccess"], swiftSettings: engineRelease),
+      name: "CodeGeneration", dependencies: ["CoreDataTooling", "StoreEngine", "SchemaModel", "JSONCore"], swiftSettings: releaseSpeed),
+    .target(
+      name: "StoreEngine",
+      dependencies: ["SchemaModel", "DatabaseKit", "SQLiteCore", "JSONCore", "FileAccess", "CoreDataTooling", "TimeZones"],
+      swiftSettings: engineRelease),
     .target(name: "RPCCore", dependencies: ["JSONCore"], swiftSettings: releaseSpeed),
-    .target(name: "Handlers", dependencies: ["StoreEngine", "RPCCore", "SchemaModel", "JSONCore"], swiftSettings: releaseSpeed),
-    .executableTarget(name: "modelstore", dependencies: ["Handlers", "RPCCore", "StoreEngine"], swiftSettings: releaseSpeed),
+    .target(
+      name: "Handlers", dependencies: ["StoreEngine", "CoreDataTooling", "CodeGeneration", "RPCCore", "SchemaModel", "JSONCore"],
+      swiftSettings: releaseSpeed),
+    .executableTarget(
+      name: "modelstore", dependencies: ["Handlers", "RPCCore", "StoreEngine", "CoreDataTooling", "CodeGeneration"],
+      swiftSettings: releaseSpeed),
     .target(name: "TestSupport", dependencies: ["JSONCore"], path: "Tests/TestSupport"),
     .testTarget(name: "FileAccessTests", dependencies: ["FileAccess"]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
     .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
     .testTarget(name: "SchemaModelTests", dependencies: ["SchemaModel", "JSONCore", "TestSupport"]),
-    .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine", "SchemaModel", "JSONCore", "TestSupport"]),
+    .testTarget(name: "TimeZonesTests", dependencies: ["TimeZones"]),
+    .testTarget(name: "CoreDataToolingTests", dependencies: ["CoreDataTooling", "SchemaModel", "JSONCore", "TestSupport"]),
+    .testTarget(
+      name: "CodeGenerationTests", dependencies: ["CodeGeneration", "CoreDataTooling", "SchemaModel", "JSONCore", "TestSupport"]),
+    .testTarget(
+      name: "StoreEngineTests", dependencies: ["StoreEngine", "CoreDataTooling", "TimeZones", "SchemaModel", "JSONCore", "TestSupport"]),
     .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "JSONCore"]),
     .testTarget(name: "HandlersTests", dependencies: ["Handlers", "RPCCore", "JSONCore"]),
     .testTarget(name: "EndToEndTests", dependencies: ["modelstore", "JSONCore", "TestSupport"]),

@@ -1,3 +1,4 @@
+import CoreDataTooling
 import JSONCore
 import RPCCore
 import StoreEngine
@@ -15,4 +16,9 @@ extension StoreError: RPCErrorConvertible {
   public var rpcError: RPCError {
     RPCError(code: StoreError.codes[kind] ?? -32020, message: message, kind: kind.rawValue, data: details)
   }
+}
+
+/// Core Data tooling errors answer as the engine error they carry over to (same code).
+extension ToolingError: RPCErrorConvertible {
+  public var rpcError: RPCError { StoreError(self).rpcError }
 }

@@ -1,3 +1,5 @@
+import CodeGeneration
+import CoreDataTooling
 import JSONCore
 import RPCCore
 import SchemaModel

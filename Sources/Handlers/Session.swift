@@ -1,20 +1,22 @@
 import JSONCore
 import RPCCore
 import StoreEngine
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// The state one client session shares across handlers: the open store and the server.
+///
+/// `@unchecked Sendable`: handlers run on the server's one thread; the store reference,
+/// which a cancellation may read meanwhile, is replaced under `storeLock`.
 public final class Session: @unchecked Sendable {
   /// The open store. Replaced only under `storeLock`, which `interruptStore` also takes.
   public var store: Store? {
     get { storeRef }
     set {
-      pthread_mutex_lock(&storeLock)
-      storeRef = newValue
-      pthread_mutex_unlock(&storeLock)
+      storeLock.withLock { _ in storeRef = newValue }
       newValue?.defaultAuthor = author
       adopt(newValue)
     }
@@ -30,7 +32,7 @@ public final class Session: @unchecked Sendable {
     didSet { store?.defaultAuthor = author }
   }
   private var storeRef: Store?
-  private var storeLock = pthread_mutex_t()
+  private let storeLock = Mutex(())
   public let server: Server
   public var clientInfo: JSONValue = .null
   public var clientCapabilities: JSONObject = [:]
@@ -39,7 +41,6 @@ public final class Session: @unchecked Sendable {
 
   public init(server: Server, store: Store?) {
     self.server = server
-    pthread_mutex_init(&storeLock, nil)
     storeRef = store
     server.interruptHook = { [weak self] in self?.interruptStore() }
     server.requestWillStart = { [weak self] in
@@ -58,9 +59,7 @@ public final class Session: @unchecked Sendable {
   /// Cancels the store's running work; called by the server when it reads a cancellation
   /// of the running request (from inside the store's own checks, `Store.cancellationProbe`).
   private func interruptStore() {
-    pthread_mutex_lock(&storeLock)
-    storeRef?.interrupt()
-    pthread_mutex_unlock(&storeLock)
+    storeLock.withLock { _ in storeRef?.interrupt() }
   }
 
   /// The open store, or an error telling the client to open one.

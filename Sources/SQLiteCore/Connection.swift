@@ -1,4 +1,5 @@
 import CSQLite
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -76,7 +77,6 @@ public final class Connection: DatabaseConnection {
       throw SQLiteError(code: rc, message: message)
     }
     handle = db
-    pthread_mutex_init(&interruptLock, nil)
     self.path = path
     self.isReadOnly = options.readOnly
     sqlite3_extended_result_codes(db, 1)
@@ -174,36 +174,29 @@ public final class Connection: DatabaseConnection {
   /// That would silently end a client's transaction, so writes are never interrupted
   /// mid-statement; they stop at the next check of the flag and roll back their savepoint.
   public func interrupt() {
-    pthread_mutex_lock(&interruptLock)
-    interruptRequested = true
-    if interruptible { sqlite3_interrupt(handle) }
-    pthread_mutex_unlock(&interruptLock)
+    interruptState.withLock { state in
+      state.requested = true
+      if state.interruptible { sqlite3_interrupt(handle) }
+    }
   }
 
   /// Marks whether a read-only statement is stepping (set around each step).
   func setInterruptible(_ value: Bool) {
-    pthread_mutex_lock(&interruptLock)
-    interruptible = value
-    pthread_mutex_unlock(&interruptLock)
+    interruptState.withLock { $0.interruptible = value }
   }
-
-  private var interruptible = false
 
   /// Clears the flag; called before each new unit of work.
   public func clearInterrupt() {
-    pthread_mutex_lock(&interruptLock)
-    interruptRequested = false
-    pthread_mutex_unlock(&interruptLock)
+    interruptState.withLock { $0.requested = false }
   }
 
   public var isInterruptRequested: Bool {
-    pthread_mutex_lock(&interruptLock)
-    defer { pthread_mutex_unlock(&interruptLock) }
-    return interruptRequested
+    interruptState.withLock { $0.requested }
   }
 
-  private var interruptLock = pthread_mutex_t()
-  private var interruptRequested = false
+  /// Whether an interrupt was asked for, and whether a read-only statement is stepping
+  /// (only then may `sqlite3_interrupt` be called).
+  private let interruptState = Mutex<(requested: Bool, interruptible: Bool)>((false, false))
 
   /// Runs while work goes on, so that whoever can cancel it gets a look in: every
   /// `probeSteps` virtual machine steps of a running statement (SQLite's progress handler),

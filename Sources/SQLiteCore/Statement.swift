@@ -21,7 +21,8 @@ public final class Statement: PreparedStatement {
 
   deinit { sqlite3_finalize(handle) }
 
-  private static let emptyText: UnsafePointer<CChar> = {
+  /// Never written after it is made: safe to read from any thread.
+  nonisolated(unsafe) private static let emptyText: UnsafePointer<CChar> = {
     let p = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
     p.pointee = 0
     return UnsafePointer(p)

@@ -1,6 +1,7 @@
 import DatabaseKit
 import JSONCore
 import SchemaModel
+import TimeZones
 
 #if canImport(Glibc)
   import Glibc

@@ -1,3 +1,4 @@
+import CoreDataTooling
 import RPCCore
 import StoreEngine
 
@@ -31,7 +32,7 @@ func openStore(_ path: String, create: Bool) -> Store {
 }
 
 func failed(_ command: String, _ error: Error) -> Never {
-  let text = (error as? StoreError)?.message ?? "\(error)"
+  let text = (error as? StoreError)?.message ?? (error as? ToolingError)?.message ?? "\(error)"
   printErr("modelstore \(command): \(text)\n")
   exit(1)
 }

@@ -1,6 +1,7 @@
 import DatabaseKit
 import JSONCore
 import SchemaModel
+import TimeZones
 
 /// A key objects are grouped by: a key path (an attribute, a to-one relationship, or
 /// `rel.@count`, through any to-one relationships), or the calendar period of a date

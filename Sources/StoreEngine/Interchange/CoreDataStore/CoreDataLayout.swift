@@ -1,3 +1,4 @@
+import CoreDataTooling
 import DatabaseKit
 
 /// The facts a Core Data SQLite store states about itself, read from an attached schema:

@@ -1,3 +1,4 @@
+import CoreDataTooling
 import DatabaseKit
 import JSONCore
 import SchemaModel
@@ -59,7 +60,12 @@ final class CoreDataSource {
   /// store's columns match best (fewest properties without a column plus columns without
   /// a property); ties go to the current version, then the newest.
   static func modelMapping(_ path: String, _ layout: CoreDataLayout, _ c: any DatabaseConnection) throws -> CoreDataMapping {
-    let model = try CoreDataModelImporter.importModel(at: path)
+    let model: ImportedModel
+    do {
+      model = try CoreDataModelImporter.importModel(at: path)
+    } catch let e as ToolingError {
+      throw StoreError(e)
+    }
     let stored = Set(layout.entities.map(\.name))
     let readable = model.versions.filter { $0.schema != nil }.reversed().sorted { $0.isCurrent && !$1.isCurrent }
     guard !readable.isEmpty else {

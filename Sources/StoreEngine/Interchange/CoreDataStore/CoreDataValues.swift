@@ -1,3 +1,4 @@
+import CoreDataTooling
 import DatabaseKit
 import SchemaModel
 
@@ -21,8 +22,8 @@ enum CoreDataValueKind: Equatable {
 }
 
 enum CoreDataValues {
-  /// Seconds from 1970-01-01 to 2001-01-01, Core Data's reference date.
-  static let referenceDateOffset = 978_307_200.0
+  /// Seconds from 1970-01-01 to 2001-01-01, Core Data's reference date (that of property lists too).
+  static let referenceDateOffset = PlistValue.referenceDateOffset
 
   /// The SQL expression converting column `column` (already qualified and quoted).
   static func expression(_ kind: CoreDataValueKind, _ column: String) -> String {

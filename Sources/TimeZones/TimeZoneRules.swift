@@ -11,9 +11,9 @@
 /// 64-bit block when the file has one) and, past the last transition, follows the
 /// footer's POSIX TZ rule (`CET-1CEST,M3.5.0,M10.5.0/3`), so dates after 2037 still
 /// switch between winter and summer time.
-final class TimeZoneRules {
+public final class TimeZoneRules {
   /// The name the client gave (`Europe/Paris`, `+02:00`, `UTC`).
-  let identifier: String
+  public let identifier: String
   /// UTC seconds at which a new offset starts, ascending.
   private let transitions: [Int64]
   /// Seconds east of UTC from `transitions[i]` on.
@@ -33,7 +33,7 @@ final class TimeZoneRules {
 
   /// Seconds to add to UTC seconds `t` to get local wall-clock seconds. Total: the footer
   /// rule is asked only about instants with a calendar date (see `PosixTimeZone.offset`).
-  func offset(at t: Int64) -> Int {
+  public func offset(at t: Int64) -> Int {
     guard let last = transitions.last else { return footer?.offset(at: t) ?? Int(initialOffset) }
     if t >= last { return footer?.offset(at: t) ?? Int(offsets[offsets.count - 1]) }
     if t < transitions[0] { return Int(initialOffset) }
@@ -50,13 +50,14 @@ final class TimeZoneRules {
   // MARK: - Loading
 
   /// Why a time zone could not be loaded, in words for an error message.
-  struct LoadError: Error, CustomStringConvertible {
-    let reason: String
-    var description: String { reason }
+  public struct LoadError: Error, CustomStringConvertible {
+    public let reason: String
+    public init(reason: String) { self.reason = reason }
+    public var description: String { reason }
   }
 
   /// `UTC` (also `GMT`, `Z`), `±HH:MM` / `±HHMM` / `±HH`, or an IANA zone name.
-  static func load(_ id: String) throws -> TimeZoneRules {
+  public static func load(_ id: String) throws -> TimeZoneRules {
     if id == "UTC" || id == "GMT" || id == "Z" { return fixed(id, 0) }
     if let first = id.utf8.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
       guard let seconds = fixedOffset(id) else {
@@ -192,12 +193,14 @@ final class TimeZoneRules {
 
 /// The zones a store has loaded, each read from disk once. Owned by the store and used
 /// on its thread only (by request validation and by the `ms_bucket` SQL function).
-final class TimeZoneCache {
+public final class TimeZoneCache {
   private var zones: [String: TimeZoneRules] = [:]
   /// The zone of the previous call: a query asks for one zone row after row.
   private var last: TimeZoneRules?
 
-  func rules(_ id: String) throws -> TimeZoneRules {
+  public init() {}
+
+  public func rules(_ id: String) throws -> TimeZoneRules {
     if let last, last.identifier == id { return last }
     if let z = zones[id] {
       last = z

@@ -1,3 +1,4 @@
+import CoreDataTooling
 import SchemaModel
 
 /// Manual (Codegen: Manual/None) `NSManagedObject` subclasses: `@NSManaged` properties with

@@ -16,6 +16,9 @@ public indirect enum PlistValue: Equatable {
   case array([PlistValue])
   case dict([(key: String, value: PlistValue)])
 
+  /// Seconds from 1970-01-01 to 2001-01-01, the reference date of `.date` (and of Core Data).
+  public static let referenceDateOffset = 978_307_200.0
+
   public static func == (a: PlistValue, b: PlistValue) -> Bool {
     switch (a, b) {
     case (.null, .null): return true
@@ -43,7 +46,7 @@ public indirect enum PlistValue: Equatable {
     case .bool(let b): return .bool(b)
     case .int(let i): return .int(i)
     case .real(let d): return d.isFinite ? .double(d) : .string(String(d))
-    case .date(let d): return ISODate.wireValue(d + CoreDataValues.referenceDateOffset)
+    case .date(let d): return ISODate.wireValue(d + Self.referenceDateOffset)
     case .data(let b): return .string(Base64.encode(b))
     case .string(let s): return .string(s)
     case .uid(let u): return .int(Int64(truncatingIfNeeded: u))

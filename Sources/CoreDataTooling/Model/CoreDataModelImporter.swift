@@ -10,7 +10,7 @@ public enum CoreDataModelImporter {
   public static func importModel(at path: String) throws -> ImportedModel {
     switch ModelFiles.kind(path) {
     case .missing:
-      throw StoreError(.notFound, "no file or directory at '\(path)'", ["path": .string(path), "what": "model"])
+      throw ToolingError(.notFound, "no file or directory at '\(path)'", ["path": .string(path), "what": "model"])
     case .file:
       let base = ModelFiles.baseName(path)
       var name = base
@@ -24,7 +24,7 @@ public enum CoreDataModelImporter {
       var version = ImportedModelVersion(name: name, file: path, isCurrent: true)
       do {
         readContents(try ModelFiles.read(path), into: &version)
-      } catch let e as StoreError {
+      } catch let e as ToolingError {
         version.issues.append(ModelImportIssue(.error, "unreadable", e.message, file: path))
       }
       model.versions = [version]
@@ -38,7 +38,7 @@ public enum CoreDataModelImporter {
       }
       let versionDirs = entries.filter { $0.hasSuffix(".xcdatamodel") && ModelFiles.kind(ModelFiles.join(path, $0)) == .directory }
       guard ModelFiles.baseName(path).hasSuffix(".xcdatamodeld") || !versionDirs.isEmpty else {
-        throw StoreError(
+        throw ToolingError(
           .invalidArgument, "'\(path)' is not a Core Data model (.xcdatamodeld, .xcdatamodel or a contents file)",
           ["path": .string(path)])
       }
@@ -109,7 +109,7 @@ public enum CoreDataModelImporter {
     case .file:
       do {
         readContents(try ModelFiles.read(contentsPath), into: &version)
-      } catch let e as StoreError {
+      } catch let e as ToolingError {
         version.issues.append(ModelImportIssue(.error, "unreadable", e.message, file: contentsPath))
       } catch {
         version.issues.append(ModelImportIssue(.error, "unreadable", "\(error)", file: contentsPath))

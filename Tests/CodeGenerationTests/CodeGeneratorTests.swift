@@ -1,9 +1,11 @@
+import CoreDataTooling
 import Foundation
 import JSONCore
 import SchemaModel
+import TestSupport
 import XCTest
 
-@testable import StoreEngine
+@testable import CodeGeneration
 
 /// Generated code: its content, determinism, and that the toolchains accept it (swiftc
 /// -parse, tsc --noEmit, python3 -m py_compile), each check skipped when the tool is absent.
@@ -143,7 +145,7 @@ final class CodeGeneratorTests: XCTestCase {
   func testInvalidSchemaIsRefused() throws {
     let model = ImportedModel.fromSchema(["entities": [["name": "lower"]]])
     XCTAssertThrowsError(try model.generate(.swiftdata)) { e in
-      XCTAssertEqual((e as? StoreError)?.kind, .invalidModel)
+      XCTAssertEqual((e as? ToolingError)?.kind, .invalidModel)
     }
   }
 }

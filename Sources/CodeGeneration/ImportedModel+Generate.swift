@@ -1,34 +1,10 @@
+import CoreDataTooling
 import JSONCore
 import SchemaModel
 
-/// Audit and code generation over an import: the one code path behind `model.audit`,
-/// `model.generate` and `modelstore xcdatamodel --audit / --generate`.
+/// Code generation over an import: the one code path behind `model.generate` and
+/// `modelstore xcdatamodel --generate` (the audit over an import is in CoreDataTooling).
 extension ImportedModel {
-  /// The current version, or an `invalidModel` error naming what went wrong.
-  func requireCurrent() throws -> ImportedModelVersion {
-    guard let current else {
-      let errors = issues.filter { $0.severity == .error }
-      throw StoreError(
-        .invalidModel, errors.first.map { "the model has no current version: \($0.message)" } ?? "the model has no current version",
-        ["issues": .array(errors.map(\.json))])
-    }
-    return current
-  }
-
-  /// The audit of the current version, on the schema as read (also when ModelStore found
-  /// errors in it: they become findings). `cloudKit` nil means the model's own
-  /// `usedWithCloudKit` flag.
-  public func audit(cloudKit: Bool? = nil) throws -> ModelAudit {
-    let version = try requireCurrent()
-    guard let schema = version.readSchema else {
-      throw StoreError(
-        .invalidModel, "version '\(version.name)' could not be read: \(version.errors.first?.message ?? "unknown reason")",
-        ["issues": .array(version.errors.map(\.json))])
-    }
-    return ModelAudit(
-      schema: schema, importIssues: version.issues, details: version.details, cloudKit: cloudKit ?? version.details.usedWithCloudKit)
-  }
-
   /// A version left out of a versioned generation, and why.
   public struct SkippedVersion: Sendable {
     public var name: String
@@ -45,7 +21,7 @@ extension ImportedModel {
   ) {
     let current = try requireCurrent()
     guard let schema = current.schema else {
-      throw StoreError(
+      throw ToolingError(
         .invalidModel, "version '\(current.name)' has \(current.errors.count) error(s); first: \(current.errors.first?.description ?? "")",
         ["issues": .array(current.errors.map(\.json))])
     }

@@ -1,8 +1,9 @@
 import JSONCore
 import SchemaModel
+import TestSupport
 import XCTest
 
-@testable import StoreEngine
+@testable import CoreDataTooling
 
 /// The SwiftData migration audit and the coexistence check.
 final class ModelAuditTests: XCTestCase {

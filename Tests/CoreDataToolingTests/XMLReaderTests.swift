@@ -1,6 +1,6 @@
 import XCTest
 
-@testable import StoreEngine
+@testable import CoreDataTooling
 
 /// The XML reader on its own: the constructs Core Data files use, and precise errors.
 final class XMLReaderTests: XCTestCase {

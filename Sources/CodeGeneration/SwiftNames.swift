@@ -1,3 +1,4 @@
+import CoreDataTooling
 import JSONCore
 import SchemaModel
 

@@ -5,8 +5,8 @@ import FileAccess
 #endif
 
 /// The little file-system access model import needs: what a path is, a directory's
-/// entries, a file's bytes (through `ImportInput`, which reports errors as `StoreError`).
-enum ModelFiles {
+/// entries, a file's bytes (through `UserPath`, whose refusals become `ToolingError`s).
+package enum ModelFiles {
   enum Kind { case file, directory, missing }
 
   static func kind(_ path: String) -> Kind {
@@ -20,7 +20,7 @@ enum ModelFiles {
   /// depend on the file system's order.
   static func entries(_ path: String) throws -> [String] {
     guard let dir = opendir(path) else {
-      throw StoreError(.storage, "cannot list '\(path)': \(String(cString: strerror(errno)))", ["path": .string(path)])
+      throw ToolingError(.storage, "cannot list '\(path)': \(String(cString: strerror(errno)))", ["path": .string(path)])
     }
     defer { closedir(dir) }
     var names: [String] = []
@@ -42,14 +42,14 @@ enum ModelFiles {
     do {
       return try UserPath.readAll(path, maxBytes: maxFileBytes, what: "the model file")
     } catch let e as FileAccessError {
-      throw StoreError(e)
+      throw ToolingError(e)
     }
   }
 
   static func join(_ a: String, _ b: String) -> String { a.hasSuffix("/") ? a + b : a + "/" + b }
 
   /// The last path component, ignoring trailing slashes.
-  static func baseName(_ path: String) -> String {
+  package static func baseName(_ path: String) -> String {
     var p = Substring(path)
     while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
     return String(p.split(separator: "/").last ?? p)

@@ -1,14 +1,14 @@
 import SchemaModel
 
 /// The checks behind `ModelAudit`, one method per kind of model element.
-struct ModelAuditRun {
+package struct ModelAuditRun {
   let schema: Schema
   let details: ModelDetails
   let cloudKit: Bool
   var findings: [ModelAudit.Finding] = []
 
   /// Swift keywords that cannot name a type or property without backticks.
-  static let swiftKeywords: Set<String> = [
+  package static let swiftKeywords: Set<String> = [
     "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout", "internal", "let",
     "open", "operator", "private", "precedencegroup", "protocol", "public", "rethrows", "static", "struct", "subscript", "typealias",
     "var", "break", "case", "catch", "continue", "default", "defer", "do", "else", "fallthrough", "for", "guard", "if", "in", "repeat",
