@@ -37,7 +37,9 @@ final class ModuleBoundaryTests: XCTestCase {
         file == "Database/SQLiteDatabase.swift" || file.hasPrefix("Interchange/CoreDataStore/"),
         "StoreEngine/\(file) imports SQLiteCore: use DatabaseKit's interface (the connection, the dialect) instead")
     }
-    for module in ["Handlers", "modelstore", "SchemaModel", "RPCCore", "JSONCore"] {
+    for module in [
+      "Handlers", "modelstore", "SchemaModel", "RPCCore", "JSONCore", "TimeZones", "CoreDataTooling", "CodeGeneration",
+    ] {
       for (file, names) in try imports(of: module) {
         XCTAssertTrue(names.isDisjoint(with: ["SQLiteCore", "CSQLite", "DatabaseKit"]), "\(module)/\(file) imports \(names)")
       }
