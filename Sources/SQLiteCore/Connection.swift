@@ -232,6 +232,9 @@ public final class Connection: DatabaseConnection {
 
   // MARK: - Commits by anyone
 
+  /// SQLite's commit marker: the WAL index's header (`walIndexHeader`).
+  public func commitMarker() -> CommitMarker? { walIndexHeader() }
+
   /// The header of the WAL index as it stands: the 48-byte header at the start of the
   /// `-shm` file, read without a lock (sqlite.org/walformat.html, "The WAL-Index Header").
   /// Every transaction that commits, in any process, rewrites it (and changes it: the
@@ -240,8 +243,6 @@ public final class Connection: DatabaseConnection {
   /// bytes of shared memory. nil when there is no header to read (not in WAL mode,
   /// read-only, closed) or when its two copies differ (a writer is rewriting it): then
   /// something may have been committed.
-  public func commitMarker() -> CommitMarker? { walIndexHeader() }
-
   public func walIndexHeader() -> WALIndexHeader? {
     guard !isClosed, !isReadOnly, isInWALMode else { return nil }
     var header = WALIndexHeader()
