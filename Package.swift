@@ -1,11 +1,12 @@
 // swift-tools-version:6.0
 // The layers are modules so that the compiler enforces the architecture:
 // C libraries (and FileAccess, the one opener of user-named paths) -> JSONCore -> SchemaModel -> StoreEngine -> Handlers <- RPCCore -> modelstore.
+// SchemaModel is pure schema logic: decoding, validation, the model graph and the comparison of two versions (SchemaDiff).
 // The database seam: DatabaseKit (the interface, pure Swift) <- SQLiteCore (its SQLite implementation) and StoreEngine,
 // which uses SQLiteCore only in the file that opens a SQLite store and in the Core Data store reader.
 // Beside the engine, below it: TimeZones (TZif files, POSIX TZ rules) and CoreDataTooling (XML and property-list
-// readers, .xcdatamodel import, audit), on SchemaModel only. Above it: CodeGeneration (model.generate's generators;
-// it uses the engine's SchemaDiff for SwiftData migration plans), used by Handlers and modelstore.
+// readers, .xcdatamodel import, audit), on SchemaModel only; CodeGeneration (model.generate's generators; its SwiftData
+// migration plans use SchemaModel's SchemaDiff), on CoreDataTooling and SchemaModel. Handlers and modelstore use all three.
 import PackageDescription
 
 /// Release builds skip runtime exclusivity checks on the hot paths (measured: about 4% of
@@ -39,7 +40,7 @@ let package = Package(
     .target(name: "TimeZones", dependencies: ["SchemaModel"], swiftSettings: releaseSpeed),
     .target(name: "CoreDataTooling", dependencies: ["SchemaModel", "JSONCore", "FileAccess"], swiftSettings: releaseSpeed),
     .target(
-      name: "CodeGeneration", dependencies: ["CoreDataTooling", "StoreEngine", "SchemaModel", "JSONCore"], swiftSettings: releaseSpeed),
+      name: "CodeGeneration", dependencies: ["CoreDataTooling", "SchemaModel", "JSONCore"], swiftSettings: releaseSpeed),
     .target(
       name: "StoreEngine",
       dependencies: ["SchemaModel", "DatabaseKit", "SQLiteCore", "JSONCore", "FileAccess", "CoreDataTooling", "TimeZones"],

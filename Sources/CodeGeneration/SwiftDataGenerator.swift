@@ -1,6 +1,5 @@
 import CoreDataTooling
 import SchemaModel
-import StoreEngine
 
 /// SwiftData `@Model` classes for a schema: defaults, `@Attribute(.unique)`,
 /// `@Attribute(originalName:)`, `@Relationship(deleteRule:inverse:)` (the inverse named on one

@@ -111,7 +111,7 @@ enum ContextHandlers {
   private static func write(_ id: ObjectID, _ w: inout JSONWriter) {
     w.writeString(id.entity)
     w.bytes.removeLast()  // the closing quote: the key follows inside the string
-    w.writeRaw("/")
+    w.bytes.append(ObjectID.separatorByte)
     w.writeInt(id.pk)
     w.writeRaw("\"")
   }

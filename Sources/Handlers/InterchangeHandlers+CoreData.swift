@@ -12,7 +12,7 @@ extension InterchangeHandlers {
     let token = try RequestParsing.progressToken(p)
     let summary = try store.importCoreData(
       path: path, model: try p.string("model"),
-      progress: token.map { t in { phase, done, total in context.progress(token: t, done: done, total: total, message: phase) } })
+      progress: token.map { t in { phase, done, total in context.progress(token: t, done: done, total: total, message: phase.rawValue) } })
     return .object(summary.json)
   }
 

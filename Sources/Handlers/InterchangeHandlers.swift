@@ -28,7 +28,7 @@ enum InterchangeHandlers {
     let token = try RequestParsing.progressToken(p)
     let path = try p.string("path")
     let memory = path == nil ? MemorySink(limit: inlineLimit) : nil
-    let sink: ByteSink = try memory ?? FileSink.create(path: path!, paramPath: "params.path")
+    let sink: ByteSink = try memory ?? FileSink.create(path: path!, place: ErrorPlace(.path))
     let summary = try store.export(
       options, to: sink,
       progress: token.map { t in { done, total in context.progress(token: t, done: done, total: total, message: "export") } })
@@ -63,7 +63,7 @@ enum InterchangeHandlers {
     let input: ImportInput = path.map { .file(path: $0) } ?? .bytes(Array(data!.utf8))
     let summary = try store.importObjects(
       input, mode: mode,
-      progress: token.map { t in { phase, done, total in context.progress(token: t, done: done, total: total, message: phase) } })
+      progress: token.map { t in { phase, done, total in context.progress(token: t, done: done, total: total, message: phase.rawValue) } })
     return .object([
       "format": .string(summary.layout.rawValue), "mode": .string(summary.mode.rawValue), "objects": .int(Int64(summary.objects)),
       "inserted": .int(Int64(summary.inserted)), "updated": .int(Int64(summary.updated)), "deleted": .int(Int64(summary.deleted)),

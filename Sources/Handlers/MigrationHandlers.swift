@@ -32,7 +32,7 @@ enum MigrationHandlers {
           .object(["version": .string($0.version), "hash": .string($0.hash), "appliedAt": ISODate.wireValue($0.appliedAt)])
         }))
     guard let json = p.value("schema") else { return .object(o) }
-    let target = try store.decodeChain([json], path: "params.schema")[0]
+    let target = try store.decodeChain([json], path: ErrorPlace(.schema))[0]
     let diff = SchemaDiff(from: current, to: target)
     o.append("changes", .array(diff.changes.map(\.json)))
     if target.versionHash == current.versionHash {
@@ -47,10 +47,10 @@ enum MigrationHandlers {
       // Measured against the data: a dry run of the one lightweight stage.
       let planned = try store.migrate(chain: [current, target], stages: [], options: MigrationOptions(dryRun: true))
       let stage = planned.stages.first
-      let blocked = stage?.status == "blocked"
+      let blocked = stage?.outcome == .blocked
       o.append("status", .string(blocked ? "blocked" : "lightweight"))
       if let stage {
-        if blocked { o.append("reasons", .array(stage.report.blockers)) }
+        if blocked { o.append("reasons", .array(stage.report.blockers(rendering: \.jsonPath))) }
         o.append("dataLoss", .array(stage.report.dataLoss))
       }
     }
@@ -58,14 +58,16 @@ enum MigrationHandlers {
   }
 
   private static func run(_ s: Session, _ p: JSONReader, _ context: RequestContext, dryRun: Bool) throws -> JSONValue {
-    try p.rejectUnknown(dryRun ? ["schemas", "stages", "allowDataLoss"] : ["schemas", "stages", "allowDataLoss", "backup", "progressToken"])
+    try p.rejectUnknown(
+      dryRun ? ["schemas", "stages", "allowDataLoss"] : ["schemas", "stages", "allowDataLoss", "backup", "progressToken"])
     let store = try s.requireStore()
     let token = try RequestParsing.progressToken(p)
     guard case .array(let schemas)? = p.value("schemas") else {
-      throw RPCError.invalidParams("params.schemas: expected an array of schemas, oldest first", ["path": "params.schemas", "expected": "array"])
+      throw RPCError.invalidParams(
+        "params.schemas: expected an array of schemas, oldest first", ["path": "params.schemas", "expected": "array"])
     }
-    let chain = try store.decodeChain(schemas, path: "params.schemas")
-    let stages = try MigrationStageDecoder.decode(p.value("stages") ?? .array([]), path: "params.stages")
+    let chain = try store.decodeChain(schemas, path: ErrorPlace(.schemas))
+    let stages = try MigrationStageDecoder.decode(p.value("stages") ?? .array([]), path: ErrorPlace(.stages))
     let hooksWanted = stages.contains { $0.willMigrate || $0.didMigrate }
     if hooksWanted && !dryRun && s.clientCapabilities["migrationHooks"] != .bool(true) {
       throw RPCError.invalidParams(
@@ -96,9 +98,9 @@ enum MigrationHandlers {
     do {
       _ = try context.callClient(method, params)
     } catch let e as RPCError where e.kind != "cancelled" && e.kind != "clientGone" {
-      throw RPCError(
-        code: -32014, message: "the client's \(method) failed: \(e.message); stage \(stage.from) → \(stage.to) was rolled back",
-        kind: "hookFailed", data: ["stage": stage.json, "clientError": e.json])
+      throw ErrorCodes.hookFailed(
+        "the client's \(method) failed: \(e.message); stage \(stage.from) → \(stage.to) was rolled back",
+        ["stage": stage.json, "clientError": e.json])
     }
   }
 
@@ -110,9 +112,10 @@ enum MigrationHandlers {
       .array(
         result.stages.map { st in
           .object([
-            "from": .string(st.stage.from), "to": .string(st.stage.to), "kind": .string(st.stage.kind.rawValue), "status": .string(st.status),
+            "from": .string(st.stage.from), "to": .string(st.stage.to), "kind": .string(st.stage.kind.rawValue),
+            "status": .string(st.status),
             "changes": .array(st.changes.map(\.json)), "steps": .array(st.report.steps.map(\.json)),
-            "dataLoss": .array(st.report.dataLoss), "blockers": .array(st.report.blockers),
+            "dataLoss": .array(st.report.dataLoss), "blockers": .array(st.report.blockers(rendering: \.jsonPath)),
           ])
         }))
     o.append("dataLoss", .bool(result.stages.contains { !$0.report.dataLoss.isEmpty }))

@@ -44,17 +44,18 @@ enum ModelHandlers {
           // `from` defaults to the store's schema.
           let from: Schema
           if let json = p.value("from") {
-            from = try Store.decodeSchema(json, path: "params.from")
+            from = try Store.decodeSchema(json, path: ErrorPlace(.from))
           } else {
             guard let current = try s.requireStore().schema else {
               throw RPCError.invalidParams("params.from: the store has no schema, so give 'from'", ["path": "params.from"])
             }
             from = current
           }
-          let to = try Store.decodeSchema(try p.require("to", expected: "schema object"), path: "params.to")
+          let to = try Store.decodeSchema(try p.require("to", expected: "schema object"), path: ErrorPlace(.to))
           let diff = SchemaDiff(from: from, to: to)
           return .object([
-            "from": .string(from.version), "to": .string(to.version), "identical": .bool(from.versionHash == to.versionHash && diff.isEmpty),
+            "from": .string(from.version), "to": .string(to.version),
+            "identical": .bool(from.versionHash == to.versionHash && diff.isEmpty),
             "lightweight": .bool(diff.isLightweight), "changes": .array(diff.changes.map(\.json)),
             "ambiguous": .array(diff.mapping.conflicts.map { .string($0) }),
           ])

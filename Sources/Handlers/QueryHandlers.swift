@@ -30,7 +30,7 @@ enum QueryHandlers {
           try p.rejectUnknown(["subscription"])
           let id = try p.requireString("subscription")
           guard s.unobserve(id) else {
-            throw RPCError(code: -32003, message: "no subscription '\(id)'", kind: "notFound", data: ["subscription": .string(id)])
+            throw StoreError(.notFound, "no subscription '\(id)'", ["subscription": .string(id)])
           }
           return .null
         }

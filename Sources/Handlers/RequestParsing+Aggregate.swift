@@ -58,9 +58,7 @@ extension RequestParsing {
       do {
         r.having = try PredicateParser.parse(text)
       } catch let e as PredicateError {
-        throw RPCError(
-          code: -32602, message: "params.having: \(e.message) (at character \(e.offset))", kind: "predicate",
-          data: ["path": "params.having", "offset": .int(Int64(e.offset))])
+        throw StoreError.predicate(e, at: ErrorPlace(.having))
       }
     }
     r.sort = try (p.array("sort") ?? []).enumerated().map { i, v in

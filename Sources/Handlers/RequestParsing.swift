@@ -7,8 +7,8 @@ enum RequestParsing {
   /// `where` (a predicate string or its JSON form, with `args` and `variables`); nil when absent.
   static func predicate(_ p: JSONReader) throws -> Predicate? { try condition(p)?.predicate }
 
-  /// `where` and, for the JSON form, the JSON path of each node (`FetchRequest.predicateLocations`).
-  static func condition(_ p: JSONReader, template: Bool = false) throws -> (predicate: Predicate, locations: [String]?)? {
+  /// `where` and, for the JSON form, the place of each node (`FetchRequest.predicateLocations`).
+  static func condition(_ p: JSONReader, template: Bool = false) throws -> (predicate: Predicate, locations: [ErrorPlace]?)? {
     guard let w = p.value("where") else {
       try refuseWithout(p, "args", "where")
       try refuseWithout(p, "variables", "where")
@@ -21,16 +21,15 @@ enum RequestParsing {
       do {
         return (try PredicateParser.parse(text, args: args, variables: variables, template: template), nil)
       } catch let e as PredicateError {
-        throw RPCError(
-          code: -32602, message: "params.where: \(e.message) (at character \(e.offset))", kind: "predicate",
-          data: ["path": "params.where", "offset": .int(Int64(e.offset))])
+        throw StoreError.predicate(e, at: ErrorPlace(.where))
       }
     case .object:
       do {
-        let decoded = try PredicateJSONDecoder.decode(w, path: "params.where", args: args, variables: variables, template: template)
+        let decoded = try PredicateJSONDecoder.decode(
+          w, path: ErrorPlace(.where), args: args, variables: variables, template: template)
         return (decoded.predicate, decoded.locations)
       } catch let e as PredicateJSONError {
-        throw RPCError(code: -32602, message: "\(e.path): \(e.message)", kind: "predicate", data: ["path": .string(e.path)])
+        throw StoreError.predicate(e)
       }
     default:
       throw RPCError.invalidParams(

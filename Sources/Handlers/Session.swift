@@ -65,9 +65,7 @@ public final class Session: @unchecked Sendable {
   /// The open store, or an error telling the client to open one.
   func requireStore() throws -> Store {
     guard let store else {
-      throw RPCError(
-        code: -32003, message: "no store is open: start with --store PATH or --memory, or call store.open", kind: "notFound",
-        data: ["what": "store"])
+      throw StoreError(.notFound, "no store is open: start with --store PATH or --memory, or call store.open", ["what": "store"])
     }
     return store
   }
@@ -76,7 +74,7 @@ public final class Session: @unchecked Sendable {
   /// (the hook's requests are served meanwhile).
   func requireNoMigration(_ method: String) throws {
     if store?.isMigrating == true {
-      throw RPCError(code: -32011, message: "\(method) cannot run while a migration is in progress", kind: "transaction")
+      throw StoreError(.transaction, "\(method) cannot run while a migration is in progress")
     }
   }
 

@@ -37,7 +37,7 @@ struct RecordMigration {
 
   private func id(_ text: String) -> String {
     guard let i = ObjectID(text) else { return text }
-    return "\(entity(i.entity))/\(i.pk)"
+    return ObjectID.text(entity(i.entity), i.pk)
   }
 
   /// The record in the store's shape.

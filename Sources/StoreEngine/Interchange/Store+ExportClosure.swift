@@ -69,7 +69,7 @@ extension Store {
 
   /// The select and count of one concrete entity's objects in the closure, by key.
   func closureQuery(_ model: EntityModel, _ graph: ModelGraph) -> (select: String, count: String, args: [SQLValue]) {
-    let plan = plans[model.name]!
+    let plan = catalog.plans[model.name]!
     let from = " WHERE t.\"_ent\" = ? AND t.\"_pk\" IN (SELECT \"pk\" FROM \(Store.closureTable) WHERE \"root\" = ?)"
     return (
       readPlan(for: plan).selectSQL(for: model.name, keys: InterchangeFormat.writtenKeys(model, graph: graph)) + from

@@ -29,7 +29,7 @@ extension StageApplier {
         case nil:
           var ids: [String] = []
           try connection.prepare("SELECT t.\"_ent\", t.\"_pk\" FROM \(table) t WHERE \(nullFilter) LIMIT 20").forEachRow {
-            ids.append("\(codes.name($0, 0))/\($0.int(1))")
+            ids.append(ObjectID.text(codes.name($0, 0), $0.int(1)))
           }
           report.blockers.append(
             MigrationReport.place(
@@ -89,7 +89,7 @@ extension StageApplier {
       for keys in m.entity.attributes.filter(\.unique).map({ [$0.name] }) + m.entity.uniqueness {
         let cols = keys.map(Identifier.quote).joined(separator: ", ")
         let filter = m.isRoot ? "" : "WHERE \(codes.filter("\"_ent\"", m.concreteNames))"
-        let id = "\(codes.nameSQL("\"_ent\"", root.hierarchy.map(\.name))) || '/' || \"_pk\""
+        let id = ObjectID.sql(entity: codes.nameSQL("\"_ent\"", root.hierarchy.map(\.name)), pk: "\"_pk\"")
         var groups: [JSONValue] = []
         try connection.prepare(
           "SELECT group_concat(\(id), ' ') FROM \(table) \(filter) GROUP BY \(cols) HAVING count(*) > 1 LIMIT 20"

@@ -129,7 +129,7 @@ struct StageApplier {
           let stored = row.value(2)
           guard let converted = ValueConversion.convert(stored, from: b.type, to: a.type, rule: rule, defaultValue: defaultValue) else {
             failures += 1
-            if failing.count < 20 { failing.append("\(codes.name(row, 0))/\(row.int(1))") }
+            if failing.count < 20 { failing.append(ObjectID.text(codes.name(row, 0), row.int(1))) }
             return
           }
           if newClass || converted != stored { writes.append((row.int(1), converted)) }
@@ -201,7 +201,7 @@ struct StageApplier {
       if let model = new[entity], model.root === root {
         var ids: [String] = []
         try connection.prepare("SELECT \"_pk\" FROM \(table) WHERE \"_ent\" = ? LIMIT 20").forEachRow([.integer(code)]) {
-          ids.append("\(entity)/\($0.int(0))")
+          ids.append(ObjectID.text(entity, $0.int(0)))
         }
         report.blockers.append(
           MigrationReport.place(entity, "\(entity) becomes abstract, but \(n) objects are exactly \(entity)", count: n, ids: ids))

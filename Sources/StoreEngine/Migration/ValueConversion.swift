@@ -23,22 +23,6 @@ public enum ValueConversion {
     case clamp
   }
 
-  /// True when every value of `from` has an exact form in `to`: integer widenings,
-  /// float to double, integers to double, and anything to string.
-  public static func widens(_ from: AttributeType, to: AttributeType) -> Bool {
-    if from == to || to == .string { return true }
-    switch (from, to) {
-    case (.int16, .int32), (.int16, .int64), (.int16, .int), (.int32, .int64), (.int32, .int), (.int, .int64), (.int64, .int):
-      return true
-    case (.float, .double), (.int16, .double), (.int32, .double), (.int, .double), (.int64, .double):
-      return true
-    case (.int16, .decimal), (.int32, .decimal), (.int, .decimal), (.int64, .decimal):
-      return true
-    default:
-      return false
-    }
-  }
-
   /// The stored form in `to` of a value stored as `from`, or nil when it has none.
   public static func convert(_ stored: SQLValue, from: AttributeType, to: AttributeType) -> SQLValue? {
     if case .null = stored { return .null }

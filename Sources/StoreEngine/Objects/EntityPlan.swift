@@ -91,7 +91,7 @@ final class EntityPlan {
   /// key, or `Entity/key` when the destination's hierarchy has several entities.
   static func idExpression(alias: String, dest: EntityModel, codes: EntityCodes) -> String {
     guard dest.root.hasSubentities else { return "\(alias).\"_pk\"" }
-    return "\(codes.nameSQL("\(alias).\"_ent\"", dest.root.hierarchy.map(\.name))) || '/' || \(alias).\"_pk\""
+    return ObjectID.sql(entity: codes.nameSQL("\(alias).\"_ent\"", dest.root.hierarchy.map(\.name)), pk: "\(alias).\"_pk\"")
   }
 }
 
@@ -228,10 +228,7 @@ final class ReadPlan {
   func object(_ row: any ResultRow, select: Set<String>? = nil, toManyColumns: Bool = false) -> JSONObject {
     let pk = row.int(0)
     let entity = codes.name(row, 1)
-    var o = JSONObject()
-    o.members.reserveCapacity(2 + (slotsByEntity[entity]?.count ?? 0))
-    o.append("_id", .string("\(entity)/\(pk)"))
-    o.append("_entity", .string(entity))
+    var o = WireObject.start(entity, pk, members: slotsByEntity[entity]?.count ?? 0)
     guard let slots = slotsByEntity[entity] else { return o }
     for slot in slots {
       switch slot {
@@ -240,19 +237,14 @@ final class ReadPlan {
         o.append(a.name, a.type.decode(row.value(c)))
       case .transient(let a):
         if let select, !select.contains(a.name) { continue }
-        if case .literal(let v)? = a.defaultValue { o.append(a.name, v) } else { o.append(a.name, .null) }
+        o.append(a.name, WireObject.transient(a))
       case .toOne(let r, let c, let ec, let dest):
         if let select, !select.contains(r.name) { continue }
-        if row.isNull(c) {
-          o.append(r.name, .null)
-        } else {
-          let name = ec.flatMap { row.isNull($0) ? nil : codes.name(row, $0) } ?? dest
-          o.append(r.name, .string("\(name)/\(row.int(c))"))
-        }
+        o.append(r.name, WireObject.toOne(row, column: c, entityColumn: ec, destination: dest, codes: codes))
       case .toMany(let r, let c, let dest):
         guard toManyColumns else { continue }
         if let select, !select.contains(r.name) { continue }
-        o.append(r.name, .array(row.isNull(c) ? [] : Self.splitIDs(row.text(c), dest)))
+        o.append(r.name, WireObject.toMany(row, column: c, destination: dest))
       }
     }
     return o
@@ -260,10 +252,4 @@ final class ReadPlan {
 
   /// The id of the current row's object (a row of `selectSQL`).
   func id(_ row: any ResultRow) -> ObjectID { ObjectID(entity: codes.name(row, 1), pk: row.int(0)) }
-
-  static func splitIDs(_ text: String, _ dest: String) -> [JSONValue] {
-    text.split(separator: ",").map { part in
-      part.contains("/") ? .string(String(part)) : .string("\(dest)/\(part)")
-    }
-  }
 }

@@ -70,7 +70,9 @@ final class CoreDataSource {
     let readable = model.versions.filter { $0.schema != nil }.reversed().sorted { $0.isCurrent && !$1.isCurrent }
     guard !readable.isEmpty else {
       let reason = model.current?.unsupportedReason ?? model.allErrors.first?.description ?? "no version could be read"
-      throw StoreError(.invalidModel, "params.model: '\(path)' has no usable model version: \(reason)", ["path": .string(path)])
+      throw StoreError(
+        .invalidModel, at: ErrorPlace(.model), "'\(path)' has no usable model version: \(reason)", ["path": .string(path)],
+        placeInData: false)
     }
     var best: (mapping: CoreDataMapping, score: Int)? = nil
     for version in readable where Set(version.schema!.entities.map(\.name)) == stored {
@@ -80,9 +82,9 @@ final class CoreDataSource {
     }
     guard let best else {
       throw StoreError(
-        .invalidModel,
-        "params.model: no version of '\(path)' (\(readable.map(\.name).joined(separator: ", "))) has exactly the store's entities (\(stored.sorted().joined(separator: ", ")))",
-        ["path": .string(path)])
+        .invalidModel, at: ErrorPlace(.model),
+        "no version of '\(path)' (\(readable.map(\.name).joined(separator: ", "))) has exactly the store's entities (\(stored.sorted().joined(separator: ", ")))",
+        ["path": .string(path)], placeInData: false)
     }
     return best.mapping
   }

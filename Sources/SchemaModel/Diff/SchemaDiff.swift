@@ -1,5 +1,3 @@
-import SchemaModel
-
 /// Every difference between two schema versions, renames included, each classified as a
 /// lightweight change or one that needs a custom stage. `model.diff` returns it; the
 /// planner measures its conditions and data loss against a store.
@@ -64,7 +62,9 @@ public struct SchemaDiff {
           SchemaChange(
             .addAttribute, name, a.name, "add attribute \(name).\(a.name) (\(a.type.rawValue)\(describeFill(a)))",
             condition: filled ? nil : .noNulls(entity: name, attribute: a.name)))
-        if a.unique { add(SchemaChange(.addUnique, name, a.name, "make \(name).\(a.name) unique", condition: .unique(entity: name, keys: [a.name]))) }
+        if a.unique {
+          add(SchemaChange(.addUnique, name, a.name, "make \(name).\(a.name) unique", condition: .unique(entity: name, keys: [a.name])))
+        }
         continue
       }
       compareAttribute(b, a, entity: name)
@@ -89,7 +89,9 @@ public struct SchemaDiff {
           condition: .unique(entity: name, keys: keys)))
     }
     for keys in was.entity.uniqueness where !now.entity.uniqueness.contains(keys) {
-      add(SchemaChange(.removeUnique, name, keys.joined(separator: ","), "drop the uniqueness of (\(keys.joined(separator: ", "))) for \(name)"))
+      add(
+        SchemaChange(
+          .removeUnique, name, keys.joined(separator: ","), "drop the uniqueness of (\(keys.joined(separator: ", "))) for \(name)"))
     }
     for r in now.entity.relationships {
       guard let s = was.relationship(r.name) else {
@@ -130,7 +132,7 @@ public struct SchemaDiff {
       return
     }
     if b.type != a.type {
-      let widening = ValueConversion.widens(b.type, to: a.type)
+      let widening = b.type.widens(to: a.type)
       add(
         SchemaChange(
           .changeType, name, a.name, "change \(place) from \(b.type.rawValue) to \(a.type.rawValue)\(widening ? " (widening)" : "")",
@@ -184,10 +186,13 @@ public struct SchemaDiff {
       }
     }
     if s.inverse != r.inverse {
-      add(SchemaChange(.changeInverse, name, r.name, "change the inverse of \(place) from \(s.inverse ?? "none") to \(r.inverse ?? "none")"))
+      add(
+        SchemaChange(.changeInverse, name, r.name, "change the inverse of \(place) from \(s.inverse ?? "none") to \(r.inverse ?? "none")"))
     }
     if s.deleteRule != r.deleteRule {
-      add(SchemaChange(.changeDeleteRule, name, r.name, "change the delete rule of \(place) from \(s.deleteRule.rawValue) to \(r.deleteRule.rawValue)"))
+      add(
+        SchemaChange(
+          .changeDeleteRule, name, r.name, "change the delete rule of \(place) from \(s.deleteRule.rawValue) to \(r.deleteRule.rawValue)"))
     }
     if s.minCount != r.minCount || s.maxCount != r.maxCount {
       add(SchemaChange(.changeCount, name, r.name, "change the count limits of \(place)"))

@@ -1,5 +1,4 @@
 import JSONCore
-import SchemaModel
 
 /// One difference between two schema versions, as `model.diff` and `migration.plan`
 /// report it. `lightweight` says whether a lightweight stage can make it; `condition`
@@ -65,7 +64,8 @@ extension SchemaChange.Condition {
   public var text: String {
     switch self {
     case .noNulls(let e, let a): return "every \(e) has a value for '\(a)'"
-    case .valuesConvert(let e, let a, let from, let to): return "every stored \(e).\(a) converts exactly from \(from.rawValue) to \(to.rawValue)"
+    case .valuesConvert(let e, let a, let from, let to):
+      return "every stored \(e).\(a) converts exactly from \(from.rawValue) to \(to.rawValue)"
     case .unique(let e, let keys): return "no two \(e) objects share \(keys.joined(separator: " + "))"
     case .noObjects(let e): return "no stored \(e) objects"
     case .atMostOneLink(let e, let r): return "no \(e) links to more than one object through '\(r)'"

@@ -1,5 +1,3 @@
-import SchemaModel
-
 /// Which entity and property of an older schema each one of a newer schema continues,
 /// following `originalName` (SwiftData's renaming hint) and otherwise equal names. Renames
 /// are what make a migration keep data instead of dropping one column and adding another.
