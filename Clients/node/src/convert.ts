@@ -5,12 +5,16 @@
  * attributes `bigint`s, by the object's own `_entity`; objects `include` expanded in its
  * relationships are converted by theirs. Without a model nothing is converted here.
  */
+import type { UntypedEntities } from "./typed.js";
 import { fromBase64 } from "./wire.js";
 
 export type ConvertedType = "date" | "data" | "int64";
 
-/** The runtime half of generated models.ts; `types` is never set, it carries the entity map type. */
-export interface ModelDescription<M = unknown> {
+/**
+ * The runtime half of generated models.ts; `types` is never set, it carries the entity map
+ * type (without it, as for a description written by hand: any entity).
+ */
+export interface ModelDescription<M = UntypedEntities> {
   version: string;
   entities: { [entity: string]: { attributes: { [name: string]: ConvertedType }; relationships: string[] } };
   types?: M;
@@ -18,7 +22,7 @@ export interface ModelDescription<M = unknown> {
 
 /** Converts the objects of replies in place, by a model. */
 export class ObjectConverter {
-  constructor(private readonly model: ModelDescription | undefined) {}
+  constructor(private readonly model: ModelDescription<unknown> | undefined) {}
 
   /** Converts `object` (and the objects included in it) in place; returns it. */
   object<T>(object: T): T {
