@@ -1,7 +1,8 @@
 /**
  * Wire types of the ModelStore protocol, as the convenience methods use them.
  * They describe what the server sends; results the protocol leaves open are
- * typed loosely and every convenience method lets callers narrow with `<T>`.
+ * typed loosely (narrow with the method's `<T>`). The object methods are typed by
+ * entity instead (typed.ts).
  */
 
 import type {

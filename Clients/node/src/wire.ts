@@ -10,12 +10,18 @@
  * Both take the fast native path unless the text (or value) needs the exact one.
  */
 
-/** 16 digits in a row: the only way an integer beyond 2^53 − 1 (16 digits) can be written. */
-const LONG_DIGITS = /\d{16}/;
+/**
+ * A number token starting with 16 digits and no fraction or exponent: the only way an
+ * integer beyond 2^53 − 1 (16 digits) can be written. (It may also be inside a string;
+ * the exact reader then reads that line, with the same result.)
+ */
+const LONG_INTEGER = /(?:^|[[,:\s])-?\d{16}(?!\d*[.eE])/;
+/** The cheap first test: most replies have no 16 digits in a row at all. */
+const LONG_RUN = /\d{16}/;
 
 /** Parses one JSON text, keeping integers beyond ±(2^53 − 1) exact as `bigint`s. */
 export function parseJson(text: string): unknown {
-  if (!LONG_DIGITS.test(text)) return JSON.parse(text);
+  if (!LONG_RUN.test(text) || !LONG_INTEGER.test(text)) return JSON.parse(text);
   const reader = new ExactReader(text);
   const value = reader.value();
   reader.end();

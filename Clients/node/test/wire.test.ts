@@ -10,6 +10,8 @@ test("integers beyond 2^53 - 1 read as exact bigints, the rest as JSON.parse rea
   assert.equal(parseJson("9007199254740992"), 9007199254740992n, "2^53 is beyond the safe range");
   assert.equal(parseJson("12345678901234567.5"), 12345678901234567.5, "a fraction stays a number");
   assert.equal(parseJson("-0"), -0);
+  const floats = "[0.30000000000000004,1.2345678901234567e+30,-1234567890123456.7]";
+  assert.deepEqual(parseJson(floats), JSON.parse(floats), "long fractions and exponents are numbers, as JSON.parse reads them");
   const text = '[{"s":"12345678901234567890","e":"\\u00e9\\"","n":null,"t":true,"f":false},[],{}, 12345678901234567890 ]';
   assert.deepEqual(parseJson(text), [{ s: "12345678901234567890", e: 'é"', n: null, t: true, f: false }, [], {}, 12345678901234567890n]);
   const proto = parseJson('{"__proto__":{"x":1},"big":12345678901234567890}') as Record<string, unknown>;
