@@ -107,9 +107,13 @@ final class CodeGeneratorTests: XCTestCase {
     XCTAssertEqual(files.map(\.name), ["models.ts"])
     let text = files[0].text
     XCTAssertTrue(text.contains("export interface Document extends Item {\n  _entity: \"Document\";"), text)
-    XCTAssertTrue(text.contains("export interface DocumentValues {\n  createdAt?: string;"), text)
+    XCTAssertTrue(text.contains("export interface DocumentValues {\n  createdAt?: Date;"), text)
     XCTAssertTrue(text.contains("  owner: ObjectId;\n}"), text)
     XCTAssertFalse(text.contains("ItemValues"), "an abstract entity cannot be inserted")
+    XCTAssertTrue(text.contains("  Item: { object: Item; values: never; "), text)
+    XCTAssertTrue(text.contains("  Document: { object: Document; values: DocumentValues; toMany: "), text)
+    XCTAssertTrue(text.contains("    \"Document\": { attributes: { \"createdAt\": \"date\""), text)
+    XCTAssertFalse(text.contains("    \"Item\": {"), "objects carry their concrete entity: no conversions for an abstract one")
     guard let tsc = Self.tsc else { throw XCTSkip("tsc not found") }
     if let failure = try Self.check(files, [tsc, "--noEmit", "--strict"]) { XCTFail(failure) }
   }
