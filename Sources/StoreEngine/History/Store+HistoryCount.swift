@@ -1,4 +1,4 @@
-import SQLiteCore
+import DatabaseKit
 
 extension Store {
   /// How many history transactions the file holds (0 when it has no history table), and
