@@ -10,7 +10,10 @@ Typical use::
 """
 
 from .client import Client, resolve_binary
+from .async_client import AsyncClient
+from .async_live import AsyncLiveQuery
 from .live import LiveQuery, apply_change
+from .typed import Entity, Fetched, Insertable, Upserted
 from .methods import Predicate, SortKey, ToMany
 from .errors import (
     BinaryNotFoundError,
@@ -41,7 +44,13 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Client",
+    "AsyncClient",
     "LiveQuery",
+    "AsyncLiveQuery",
+    "Entity",
+    "Insertable",
+    "Fetched",
+    "Upserted",
     "Predicate",
     "SortKey",
     "ToMany",
