@@ -1,6 +1,6 @@
 import JSONCore
 import RPCCore
-import SQLiteCore
+import StoreEngine
 
 /// `initialize`, `shutdown`, `exit`.
 enum LifecycleHandlers {
@@ -21,7 +21,7 @@ enum LifecycleHandlers {
             "deleteRules": .array(["nullify", "cascade", "deny", "noAction"]),
             "cancellation": true, "batches": true, "migrationHooks": true,
           ]),
-          "sqliteVersion": .string(Connection.libraryVersion),
+          "sqliteVersion": .string(Store.sqliteVersion),
         ])
       },
       MethodEntry(ShutdownParams.self) { _, _ in
