@@ -20,9 +20,11 @@ from typing import Any, Dict
 
 try:
     from modelstore_client import Client, ConstraintError, NotFoundError, ValidationError
+    from modelstore_client.values import encode
 except ImportError:  # running from a checkout without `pip install`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     from modelstore_client import Client, ConstraintError, NotFoundError, ValidationError
+    from modelstore_client.values import encode
 
 SCHEMA: Dict[str, Any] = {
     "version": "1.0.0",
@@ -62,7 +64,7 @@ def step(text: str) -> None:
 
 
 def show(label: str, value: Any) -> None:
-    print(f"   {label}: {json.dumps(value, sort_keys=True)}")
+    print(f"   {label}: {json.dumps(value, sort_keys=True, default=encode)}")
 
 
 def tour(store: Client) -> None:
