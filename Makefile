@@ -2,14 +2,15 @@
 #   make run    build (release) and run a short example session against an in-memory store
 #   make test   build and run every test: Swift (unit, end-to-end, golden) and both clients
 # Also: make bench (benchmarks beside the sqlite3 CLI), make fuzz (long fuzz run, see
-# README "Fuzzing"), make build, make clean.
+# README "Fuzzing"), make build, make wheel (the Python client's platform wheel, with the
+# binary), make clean.
 
 SWIFT ?= swift
 RELEASE_BIN := .build/release/modelstore
 DEBUG_BIN := .build/debug/modelstore
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: run test build deps test-deps swift-test python-test node-test fuzz-quick self-contained fuzz bench clean
+.PHONY: run test build wheel deps test-deps swift-test python-test node-test fuzz-quick self-contained install-check fuzz bench clean
 
 deps:
 	@scripts/ensure-deps.sh build
@@ -27,11 +28,22 @@ run: build
 
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory swift-test python-test node-test fuzz-quick self-contained
+	$(MAKE) --no-print-directory swift-test python-test node-test fuzz-quick self-contained install-check
 
 # The release binary's dynamic dependencies, and `make run`'s session with the toolchain hidden.
 self-contained: build
 	scripts/check-self-contained.sh $(RELEASE_BIN)
+
+# The Python client's platform wheel carrying the release binary, into WHEEL_DIR:
+# `pip install .build/wheels/modelstore_client-*.whl` puts `modelstore` on PATH.
+WHEEL_DIR ?= .build/wheels
+wheel: build
+	scripts/build-wheel.sh $(RELEASE_BIN) $(WHEEL_DIR)
+
+# Both clients installed as their ecosystems do (wheel into a fresh venv, npm install of the
+# folder and of the npm pack tarball) and run, the toolchain hidden (scripts/check-install.sh).
+install-check: build
+	scripts/check-install.sh $(RELEASE_BIN)
 
 swift-test:
 	$(SWIFT) test --skip-build

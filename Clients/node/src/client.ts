@@ -3,7 +3,7 @@
  * protocol method (camelCase of the wire name), so scripts read like the
  * protocol and results keep the wire shape (`{objects}`, `{count}`, ...).
  */
-import { isAbsolute, resolve } from "node:path";
+import { findBinary } from "./binary.js";
 import { RpcConnection } from "./connection.js";
 import type { CallOptions, ConnectionOptions, RequestHandler } from "./connection.js";
 import { ChangeRouter, LiveQuery } from "./live.js";
@@ -26,7 +26,7 @@ export const CLIENT_NAME = "modelstore-client-node";
 export const CLIENT_VERSION = "0.1.0";
 
 export interface SpawnOptions {
-  /** Server executable; else $MODELSTORE_BIN; else `modelstore` on PATH. */
+  /** Server executable; else $MODELSTORE_BIN; else `modelstore` on PATH (else spawn throws BinaryNotFoundError). */
   binary?: string;
   /** Full server arguments; default `serve --memory`. Exclusive with `store`. */
   args?: string[];
@@ -48,17 +48,9 @@ export function resolveCommand(
   if (options.args !== undefined && options.store !== undefined) {
     throw new TypeError("pass either `args` or `store`, not both");
   }
-  const binary = absoluteIfPath(options.binary ?? (env["MODELSTORE_BIN"] || "modelstore"));
+  const binary = findBinary(options.binary, env);
   const args = options.args ?? (options.store !== undefined ? ["serve", "--store", options.store] : ["serve", "--memory"]);
   return { binary, args: [...args] };
-}
-
-/**
- * `./x` or `dir/x` made absolute, so a `cwd` option (or the golden replayer's temp
- * directory) does not change which binary runs; bare names still use PATH.
- */
-export function absoluteIfPath(binary: string): string {
-  return binary.includes("/") && !isAbsolute(binary) ? resolve(binary) : binary;
 }
 
 export class ModelStoreClient extends RpcConnection {

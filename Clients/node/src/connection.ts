@@ -13,6 +13,7 @@ import {
   ExitInfo, RequestTimeoutError, RpcError, ServerExitedError, errorFromResponse,
 } from "./errors.js";
 import type { RequestId } from "./types.js";
+import { HOW_TO_FIX } from "./binary.js";
 
 export interface ConnectionOptions {
   /** Variables added to this process's environment for the child. */
@@ -72,7 +73,8 @@ export class RpcConnection {
     // EPIPE once the server is gone; the exit handling below reports it better.
     this.child.stdin.on("error", () => undefined);
     this.child.on("error", (err) => {
-      if (this.child.pid === undefined) this.finish({ code: null, signal: null }, `could not start ${command}: ${err.message}`);
+      const failed = `could not start ${command}: ${err.message}; ${HOW_TO_FIX}`;
+      if (this.child.pid === undefined) this.finish({ code: null, signal: null }, failed);
       else this.keepStderr(`[client] process error: ${err.message}`);
     });
     this.child.on("exit", (code, signal) => {

@@ -148,6 +148,11 @@ export class ServerExitedError extends ModelStoreError {
   }
 }
 
+/** No `modelstore` executable was given or found on PATH (thrown by `spawn`; the message says how to fix it). */
+export class BinaryNotFoundError extends ModelStoreError {
+  override name = "BinaryNotFoundError";
+}
+
 /** No response arrived within the request's timeout. */
 export class RequestTimeoutError extends ModelStoreError {
   override name = "RequestTimeoutError";

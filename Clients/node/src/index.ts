@@ -1,6 +1,7 @@
 /** Public entry point of modelstore-client: the client, its errors, wire types and the golden replayer. */
 export { ModelStoreClient, resolveCommand, CLIENT_NAME, CLIENT_VERSION } from "./client.js";
 export type { SpawnOptions } from "./client.js";
+export { HOW_TO_FIX, findBinary } from "./binary.js";
 export { RpcConnection } from "./connection.js";
 export type { CallOptions, ConnectionOptions, NotificationListener, RequestHandler } from "./connection.js";
 export * from "./errors.js";

@@ -93,6 +93,11 @@ declare module "node:fs" {
   export function writeFileSync(path: string, data: string): void;
   export function readdirSync(path: string, options: { withFileTypes: true }): Dirent[];
   export function existsSync(path: string): boolean;
+  export function accessSync(path: string, mode?: number): void;
+  export function chmodSync(path: string, mode: number): void;
+  export function mkdirSync(path: string): void;
+  export function statSync(path: string): { isFile(): boolean };
+  export const constants: { X_OK: number };
   export function mkdtempSync(prefix: string): string;
   export function rmSync(path: string, options?: { recursive?: boolean; force?: boolean }): void;
 }

@@ -9,7 +9,8 @@ Typical use::
         task = store.insert("Task", {"title": "Write docs"})
 """
 
-from .client import Client, resolve_binary
+from .binary import resolve_binary
+from .client import Client
 from .async_client import AsyncClient
 from .async_live import AsyncLiveQuery
 from .live import LiveQuery, apply_change

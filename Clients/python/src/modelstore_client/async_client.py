@@ -22,8 +22,9 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Deque, Dict, List, M
 
 from .async_live import AsyncLiveQuery
 from .async_methods import AsyncStoreMethods
-from .client import STDERR_TAIL_LINES, _encode, resolve_binary
-from .errors import BinaryNotFoundError, ModelStoreError, RequestTimeout, RPCError, ServerExited, error_from_response
+from .binary import cannot_start, resolve_binary
+from .client import STDERR_TAIL_LINES, _encode
+from .errors import ModelStoreError, RequestTimeout, RPCError, ServerExited, error_from_response
 from .methods import _list, _params
 from .policy import cancels_on_timeout, time_limit
 from .values import RESULT_SHAPES, SchemaTypes, objects_in
@@ -73,7 +74,7 @@ class AsyncClient(AsyncStoreMethods):
                 env=self._env,
             )
         except OSError as exc:
-            raise BinaryNotFoundError(f"cannot start {self.binary!r}: {exc}") from exc
+            raise cannot_start(self.binary, exc) from exc
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._read()), loop.create_task(self._dispatch()), loop.create_task(self._read_stderr())]
         return self

@@ -14,9 +14,7 @@ import io
 import itertools
 import json
 import logging
-import os
 import queue
-import shutil
 import subprocess
 import threading
 from collections import deque
@@ -37,8 +35,8 @@ from typing import (
     cast,
 )
 
+from .binary import cannot_start, resolve_binary
 from .errors import (
-    BinaryNotFoundError,
     ModelStoreError,
     RequestTimeout,
     RPCError,
@@ -64,22 +62,6 @@ def _encode(message: Any) -> bytes:
     """One message as a line; Python values JSON lacks go in their wire form (values.encode)."""
     text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=encode)
     return (text + "\n").encode("utf-8")
-
-
-def resolve_binary(binary: Optional[str] = None) -> str:
-    """Find the server executable: argument, $MODELSTORE_BIN, then PATH."""
-    if binary:
-        return binary
-    from_env = os.environ.get("MODELSTORE_BIN")
-    if from_env:
-        return from_env
-    on_path = shutil.which("modelstore")
-    if on_path:
-        return on_path
-    raise BinaryNotFoundError(
-        "modelstore binary not found: pass binary=..., set MODELSTORE_BIN, "
-        "or put 'modelstore' on PATH"
-    )
 
 
 class Client(StoreMethods):
@@ -131,9 +113,7 @@ class Client(StoreMethods):
                 env=dict(env) if env is not None else None,
             )
         except OSError as exc:
-            raise BinaryNotFoundError(
-                f"cannot start {self.binary!r}: {exc}"
-            ) from exc
+            raise cannot_start(self.binary, exc) from exc
         assert self._proc.stdin and self._proc.stdout and self._proc.stderr
         self._stdin: IO[bytes] = self._proc.stdin
         # A buffered reader makes readline() cheap; the pipe itself stays
