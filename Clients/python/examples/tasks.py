@@ -21,10 +21,12 @@ from typing import Any, Dict
 try:
     from modelstore_client import (BinaryNotFoundError, Client, ConstraintError, NotFoundError,
                                    ValidationError, resolve_binary)
+    from modelstore_client.values import encode
 except ImportError:  # running from a checkout without `pip install`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     from modelstore_client import (BinaryNotFoundError, Client, ConstraintError, NotFoundError,
                                    ValidationError, resolve_binary)
+    from modelstore_client.values import encode
 
 SCHEMA: Dict[str, Any] = {
     "version": "1.0.0",
@@ -64,7 +66,7 @@ def step(text: str) -> None:
 
 
 def show(label: str, value: Any) -> None:
-    print(f"   {label}: {json.dumps(value, sort_keys=True)}")
+    print(f"   {label}: {json.dumps(value, sort_keys=True, default=encode)}")
 
 
 def tour(store: Client) -> None:
