@@ -10,7 +10,7 @@ RELEASE_BIN := .build/release/modelstore
 DEBUG_BIN := .build/debug/modelstore
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: run test build wheel deps test-deps swift-test python-test node-test fuzz-quick self-contained install-check fuzz bench clean
+.PHONY: run test build wheel deps test-deps swift-test python-test node-test docs-test fuzz-quick self-contained install-check fuzz bench clean
 
 deps:
 	@scripts/ensure-deps.sh build
@@ -28,7 +28,7 @@ run: build
 
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory swift-test python-test node-test fuzz-quick self-contained install-check
+	$(MAKE) --no-print-directory swift-test python-test node-test docs-test fuzz-quick self-contained install-check
 
 # The release binary's dynamic dependencies, and `make run`'s session with the toolchain hidden.
 self-contained: build
@@ -53,6 +53,11 @@ python-test:
 
 node-test:
 	MODELSTORE_BIN=$(abspath $(DEBUG_BIN)) bash Clients/node/test.sh
+
+# Every fenced block of README.md, the client READMEs and protocol.md runs (or is marked
+# <!-- not run: REASON -->); protocol.md's exchanges parse and replay (Tests/Docs).
+docs-test:
+	MODELSTORE_BIN=$(abspath $(DEBUG_BIN)) python3 -m unittest discover -s Tests/Docs
 
 # A brief fuzz run inside `make test` (about 20 s on the 2-core machine), a fixed seed
 # unless FUZZ_SEED is given. `make fuzz` runs long against the release binary:
