@@ -401,7 +401,8 @@ public final class Server: @unchecked Sendable {
     let isNotification = idMember == nil
     let params: JSONObject
     switch o["params"] {
-    case nil: params = [:]
+    // `null` is absent: JSON-RPC clients in the wild (pygls among them) send it for "no params".
+    case nil, .null?: params = [:]
     case .object(let p)?: params = p
     case .array?:
       if isNotification { return nil }
