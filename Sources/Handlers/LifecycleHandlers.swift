@@ -1,6 +1,6 @@
 import JSONCore
 import RPCCore
-import SQLiteCore
+import StoreEngine
 
 /// `initialize`, `shutdown`, `exit`.
 enum LifecycleHandlers {
@@ -24,7 +24,7 @@ enum LifecycleHandlers {
             "workDoneProgress": true, "logMessages": true,
             "methods": .array(s.server.methodNames.map { .string($0) }),
           ]),
-          "sqliteVersion": .string(Connection.libraryVersion),
+          "sqliteVersion": .string(Store.sqliteVersion),
         ])
       },
       MethodEntry(ShutdownParams.self) { _, _ in

@@ -5,23 +5,17 @@ import Synchronization
   import Glibc
 #endif
 
-/// A copy of a WAL index's header (`Connection.walIndexHeader`).
-public struct WALIndexHeader: Equatable {
-  var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
-
-  public static func == (a: Self, b: Self) -> Bool {
-    a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
-      && a.words.4 == b.words.4 && a.words.5 == b.words.5
-  }
-}
+/// A copy of a WAL index's header (`Connection.walIndexHeader`): SQLite's commit marker.
+public typealias WALIndexHeader = CommitMarker
 
 /// One SQLite connection with a cache of prepared statements and savepoint-based
 /// transactions. Confined to one thread, except `interrupt()`, which SQLite documents
 /// as safe to call from any thread.
-public final class Connection {
+public final class Connection: DatabaseConnection {
   let handle: OpaquePointer
   public let path: String
   public let isReadOnly: Bool
+  public var dialect: any SQLDialect { SQLiteDialect() }
   private var cache: [String: Statement] = [:]
   private var levels: [(open: Statement, close: Statement)] = []
   public private(set) var cacheHits = 0
@@ -118,7 +112,7 @@ public final class Connection {
   // MARK: - Statements
 
   /// A cached prepared statement for `sql`; prepared once per connection.
-  public func cached(_ sql: String) throws -> Statement {
+  public func cached(_ sql: String) throws -> any PreparedStatement {
     if let s = cache[sql] {
       cacheHits += 1
       return s
@@ -131,7 +125,7 @@ public final class Connection {
   }
 
   /// A one-off statement, not cached (DDL, rare queries).
-  public func prepare(_ sql: String) throws -> Statement {
+  public func prepare(_ sql: String) throws -> any PreparedStatement {
     try Statement(connection: self, sql: sql, persistent: false)
   }
 
@@ -150,7 +144,7 @@ public final class Connection {
   }
 
   /// Runs a cached statement with parameters.
-  public func run(_ sql: String, _ values: [SQLValue] = []) throws {
+  public func run(_ sql: String, _ values: [SQLValue]) throws {
     try cached(sql).execute(values)
   }
 
@@ -160,7 +154,7 @@ public final class Connection {
   }
 
   /// The first column of the first row, or nil.
-  public func scalar(_ sql: String, _ values: [SQLValue] = []) throws -> SQLValue? {
+  public func scalar(_ sql: String, _ values: [SQLValue]) throws -> SQLValue? {
     try cached(sql).first(values) { $0.value(0) }
   }
 
@@ -237,6 +231,9 @@ public final class Connection {
   }
 
   // MARK: - Commits by anyone
+
+  /// SQLite's commit marker: the WAL index's header (`walIndexHeader`).
+  public func commitMarker() -> CommitMarker? { walIndexHeader() }
 
   /// The header of the WAL index as it stands: the 48-byte header at the start of the
   /// `-shm` file, read without a lock (sqlite.org/walformat.html, "The WAL-Index Header").

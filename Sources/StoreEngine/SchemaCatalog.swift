@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// The installed schema as the engine uses it: the model graph, the per-entity write plans,
@@ -9,7 +9,7 @@ import SchemaModel
 /// another process's changes happen here; whether a schema may change now is the write
 /// state's question (`WriteState.canChangeSchema`).
 final class SchemaCatalog {
-  let connection: Connection
+  let connection: any DatabaseConnection
   private(set) var graph: ModelGraph?
   private(set) var plans: [String: EntityPlan] = [:]
   private(set) var readPlans: [String: ReadPlan] = [:]
@@ -18,13 +18,13 @@ final class SchemaCatalog {
   /// SQLite's schema cookie when the installed schema was last read (`followChanges`).
   private var cookie: Int64?
   /// The WAL index's header when `followChanges` last read the cookie.
-  private var checkedAt: WALIndexHeader?
+  private var checkedAt: CommitMarker?
   /// Why the installed schema could not be read again (after a rollback, or a change by
   /// another process); nil once it was. Requests that need the schema try again, and say
   /// why while it still fails (`requireGraph`).
   private(set) var reloadFailure: Error?
 
-  init(connection: Connection) { self.connection = connection }
+  init(connection: any DatabaseConnection) { self.connection = connection }
 
   /// Reads the schema stored in the file (none in a new store) and installs it.
   func load() throws {
@@ -85,7 +85,7 @@ final class SchemaCatalog {
   /// commit rewrites, is compared first (a file store opened for writing is in WAL mode;
   /// other stores read the cookie every time).
   func followChanges() {
-    let header = connection.walIndexHeader()
+    let header = connection.commitMarker()
     if let header, header == checkedAt { return }
     checkedAt = nil
     guard case .integer(let c)? = try? connection.cached("PRAGMA schema_version").first([], { $0.value(0) }) else { return }

@@ -1,6 +1,6 @@
+import DatabaseKit
 import FileAccess
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 #if canImport(Glibc)
@@ -49,7 +49,7 @@ extension Store {
       if case .integer(let p)? = pages, case .integer(let s)? = pageSize { o.append("sizeBytes", .int(p * s)) }
       if case .text(let mode)? = try connection.scalar("PRAGMA journal_mode") { o.append("journalMode", .string(mode)) }
       o.append("openTransactions", .int(Int64(writes.userTransactions)))
-      o.append("sqliteVersion", .string(Connection.libraryVersion))
+      o.append("sqliteVersion", .string(Store.sqliteVersion))
       return o
     }
   }
@@ -123,7 +123,7 @@ extension Store {
     try createBackupFile(destination, place: ErrorPlace(.to))
     do {
       try connection.backup(to: destination)
-    } catch let e as SQLiteError {
+    } catch let e as any DatabaseError {
       unlink(destination)
       throw StoreError(.storage, "backup to '\(destination)' failed: \(e.message)", ["path": .string(destination)])
     }

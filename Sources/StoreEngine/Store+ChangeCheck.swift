@@ -1,3 +1,4 @@
+import DatabaseKit
 import JSONCore
 
 /// What `changedOutsideHistory` last saw.

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 import TimeZones
 
@@ -19,7 +19,7 @@ public final class Store {
   /// The layout this code reads and writes (protocol.md, "Store file layout").
   public static let formatVersion = 2
 
-  public let connection: Connection
+  public let connection: any DatabaseConnection
   /// Set when opening upgraded this file from format 1 (Store+FormatUpgrade.swift).
   public internal(set) var formatUpgrade: FormatUpgradeReport?
   public let path: String?
@@ -77,10 +77,8 @@ public final class Store {
     self.isReadOnly = options.readOnly
     if let path { try StoreFileCheck.check(path, readOnly: options.readOnly, create: options.create) }
     do {
-      let connectionOptions = Connection.Options(readOnly: options.readOnly, create: options.create)
-      connection =
-        try path.map { try Connection(file: $0, options: connectionOptions) } ?? Connection(path: ":memory:", options: connectionOptions)
-    } catch let e as SQLiteError {
+      connection = try SQLiteDatabase.open(path: path, readOnly: options.readOnly, create: options.create)
+    } catch let e as any DatabaseError {
       throw StoreError(.notFound, "cannot open store '\(path ?? ":memory:")': \(e.message)", ["path": .string(path ?? ":memory:")])
     }
     keys = KeyAllocator(connection: connection)
@@ -91,7 +89,7 @@ public final class Store {
       try prepare(create: options.create)
       if !options.history { historySettings.enabled = false }
       historyRetention = options.historyRetention
-    } catch let e as SQLiteError where e.isNotADatabase {
+    } catch let e as any DatabaseError where e.isNotADatabase {
       connection.close()
       throw StoreError(.notAStore, "'\(path ?? "")' is not a ModelStore store (not an SQLite database)", ["path": .string(path ?? "")])
     } catch {
@@ -143,7 +141,7 @@ public final class Store {
       do {
         if try connection.scalar("PRAGMA journal_mode") != .text("wal") { try connection.execute("PRAGMA journal_mode = WAL") }
         break
-      } catch let e as SQLiteError where e.isBusy && attempts < 100 {
+      } catch let e as any DatabaseError where e.isBusy && attempts < 100 {
         attempts += 1
         usleep(50_000)
       }
@@ -181,7 +179,7 @@ public final class Store {
 
   func meta(_ key: String) throws -> String? { try Store.meta(key, connection) }
 
-  static func meta(_ key: String, _ connection: Connection) throws -> String? {
+  static func meta(_ key: String, _ connection: any DatabaseConnection) throws -> String? {
     if case .text(let s)? = try connection.scalar("SELECT \"value\" FROM \(StorageLayout.metaTable) WHERE \"key\" = ?", [.text(key)]) {
       return s
     }
@@ -189,7 +187,9 @@ public final class Store {
   }
 
   func setMeta(_ key: String, _ value: String) throws {
-    try connection.run("INSERT OR REPLACE INTO \(StorageLayout.metaTable) (\"key\", \"value\") VALUES (?, ?)", [.text(key), .text(value)])
+    try connection.run(
+      connection.dialect.insertReplacing(into: StorageLayout.metaTable, columns: ["\"key\"", "\"value\""], key: ["\"key\""]),
+      [.text(key), .text(value)])
   }
 
   /// Refuses a file of another format version than this code's, before anything is
@@ -259,7 +259,7 @@ public final class Store {
     if connection.pollInterrupt() { throw StoreError(.cancelled, "the request was cancelled") }
   }
 
-  /// Called between statements and while they run (see `Connection.cancellationProbe`):
+  /// Called between statements and while they run (see `DatabaseConnection.cancellationProbe`):
   /// the server reads its input there, and interrupts this store when the running request
   /// is cancelled.
   public var cancellationProbe: (() -> Void)? {
@@ -307,7 +307,7 @@ public final class Store {
 
   /// Runs a request that only reads on one snapshot of the store, translating SQLite
   /// failures: all its statements see the same commits, whatever other connections
-  /// commit meanwhile (`Connection.readingOneSnapshot`; no write lock is taken). Inside a
+  /// commit meanwhile (`DatabaseConnection.readingOneSnapshot`; no write lock is taken). Inside a
   /// client transaction the transaction is that snapshot.
   public func readingOneSnapshot<T>(_ body: () throws -> T) throws -> T {
     try translatingErrors { try connection.readingOneSnapshot(body) }
@@ -316,15 +316,16 @@ public final class Store {
   func translatingErrors<T>(_ body: () throws -> T) throws -> T {
     do {
       return try body()
-    } catch let e as SQLiteError {
+    } catch let e as any DatabaseError {
       throw StoreError(sqlite: e)
     }
   }
 }
 
 extension StoreError {
-  /// The engine's view of an SQLite failure; SQL text stays in the log, not the message.
-  init(sqlite e: SQLiteError) {
+  /// The engine's view of a database failure (so far always SQLite's, whose codes the
+  /// details carry); SQL text stays in the log, not the message.
+  init(sqlite e: any DatabaseError) {
     if let cause = e.cause as? StoreError {
       // A Swift function of the statement failed with an engine error (MATCHES over its budget, cancelled).
       self = cause

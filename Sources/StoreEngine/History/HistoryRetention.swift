@@ -1,4 +1,4 @@
-import SQLiteCore
+import DatabaseKit
 import SchemaModel
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// One committed transaction as `history.fetch` reports it.
@@ -208,7 +208,7 @@ extension Store {
   /// The changes column of a history row: the compact blob, or JSON text in a row a
   /// format-1 store wrote. A row that cannot be read is an error naming its token, never
   /// "no changes" (a live query would miss what it changed).
-  static func historyChanges(_ row: Row, _ column: Int, token: Int64) throws -> JSONValue {
+  static func historyChanges(_ row: any ResultRow, _ column: Int, token: Int64) throws -> JSONValue {
     do {
       switch row.storageClass(column) {
       case .blob: return try ChangeEncoding.decode(row.blob(column))

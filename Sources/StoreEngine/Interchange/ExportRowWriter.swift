@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Writes the exported objects of one concrete entity straight from the statement's row
@@ -63,7 +63,7 @@ struct ExportRowWriter {
     fields = list
   }
 
-  func write(_ row: Row, to w: inout JSONWriter) {
+  func write(_ row: any ResultRow, to w: inout JSONWriter) {
     guard row.int(1) == code else {
       w.write(read.object(row, select: keys, toManyColumns: true))
       return
@@ -87,7 +87,7 @@ struct ExportRowWriter {
   }
 
   /// What `w.write(type.decode(row.value(c)))` writes, with the common cases done in place.
-  private static func writeValue(_ type: AttributeType, _ row: Row, _ c: Int, _ w: inout JSONWriter) {
+  private static func writeValue(_ type: AttributeType, _ row: any ResultRow, _ c: Int, _ w: inout JSONWriter) {
     switch row.storageClass(c) {
     case .null: w.writeRaw("null")
     case .integer:

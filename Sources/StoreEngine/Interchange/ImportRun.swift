@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// One import in progress, inside the transaction `Store.importObjects` opened. Two

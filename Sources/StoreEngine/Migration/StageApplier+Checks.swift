@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// The checks of the stored data against the new schema's constraints.
@@ -76,14 +76,14 @@ extension StageApplier {
     var existing = Set(try managedIndexes().values.map(Self.indexDefinition))
     for root in new.ordered where root.isRoot {
       for sql in StorageLayout.indexSQL(root, graph: new, codes: codes) where existing.insert(Self.indexDefinition(sql)).inserted {
-        do { try createIndex(sql) } catch let e as SQLiteError where e.isConstraint {
+        do { try createIndex(sql) } catch let e as any DatabaseError where e.isConstraint {
           throw try uniquenessConflict(root, e)
         }
       }
     }
   }
 
-  private func uniquenessConflict(_ root: EntityModel, _ e: SQLiteError) throws -> StoreError {
+  private func uniquenessConflict(_ root: EntityModel, _ e: any DatabaseError) throws -> StoreError {
     let table = Identifier.quote(root.name)
     for m in root.hierarchy {
       for keys in m.entity.attributes.filter(\.unique).map({ [$0.name] }) + m.entity.uniqueness {

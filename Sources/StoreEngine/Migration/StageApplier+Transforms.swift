@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Runs a custom stage's declarative transforms. They run after `expand` (the new columns

@@ -1,6 +1,6 @@
+import DatabaseKit
 import FileAccess
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// The SQL and column bookkeeping for one entity, computed once per schema so that hot
@@ -30,10 +30,10 @@ final class EntityPlan {
   /// The insert's bound values before any given value: the entity code, encoded literal
   /// defaults, NULL elsewhere; the key is appended.
   let insertTemplate: [SQLValue]
-  private var cachedInsert: Statement?
+  private var cachedInsert: (any PreparedStatement)?
 
   /// The prepared insert, kept here so the hot path skips the cache lookup by SQL text.
-  func insertStatement(_ connection: Connection) throws -> Statement {
+  func insertStatement(_ connection: any DatabaseConnection) throws -> any PreparedStatement {
     if let s = cachedInsert { return s }
     let s = try connection.cached(insertSQL)
     cachedInsert = s
@@ -225,7 +225,7 @@ final class ReadPlan {
   /// The wire object for the current row of a statement running `selectSQL`: attributes
   /// and to-ones. To-many relationships come from their columns only with
   /// `toManyColumns` (a row of `selectSQL(for:keys:)`); otherwise they are left out.
-  func object(_ row: Row, select: Set<String>? = nil, toManyColumns: Bool = false) -> JSONObject {
+  func object(_ row: any ResultRow, select: Set<String>? = nil, toManyColumns: Bool = false) -> JSONObject {
     let pk = row.int(0)
     let entity = codes.name(row, 1)
     var o = WireObject.start(entity, pk, members: slotsByEntity[entity]?.count ?? 0)
@@ -251,5 +251,5 @@ final class ReadPlan {
   }
 
   /// The id of the current row's object (a row of `selectSQL`).
-  func id(_ row: Row) -> ObjectID { ObjectID(entity: codes.name(row, 1), pk: row.int(0)) }
+  func id(_ row: any ResultRow) -> ObjectID { ObjectID(entity: codes.name(row, 1), pk: row.int(0)) }
 }

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Reading and writing relationship values, keeping inverses in step.
@@ -210,7 +210,9 @@ extension Store {
         if !currentSet.contains(d) {
           if symmetric {
             try connection.cached(
-              "INSERT OR IGNORE INTO \(t) (\(s), \(ds), \(Identifier.quote(pos))) VALUES (?, ?, (SELECT coalesce(max(\(Identifier.quote(pos))), -1) + 1 FROM \(t) WHERE \(s) = ?))"
+              connection.dialect.insertSkippingDuplicates(
+                "\(t) (\(s), \(ds), \(Identifier.quote(pos))) VALUES (?, ?, (SELECT coalesce(max(\(Identifier.quote(pos))), -1) + 1 FROM \(t) WHERE \(s) = ?))"
+              )
             ).execute([.integer(d.pk), .integer(source.pk), .integer(d.pk)])
           }
           if tracksInverse { ctx.touch(d) }

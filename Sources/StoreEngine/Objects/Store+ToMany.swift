@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Reading the to-many relationships of a whole page of objects at once: one statement

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Inserting and updating objects.
@@ -305,7 +305,7 @@ extension Store {
     bound.append(.integer(pk))
     do {
       try plan.insertStatement(connection).execute(bound)
-    } catch let e as SQLiteError where e.isConstraint {
+    } catch let e as any DatabaseError where e.isConstraint {
       throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path()) ?? StoreError(sqlite: e)
     }
     let id = ObjectID(entity: entity, pk: pk)
@@ -433,7 +433,7 @@ extension Store {
       do {
         try connection.cached("UPDATE \(plan.table) SET \(sets.joined(separator: ", ")), \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?")
           .execute(args)
-      } catch let e as SQLiteError where e.isConstraint {
+      } catch let e as any DatabaseError where e.isConstraint {
         var merged = try currentValues(plan, id)
         for (k, v) in changed { merged[k] = v }
         throw try uniqueViolation(plan, values: merged, excluding: id.pk, path: path()) ?? StoreError(sqlite: e)

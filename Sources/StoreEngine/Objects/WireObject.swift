@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// The wire form of a stored object, defined once: `_id` and `_entity`, then the
@@ -29,7 +29,7 @@ enum WireObject {
 
   /// A to-one's value read from a row: the target's id (its entity from `entityColumn`
   /// when the destination has sub-entities), or null.
-  static func toOne(_ row: Row, column: Int, entityColumn: Int?, destination: String, codes: EntityCodes) -> JSONValue {
+  static func toOne(_ row: any ResultRow, column: Int, entityColumn: Int?, destination: String, codes: EntityCodes) -> JSONValue {
     if row.isNull(column) { return .null }
     let name = entityColumn.flatMap { row.isNull($0) ? nil : codes.name(row, $0) } ?? destination
     return .string(ObjectID.text(name, row.int(column)))
@@ -37,7 +37,7 @@ enum WireObject {
 
   /// A to-many's ids from its column (`group_concat` of keys, or of `Entity/pk` when the
   /// destination has sub-entities; NULL for none).
-  static func toMany(_ row: Row, column: Int, destination: String) -> JSONValue {
+  static func toMany(_ row: any ResultRow, column: Int, destination: String) -> JSONValue {
     .array(row.isNull(column) ? [] : splitIDs(row.text(column), destination))
   }
 

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Bookkeeping for one atomic write (a request or a whole `context.save`): `$ref`s

@@ -1,4 +1,4 @@
-import SQLiteCore
+import DatabaseKit
 import SchemaModel
 import TimeZones
 

@@ -1,6 +1,6 @@
+import DatabaseKit
 import Foundation
 import JSONCore
-import SQLiteCore
 
 /// `MATCHES` inside SQLite: `ms_regexp(pattern, text, flags, offset, place, node)` is 1 when the
 /// whole text matches the pattern (ICU, as NSPredicate's MATCHES, through
@@ -110,7 +110,7 @@ enum RegexMatching {
     }
   }
 
-  static func register(on connection: Connection) throws {
+  static func register(on connection: any DatabaseConnection) throws {
     let cache = Cache()
     try connection.createFunction("ms_regexp", argumentCount: 6) { [weak connection] args in
       guard case .text(let pattern) = args[0] else {

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// A compiled scalar operand: SQL for one value per row, and what that value is.

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Compiles predicates and sort keys over one entity into SQL: a WHERE fragment, LEFT

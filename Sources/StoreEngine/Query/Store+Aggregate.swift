@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// `query.aggregate`: grouped counts, sums, averages, minima and maxima, computed by
@@ -62,7 +62,7 @@ extension Store {
           out.append(AggregateGroup(key: key, values: vals))
           if out.count & 1023 == 0 { try checkCancelled() }
         }
-      } catch let e as SQLiteError where e.isIntegerOverflow {
+      } catch let e as any DatabaseError where e.isIntegerOverflow {
         throw overflow(request, values.map(\.kind))
       }
       return out

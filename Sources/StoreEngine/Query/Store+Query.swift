@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Fetching, counting and batch changes by predicate.

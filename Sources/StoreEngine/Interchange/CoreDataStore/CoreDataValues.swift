@@ -1,5 +1,5 @@
 import CoreDataTooling
-import SQLiteCore
+import DatabaseKit
 import SchemaModel
 
 /// How a Core Data column's stored value becomes ModelStore's stored value, as an SQL
@@ -94,7 +94,7 @@ enum CoreDataValues {
 
   /// Registers `ms_cd_decimal` and `ms_cd_external` on `connection`; external files are
   /// looked up in `externalDirectory`.
-  static func registerFunctions(on connection: Connection, externalDirectory: String) throws {
+  static func registerFunctions(on connection: any DatabaseConnection, externalDirectory: String) throws {
     try connection.createFunction("ms_cd_decimal", argumentCount: 1) { decimal($0[0]) }
     try connection.createFunction("ms_cd_external", argumentCount: 1) { args in
       guard case .blob(let b) = args[0], let marker = b.first else { return args[0] }

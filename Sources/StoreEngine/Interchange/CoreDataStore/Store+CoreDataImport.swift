@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// What `import.coreData` did.
@@ -133,7 +133,7 @@ extension Store {
         start = end
       }
       return total
-    } catch let e as SQLiteError where e.isConstraint {
+    } catch let e as any DatabaseError where e.isConstraint {
       throw StoreError(
         .constraint, "copying '\(view.table)' from '\(path)' broke a constraint of the schema: \(e.message)",
         ["entity": .string(view.table), "path": .string(path)])

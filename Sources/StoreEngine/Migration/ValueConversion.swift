@@ -1,5 +1,6 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
+import SchemaModel
 
 /// Converting stored values when an attribute changes type in a migration. A widening
 /// keeps every value exactly; any other change converts each value that has an exact
@@ -112,13 +113,5 @@ public enum ValueConversion {
       return DecimalText.canonical(s).flatMap { Int64($0) }
     default: return nil
     }
-  }
-}
-
-extension Attribute {
-  /// The stored form of a literal default (nil for none or a generated one).
-  public func storedLiteralDefault() throws -> SQLValue? {
-    guard case .literal(let v)? = defaultValue else { return nil }
-    return try type.encode(v)
   }
 }

@@ -1,5 +1,6 @@
 import JSONCore
 import SQLiteCore
+import StoreEngine
 import XCTest
 
 @testable import SchemaModel
@@ -159,13 +160,16 @@ final class ValueCoderTests: XCTestCase {
   }
 
   func testColumnAffinities() {
-    XCTAssertEqual(AttributeType.int.columnAffinity, "INTEGER")
-    XCTAssertEqual(AttributeType.bool.columnAffinity, "INTEGER")
-    XCTAssertEqual(AttributeType.date.columnAffinity, "REAL")
-    XCTAssertEqual(AttributeType.float.columnAffinity, "REAL")
-    XCTAssertEqual(AttributeType.data.columnAffinity, "BLOB")
-    XCTAssertEqual(AttributeType.decimal.columnAffinity, "TEXT")
-    XCTAssertEqual(AttributeType.uuid.columnAffinity, "BLOB")
+    // The column's declared type: the engine's content for the type, SQLite's answer for it.
+    func affinity(_ t: AttributeType) -> String { SQLiteDialect().columnType(t.columnContent) }
+    XCTAssertEqual(affinity(.int), "INTEGER")
+    XCTAssertEqual(affinity(.bool), "INTEGER")
+    XCTAssertEqual(affinity(.date), "REAL")
+    XCTAssertEqual(affinity(.float), "REAL")
+    XCTAssertEqual(affinity(.data), "BLOB")
+    XCTAssertEqual(affinity(.decimal), "TEXT")
+    XCTAssertEqual(affinity(.uuid), "BLOB")
+    for t in AttributeType.allCases { XCTAssertEqual(affinity(t), t.columnFamily, "\(t): the column family the schema validator checks") }
     XCTAssertTrue(AttributeType.int32.isInteger)
     XCTAssertFalse(AttributeType.bool.isInteger)
     XCTAssertTrue(AttributeType.decimal.isNumeric)
