@@ -10,8 +10,8 @@ enum ObjectHandlers {
         "objects.insert",
         { p, _ in
           try p.rejectUnknown(["entity", "values", "toMany"])
-          return .object(
-            try s.requireStore().insert(
+          return .encoded(
+            try s.requireStore().insertEncoded(
               entity: try p.requireString("entity"), values: try RequestParsing.values(p), toMany: try RequestParsing.toMany(p)))
         }
       ),

@@ -58,21 +58,25 @@ public enum UUIDText {
 
   /// The canonical text of 16 bytes (uppercase, dashes after bytes 4, 6, 8 and 10).
   public static func text(_ bytes: [UInt8]) -> String {
+    String(unsafeUninitializedCapacity: 36) { text(bytes, into: $0) }
+  }
+
+  /// Writes the 36 bytes of `text(bytes)` at the start of `out` and returns 36.
+  public static func text(_ bytes: [UInt8], into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
     precondition(bytes.count == 16, "a UUID has 16 bytes")
+    precondition(out.count >= 36)
     let hex: StaticString = "0123456789ABCDEF"
-    return String(unsafeUninitializedCapacity: 36) { out in
-      var n = 0
-      for (i, byte) in bytes.enumerated() {
-        if i == 4 || i == 6 || i == 8 || i == 10 {
-          out[n] = 45
-          n += 1
-        }
-        out[n] = hex.utf8Start[Int(byte >> 4)]
-        out[n + 1] = hex.utf8Start[Int(byte & 15)]
-        n += 2
+    var n = 0
+    for (i, byte) in bytes.enumerated() {
+      if i == 4 || i == 6 || i == 8 || i == 10 {
+        out[n] = 45
+        n += 1
       }
-      return n
+      out[n] = hex.utf8Start[Int(byte >> 4)]
+      out[n + 1] = hex.utf8Start[Int(byte & 15)]
+      n += 2
     }
+    return n
   }
 
   /// The 16 bytes of a UUID string in any case, or nil if it is not one. Byte order is

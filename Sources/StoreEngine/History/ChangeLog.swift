@@ -18,11 +18,13 @@ final class ChangeLog {
   func insert(_ id: ObjectID) { inserted.append(id) }
 
   func update(_ id: ObjectID, keys: some Sequence<String>) {
-    if updatedKeys[id] == nil {
+    // One hash of `id` when it is already there (a category touched by each of its tasks' inserts).
+    if let i = updatedKeys.index(forKey: id) {
+      updatedKeys.values[i].formUnion(keys)
+    } else {
       updatedOrder.append(id)
-      updatedKeys[id] = []
+      updatedKeys[id] = Set(keys)
     }
-    updatedKeys[id]!.formUnion(keys)
   }
 
   func delete(_ id: ObjectID, tombstone: JSONObject?) { deleted.append((id, tombstone)) }

@@ -27,17 +27,42 @@ final class EntityPlan {
 
   /// Where each stored attribute or to-one goes in the insert's bound values.
   let insertSlot: [String: Int]
+  /// The key of each slot (slot 0, `_ent`, has none): `slot(of:after:)` tries the next one first.
+  private let slotKeys: [String?]
   /// The insert's bound values before any given value: the entity code, encoded literal
   /// defaults, NULL elsewhere; the key is appended.
   let insertTemplate: [SQLValue]
   private var cachedInsert: Statement?
+  private var cachedConcreteEntity: Statement?
+  /// `,"name":` as `JSONWriter` writes it, for each attribute (`model.attributes` order),
+  /// then each to-one, then each to-many: the members of an object written straight from
+  /// the values an insert bound (`Store.insertEncoded`).
+  let memberKeys: [[UInt8]]
 
   /// The prepared insert, kept here so the hot path skips the cache lookup by SQL text.
   func insertStatement(_ connection: Connection) throws -> Statement {
-    if let s = cachedInsert { return s }
-    let s = try connection.cached(insertSQL)
-    cachedInsert = s
+    try kept(&cachedInsert, insertSQL, connection)
+  }
+
+  /// `SELECT "_ent" FROM table WHERE "_pk" = ?`, kept here like the insert: every to-one
+  /// a write sets looks its target up with it (`Store.concreteID`).
+  func concreteEntityStatement(_ connection: Connection) throws -> Statement {
+    try kept(&cachedConcreteEntity, "SELECT \"_ent\" FROM \(table) WHERE \"_pk\" = ?", connection)
+  }
+
+  private func kept(_ slot: inout Statement?, _ sql: @autoclosure () -> String, _ connection: Connection) throws -> Statement {
+    if let s = slot { return s }
+    let s = try connection.cached(sql())
+    slot = s
     return s
+  }
+
+  /// `insertSlot[key]`, trying first the slot after `previous`: values usually come in the
+  /// model's order, and comparing two keys costs less than hashing one.
+  func slot(of key: String, after previous: Int) -> Int? {
+    let next = previous + 1
+    if next < slotKeys.count, slotKeys[next] == key { return next }
+    return insertSlot[key]
   }
 
   init(model: EntityModel, graph: ModelGraph, codes: EntityCodes) {
@@ -71,6 +96,14 @@ final class EntityPlan {
       template.append(.null)
     }
     insertSlot = slots
+    slotKeys = [nil] + storedAttributes.map(\.name) + toOne.map(\.name)
+    memberKeys = (model.attributes.map(\.name) + toOne.map(\.name) + toMany.map(\.name)).map { name in
+      var w = JSONWriter(capacity: name.utf8.count + 4)
+      w.bytes.append(UInt8(ascii: ","))
+      w.writeString(name)
+      w.bytes.append(UInt8(ascii: ":"))
+      return w.bytes
+    }
     insertTemplate = template
     incomingWithoutInverse = graph.incomingWithoutInverse(to: model)
     needsRelationshipValidation = model.relationships.contains {

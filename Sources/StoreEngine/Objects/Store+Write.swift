@@ -11,46 +11,72 @@ extension Store {
       let ctx = WriteContext()
       let id = try insertObject(entity, values, ctx, path: "params.values")
       try finish(ctx)
-      // Without to-many values the stored row is exactly what was bound, and its to-ones
-      // are the targets resolved: answer from them instead of reading the row back (the
-      // hot path of bulk inserts).
-      if let bound = ctx.lastInsertBound {
-        return try objectFromBound(id, bound, toOne: ctx.lastInsertToOne, toMany: toMany)
-      }
       return try object(id, toMany: toMany)
     }
   }
 
-  /// The wire object of a row just inserted with `bound`, its to-ones set to `toOne` and
-  /// no to-many values (so with no related object through a to-many: an inverse kept in
-  /// step changes other rows, never this one's values).
-  private func objectFromBound(_ id: ObjectID, _ bound: [SQLValue], toOne: [(Relationship, ObjectID?)], toMany: ToManyMode) throws
-    -> JSONObject
+  /// What `insert` returns, as JSON text (`objects.insert`'s result). Without to-many
+  /// values the stored row is exactly what was bound, and its to-ones are the targets
+  /// resolved: the text is written from them, member by member, instead of reading the
+  /// row back and building an object (the hot path of bulk inserts).
+  public func insertEncoded(entity: String, values: JSONObject, toMany: ToManyMode = .none) throws -> EncodedJSON {
+    try write {
+      let ctx = WriteContext()
+      let id = try insertObject(entity, values, ctx, path: "params.values")
+      try finish(ctx)
+      if let bound = ctx.lastInsertBound {
+        return encodedFromBound(id, plans[id.entity]!, bound, toOne: ctx.lastInsertToOne, toMany: toMany)
+      }
+      var w = JSONWriter()
+      w.write(try object(id, toMany: toMany))
+      return EncodedJSON(writtenBy: w)
+    }
+  }
+
+  /// The wire object of a row of `plan` just inserted with `bound`, its to-ones set to
+  /// `toOne` and no to-many values (so with no related object through a to-many: an
+  /// inverse kept in step changes other rows, never this one's values). The same members
+  /// in the same order as `object(_:toMany:)` reads back.
+  private func encodedFromBound(
+    _ id: ObjectID, _ plan: EntityPlan, _ bound: [SQLValue], toOne: [(Relationship, ObjectID?)], toMany: ToManyMode
+  )
+    -> EncodedJSON
   {
-    let plan = plans[id.entity]!
-    var o = JSONObject()
-    o.members.reserveCapacity(2 + plan.model.attributes.count + plan.model.relationships.count)
-    o.append("_id", .string(id.description))
-    o.append("_entity", .string(id.entity))
+    var w = JSONWriter(capacity: 256)
+    w.writeRaw("{\"_id\":")
+    w.writeString(id.entity + "/", appendingDecimal: id.pk)
+    w.writeRaw(",\"_entity\":")
+    w.writeString(id.entity)
     var stored = 1
+    var key = 0
     for a in plan.model.attributes {
+      w.bytes.append(contentsOf: plan.memberKeys[key])
+      key += 1
       if a.transient {
-        if case .literal(let v)? = a.defaultValue { o.append(a.name, v) } else { o.append(a.name, .null) }
+        if case .literal(let v)? = a.defaultValue { w.write(v) } else { w.writeRaw("null") }
       } else {
-        o.append(a.name, a.type.decode(bound[stored]))
+        a.type.write(bound[stored], to: &w)
         stored += 1
       }
     }
     for r in plan.toOne {
-      let target = toOne.first { $0.0.name == r.name }?.1
-      o.append(r.name, target.map { .string($0.description) } ?? .null)
+      w.bytes.append(contentsOf: plan.memberKeys[key])
+      key += 1
+      if let target = toOne.first(where: { $0.0.name == r.name })?.1 {
+        w.writeString(target.entity + "/", appendingDecimal: target.pk)
+      } else {
+        w.writeRaw("null")
+      }
     }
-    switch toMany {
-    case .none: break
-    case .ids: for r in plan.toMany { o.append(r.name, .array([])) }
-    case .count: for r in plan.toMany { o.append(r.name, .int(0)) }
+    if toMany != .none {
+      for _ in plan.toMany {
+        w.bytes.append(contentsOf: plan.memberKeys[key])
+        key += 1
+        if toMany == .ids { w.writeRaw("[]") } else { w.writeRaw("0") }
+      }
     }
-    return o
+    w.bytes.append(UInt8(ascii: "}"))
+    return EncodedJSON(writtenBy: w)
   }
 
   /// Updates the given keys of one object and returns it. With `ifVersion`, the update
@@ -250,8 +276,9 @@ extension Store {
     var given = [Bool](repeating: false, count: bound.count)
     var relationshipValues = false
     var toManyValues = false
+    var previousSlot = 0
     for m in values.members {
-      guard let slot = plan.insertSlot[m.key] else {
+      guard let slot = plan.slot(of: m.key, after: previousSlot) else {
         if try checkWireKey(m, plan, path: path(), id: nil) { continue }
         if model.relationship(m.key) != nil {
           // Not a slot of the row: a to-many.
@@ -262,6 +289,7 @@ extension Store {
         if model.attribute(m.key) != nil { continue }  // transient: not stored
         throw unknownKey(m.key, plan, path: path())
       }
+      previousSlot = slot
       if slot > plan.storedAttributes.count {
         relationshipValues = true
         continue
