@@ -39,6 +39,9 @@ final class ParseAhead: @unchecked Sendable {
   private var jobHead = 0
   private var current: Int?
   private var done: [Int: Outcome] = [:]
+  /// Trees the main thread has handled, released here after the next message parsed
+  /// (`retire`).
+  private var retired: [JSONValue] = []
   /// The main thread waits for the message being parsed (the only wait it does).
   private var waiting = false
   // The main thread's own:
@@ -105,8 +108,24 @@ final class ParseAhead: @unchecked Sendable {
     return nil
   }
 
+  /// Takes a tree the main thread is done with, to be released on this thread (which
+  /// allocated it): freeing a request's tree costs the main thread about as much as
+  /// building its reply. Only while this thread has work ahead, so a tree never waits for
+  /// a later burst; otherwise it is released by the caller, as usual.
+  func retire(_ value: consuming JSONValue) {
+    pthread_mutex_lock(&mutex)
+    let busy = current != nil || jobHead < jobs.count
+    if busy { retired.append(value) }
+    pthread_mutex_unlock(&mutex)
+  }
+
   private func work() {
+    var garbage: [JSONValue] = []
     while true {
+      pthread_mutex_lock(&mutex)
+      swap(&garbage, &retired)
+      pthread_mutex_unlock(&mutex)
+      garbage.removeAll(keepingCapacity: true)
       pthread_mutex_lock(&mutex)
       while jobHead >= jobs.count { pthread_cond_wait(&changed, &mutex) }
       let job = jobs[jobHead]

@@ -322,8 +322,11 @@ public final class Server: @unchecked Sendable {
   /// already have been done by the parse-ahead thread (same outcome as parsing it here).
   func handle(_ bytes: [UInt8], seq: Int? = nil) -> JSONValue? {
     let value: JSONValue
+    var parsedAhead = false
     switch seq.flatMap({ parseAhead?.take($0) }) {
-    case .parsed(let v)?: value = v
+    case .parsed(let v)?:
+      value = v
+      parsedAhead = true
     case .failed(let error)?: return parseFailureReply(error)
     case .skipped?, nil:
       if let streamed = handleStreamed(bytes) { return streamed.reply }
@@ -333,6 +336,8 @@ public final class Server: @unchecked Sendable {
         return parseFailureReply(error)
       }
     }
+    // The tree goes back to the thread that made it, which releases it (`ParseAhead.retire`).
+    defer { if parsedAhead { parseAhead?.retire(value) } }
     switch value {
     case .array(let items):
       if items.isEmpty { return errorResponse(id: .null, .invalidRequest("empty batch")) }
