@@ -114,22 +114,6 @@ public struct JSONWriter {
   /// Writes a string given as valid UTF-8 bytes (quoted and escaped like `writeString`).
   public mutating func writeString(utf8: UnsafeBufferPointer<UInt8>) {
     bytes.append(UInt8(ascii: "\""))
-    writeContents(utf8: utf8)
-    bytes.append(UInt8(ascii: "\""))
-  }
-
-  /// Writes the string `prefix` followed by the decimal digits of `number` (an object id
-  /// such as "Task/12"), without making that string first.
-  public mutating func writeString(_ prefix: String, appendingDecimal number: Int64) {
-    bytes.append(UInt8(ascii: "\""))
-    var prefix = prefix
-    prefix.withUTF8 { writeContents(utf8: $0) }
-    writeInt(number)
-    bytes.append(UInt8(ascii: "\""))
-  }
-
-  /// The escaped contents of a string, without its quotes.
-  private mutating func writeContents(utf8: UnsafeBufferPointer<UInt8>) {
     do {
       var start = 0
       var i = 0
@@ -165,6 +149,7 @@ public struct JSONWriter {
       }
       if start < n { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }
     }
+    bytes.append(UInt8(ascii: "\""))
   }
 
   /// True when one of the word's eight bytes is below 0x20, a quote or a backslash.

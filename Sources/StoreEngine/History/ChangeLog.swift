@@ -33,11 +33,14 @@ final class ChangeLog {
 
   /// Empties the log, keeping its storage (the request log is reused request after request).
   func removeAll() {
-    inserted.removeAll()
-    updatedOrder.removeAll(keepingCapacity: true)
-    updatedKeys.removeAll(keepingCapacity: true)
-    deleted.removeAll(keepingCapacity: true)
-    bulk.removeAll()
+    // Only what holds something: clearing a dictionary visits its whole capacity.
+    if !inserted.isEmpty { inserted.removeAll() }
+    if !updatedOrder.isEmpty {
+      updatedOrder.removeAll(keepingCapacity: true)
+      updatedKeys.removeAll(keepingCapacity: true)
+    }
+    if !deleted.isEmpty { deleted.removeAll(keepingCapacity: true) }
+    if !bulk.isEmpty { bulk.removeAll() }
   }
 
   /// True when `id` was inserted by the changes in this log.

@@ -30,7 +30,7 @@ final class EntityPlan {
   /// The key of each slot (slot 0, `_ent`, has none): `slot(of:after:)` tries the next one first.
   private let slotKeys: [String?]
   /// The insert's bound values before any given value: the entity code, encoded literal
-  /// defaults, NULL elsewhere; the key is appended.
+  /// defaults, NULL elsewhere, the key last (NULL, set by each insert).
   let insertTemplate: [SQLValue]
   private var cachedInsert: Statement?
   private var cachedConcreteEntity: Statement?
@@ -38,6 +38,14 @@ final class EntityPlan {
   /// then each to-one, then each to-many: the members of an object written straight from
   /// the values an insert bound (`Store.insertEncoded`).
   let memberKeys: [[UInt8]]
+  /// `"Entity/` as `JSONWriter` writes the start of an id of this entity; the key and the
+  /// closing quote follow.
+  let wireIDPrefix: [UInt8]
+  /// `,"_entity":"Entity"`.
+  let wireEntity: [UInt8]
+  /// Indexes in `storedAttributes` of the attributes without a literal default: an insert
+  /// that does not give them generates a value or refuses (literal defaults are in the template).
+  let unsetChecks: [Int]
 
   /// The prepared insert, kept here so the hot path skips the cache lookup by SQL text.
   func insertStatement(_ connection: Connection) throws -> Statement {
@@ -95,6 +103,7 @@ final class EntityPlan {
       slots[r.name] = template.count
       template.append(.null)
     }
+    template.append(.null)  // the key
     insertSlot = slots
     slotKeys = [nil] + storedAttributes.map(\.name) + toOne.map(\.name)
     memberKeys = (model.attributes.map(\.name) + toOne.map(\.name) + toMany.map(\.name)).map { name in
@@ -103,6 +112,13 @@ final class EntityPlan {
       w.writeString(name)
       w.bytes.append(UInt8(ascii: ":"))
       return w.bytes
+    }
+    wireIDPrefix = Array(JSONWriter.encode(.string(model.name + "/")).dropLast())
+    wireEntity = Array(",\"_entity\":".utf8) + JSONWriter.encode(.string(model.name))
+    let stored = storedAttributes
+    unsetChecks = stored.indices.filter {
+      if case .literal? = stored[$0].defaultValue { return false }
+      return true
     }
     insertTemplate = template
     incomingWithoutInverse = graph.incomingWithoutInverse(to: model)

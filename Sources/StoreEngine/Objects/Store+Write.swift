@@ -38,15 +38,16 @@ extension Store {
   /// inverse kept in step changes other rows, never this one's values). The same members
   /// in the same order as `object(_:toMany:)` reads back.
   private func encodedFromBound(
-    _ id: ObjectID, _ plan: EntityPlan, _ bound: [SQLValue], toOne: [(Relationship, ObjectID?)], toMany: ToManyMode
-  )
-    -> EncodedJSON
-  {
+    _ id: ObjectID, _ plan: EntityPlan, _ bound: [SQLValue], toOne: [(relationship: Relationship, target: ObjectID, plan: EntityPlan)],
+    toMany: ToManyMode
+  ) -> EncodedJSON {
+    let quote = UInt8(ascii: "\"")
     var w = JSONWriter(capacity: 256)
     w.writeRaw("{\"_id\":")
-    w.writeString(id.entity + "/", appendingDecimal: id.pk)
-    w.writeRaw(",\"_entity\":")
-    w.writeString(id.entity)
+    w.bytes.append(contentsOf: plan.wireIDPrefix)
+    w.writeInt(id.pk)
+    w.bytes.append(quote)
+    w.bytes.append(contentsOf: plan.wireEntity)
     var stored = 1
     var key = 0
     for a in plan.model.attributes {
@@ -62,8 +63,10 @@ extension Store {
     for r in plan.toOne {
       w.bytes.append(contentsOf: plan.memberKeys[key])
       key += 1
-      if let target = toOne.first(where: { $0.0.name == r.name })?.1 {
-        w.writeString(target.entity + "/", appendingDecimal: target.pk)
+      if let t = toOne.first(where: { $0.relationship.name == r.name }) {
+        w.bytes.append(contentsOf: t.plan.wireIDPrefix)
+        w.writeInt(t.target.pk)
+        w.bytes.append(quote)
       } else {
         w.writeRaw("null")
       }
@@ -298,7 +301,8 @@ extension Store {
       bound[slot] = try encode(plan.storedAttributes[slot - 1], m.value, plan, path: path() + "." + m.key)
       given[slot] = true
     }
-    for (i, a) in plan.storedAttributes.enumerated() where !given[i + 1] {
+    for i in plan.unsetChecks where !given[i + 1] {
+      let a = plan.storedAttributes[i]
       switch a.defaultValue {
       case .literal?: break  // already in the template
       case .generate(let g)?: bound[i + 1] = g.storedValue(for: a.type)
@@ -311,14 +315,14 @@ extension Store {
       }
     }
     var deferredValues = JSONObject()
-    var toOneTargets: [(Relationship, ObjectID?)] = []
+    var toOneTargets: [(relationship: Relationship, target: ObjectID, plan: EntityPlan)] = []
     let firstToOne = 1 + plan.storedAttributes.count
     for (k, r) in plan.toOne.enumerated() where relationshipValues {
       guard let v = values[r.name], !v.isNull else { continue }
       do {
-        let (target, _) = try resolveTarget(v, r, ctx, path: "\(path()).\(r.name)", owner: entity)
+        let (target, targetPlan) = try resolveTarget(v, r, ctx, path: "\(path()).\(r.name)", owner: entity)
         bound[firstToOne + k] = .integer(target.pk)
-        toOneTargets.append((r, target))
+        toOneTargets.append((r, target, targetPlan))
       } catch is PendingReference {
         deferredValues.append(r.name, v)
       }
@@ -331,7 +335,7 @@ extension Store {
     } else {
       pk = try keys.allocate(table)
     }
-    bound.append(.integer(pk))
+    bound[bound.count - 1] = .integer(pk)
     do {
       try plan.insertStatement(connection).execute(bound)
     } catch let e as SQLiteError where e.isConstraint {
@@ -344,7 +348,7 @@ extension Store {
     if plan.needsRelationshipValidation { ctx.touch(id) }
     ctx.lastInsertBound = toManyValues || !deferredValues.isEmpty ? nil : bound
     ctx.lastInsertToOne = toOneTargets
-    for (r, target) in toOneTargets { try linkToOne(id, r, from: nil, to: target, plan, ctx) }
+    for t in toOneTargets { try linkToOne(id, t.relationship, from: nil, to: t.target, plan, ctx) }
     for r in plan.toMany where relationshipValues {
       guard let v = values[r.name], !v.isNull else { continue }
       do {

@@ -19,8 +19,8 @@ final class WriteContext {
   /// also set to-many relationships or left a reference for later (then the row must be
   /// read back).
   var lastInsertBound: [SQLValue]?
-  /// The to-one targets that insert set (the others are null).
-  var lastInsertToOne: [(Relationship, ObjectID?)] = []
+  /// The to-one targets that insert set (the others are null), with their plans.
+  var lastInsertToOne: [(relationship: Relationship, target: ObjectID, plan: EntityPlan)] = []
   let allowsRefs: Bool
 
   init(allowsRefs: Bool = false) { self.allowsRefs = allowsRefs }
