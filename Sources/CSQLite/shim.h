@@ -18,6 +18,12 @@ static inline void cs_enable_defensive(sqlite3 *db) {
   sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (void *)0);
 }
 
+/// Process-wide settings, made before the first connection opens (later, SQLite refuses
+/// them with SQLITE_MISUSE and keeps its defaults): no memory statistics, so that each of
+/// SQLite's allocations skips a global mutex and its counters (nothing here reads them, and
+/// no soft heap limit is set).
+static inline int cs_configure_process(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
+
 /// SQLITE_TRANSIENT: SQLite copies bound text and blobs before returning.
 static inline sqlite3_destructor_type cs_transient(void) { return SQLITE_TRANSIENT; }
 

@@ -65,6 +65,7 @@ public final class Connection {
   /// Opens `name` as SQLite reads it: ":memory:" for an in-memory database, a `file:` URI,
   /// or a path. Paths a user gave go through `init(file:)` instead.
   public init(path: String, options: Options = Options()) throws {
+    _ = Self.processConfigured
     var db: OpaquePointer?
     var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
     if options.readOnly {
@@ -92,6 +93,9 @@ public final class Connection {
   }
 
   deinit { close() }
+
+  /// `cs_configure_process`, once, before the first connection of the process opens.
+  private static let processConfigured: Void = { _ = cs_configure_process() }()
 
   private var isClosed = false
 
