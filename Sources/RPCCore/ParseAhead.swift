@@ -45,6 +45,8 @@ final class ParseAhead: @unchecked Sendable {
   /// The main thread waits for the message being parsed (the only wait it does).
   private var waiting = false
   // The main thread's own:
+  /// The tree of the message handled last, handed over with the next `take`.
+  private var toRetire: JSONValue?
   private var lastSubmitted = Int.min
   private var outstanding = 0
   /// Outcomes the main thread took from here, for the log at the end.
@@ -87,9 +89,13 @@ final class ParseAhead: @unchecked Sendable {
   /// waited for while it is being parsed; nil when it was not handed over or not started
   /// (then it is taken back, and the caller parses it).
   func take(_ seq: Int) -> Outcome? {
-    guard seq <= lastSubmitted else { return nil }
+    guard seq <= lastSubmitted else {
+      toRetire = nil
+      return nil
+    }
     pthread_mutex_lock(&mutex)
     defer { pthread_mutex_unlock(&mutex) }
+    if let value = toRetire.take(), current != nil || jobHead < jobs.count { retired.append(value) }
     while current == seq {
       waiting = true
       pthread_cond_wait(&changed, &mutex)
@@ -110,14 +116,10 @@ final class ParseAhead: @unchecked Sendable {
 
   /// Takes a tree the main thread is done with, to be released on this thread (which
   /// allocated it): freeing a request's tree costs the main thread about as much as
-  /// building its reply. Only while this thread has work ahead, so a tree never waits for
-  /// a later burst; otherwise it is released by the caller, as usual.
-  func retire(_ value: consuming JSONValue) {
-    pthread_mutex_lock(&mutex)
-    let busy = current != nil || jobHead < jobs.count
-    if busy { retired.append(value) }
-    pthread_mutex_unlock(&mutex)
-  }
+  /// building its reply. It is handed over with the next `take` (which holds the lock
+  /// anyway), and only while this thread has work ahead, so a tree never waits for a later
+  /// burst; otherwise the main thread releases it there, as usual.
+  func retire(_ value: consuming JSONValue) { toRetire = value }
 
   private func work() {
     var garbage: [JSONValue] = []
