@@ -429,7 +429,9 @@ public final class Server: @unchecked Sendable {
       return errorResponse(id: replyID, .invalidRequest("the server is shutting down", kind: "shuttingDown"))
     }
     switch run(method, params, id: replyID, streamed: streamed) {
-    case .success(let result): return .object(["jsonrpc": "2.0", "id": replyID, "result": result])
+    case .success(let result):
+      // Members built as an array (a dictionary literal costs a second array and a copy).
+      return .object(JSONObject([.init("jsonrpc", "2.0"), .init("id", replyID), .init("result", result)]))
     case .failure(let e): return errorResponse(id: replyID, e)
     }
   }

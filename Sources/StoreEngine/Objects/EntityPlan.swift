@@ -43,6 +43,15 @@ final class EntityPlan {
   let wireIDPrefix: [UInt8]
   /// `,"_entity":"Entity"`.
   let wireEntity: [UInt8]
+  /// The type of each of `storedAttributes` (read without copying the attribute).
+  let storedTypes: [AttributeType]
+  /// What an object written from an insert's bound values has for each attribute
+  /// (`model.attributes` order): a stored value of its type, or a transient's default.
+  let replyAttributes: [ReplyAttribute]
+  enum ReplyAttribute {
+    case stored(AttributeType)
+    case transient(JSONValue)
+  }
   /// Indexes in `storedAttributes` of the attributes without a literal default: an insert
   /// that does not give them generates a value or refuses (literal defaults are in the template).
   let unsetChecks: [Int]
@@ -116,6 +125,12 @@ final class EntityPlan {
     wireIDPrefix = Array(JSONWriter.encode(.string(model.name + "/")).dropLast())
     wireEntity = Array(",\"_entity\":".utf8) + JSONWriter.encode(.string(model.name))
     let stored = storedAttributes
+    storedTypes = stored.map(\.type)
+    replyAttributes = model.attributes.map { a in
+      guard a.transient else { return .stored(a.type) }
+      if case .literal(let v)? = a.defaultValue { return .transient(v) }
+      return .transient(.null)
+    }
     unsetChecks = stored.indices.filter {
       if case .literal? = stored[$0].defaultValue { return false }
       return true

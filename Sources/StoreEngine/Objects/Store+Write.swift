@@ -38,8 +38,7 @@ extension Store {
   /// inverse kept in step changes other rows, never this one's values). The same members
   /// in the same order as `object(_:toMany:)` reads back.
   private func encodedFromBound(
-    _ id: ObjectID, _ plan: EntityPlan, _ bound: [SQLValue], toOne: [(relationship: Relationship, target: ObjectID, plan: EntityPlan)],
-    toMany: ToManyMode
+    _ id: ObjectID, _ plan: EntityPlan, _ bound: [SQLValue], toOne: [(index: Int, target: ObjectID, plan: EntityPlan)], toMany: ToManyMode
   ) -> EncodedJSON {
     let quote = UInt8(ascii: "\"")
     var w = JSONWriter(capacity: 256)
@@ -50,23 +49,25 @@ extension Store {
     w.bytes.append(contentsOf: plan.wireEntity)
     var stored = 1
     var key = 0
-    for a in plan.model.attributes {
+    for a in plan.replyAttributes {
       w.bytes.append(contentsOf: plan.memberKeys[key])
       key += 1
-      if a.transient {
-        if case .literal(let v)? = a.defaultValue { w.write(v) } else { w.writeRaw("null") }
-      } else {
-        a.type.write(bound[stored], to: &w)
+      switch a {
+      case .stored(let type):
+        type.write(bound[stored], to: &w)
         stored += 1
+      case .transient(let value): w.write(value)
       }
     }
-    for r in plan.toOne {
+    var next = 0  // in `toOne`, which is in `plan.toOne` order
+    for k in plan.toOne.indices {
       w.bytes.append(contentsOf: plan.memberKeys[key])
       key += 1
-      if let t = toOne.first(where: { $0.relationship.name == r.name }) {
-        w.bytes.append(contentsOf: t.plan.wireIDPrefix)
-        w.writeInt(t.target.pk)
+      if next < toOne.count && toOne[next].index == k {
+        w.bytes.append(contentsOf: toOne[next].plan.wireIDPrefix)
+        w.writeInt(toOne[next].target.pk)
         w.bytes.append(quote)
+        next += 1
       } else {
         w.writeRaw("null")
       }
@@ -298,7 +299,12 @@ extension Store {
         continue
       }
       if case .null = m.value { continue }
-      bound[slot] = try encode(plan.storedAttributes[slot - 1], m.value, plan, path: path() + "." + m.key)
+      if let encoded = try? plan.storedTypes[slot - 1].encode(m.value) {
+        bound[slot] = encoded
+      } else {
+        // Encoded again for the error that names the attribute and the place.
+        bound[slot] = try encode(plan.storedAttributes[slot - 1], m.value, plan, path: path() + "." + m.key)
+      }
       given[slot] = true
     }
     for i in plan.unsetChecks where !given[i + 1] {
@@ -315,16 +321,16 @@ extension Store {
       }
     }
     var deferredValues = JSONObject()
-    var toOneTargets: [(relationship: Relationship, target: ObjectID, plan: EntityPlan)] = []
+    var toOneTargets: [(index: Int, target: ObjectID, plan: EntityPlan)] = []
     let firstToOne = 1 + plan.storedAttributes.count
-    for (k, r) in plan.toOne.enumerated() where relationshipValues {
-      guard let v = values[r.name], !v.isNull else { continue }
+    for k in plan.toOne.indices where relationshipValues {
+      guard let v = values[plan.toOne[k].name], !v.isNull else { continue }
       do {
-        let (target, targetPlan) = try resolveTarget(v, r, ctx, path: "\(path()).\(r.name)", owner: entity)
+        let (target, targetPlan) = try resolveTarget(v, plan.toOne[k], ctx, path: "\(path()).\(plan.toOne[k].name)", owner: entity)
         bound[firstToOne + k] = .integer(target.pk)
-        toOneTargets.append((r, target, targetPlan))
+        toOneTargets.append((k, target, targetPlan))
       } catch is PendingReference {
-        deferredValues.append(r.name, v)
+        deferredValues.append(plan.toOne[k].name, v)
       }
     }
     let table = StorageLayout.table(model)
@@ -348,7 +354,7 @@ extension Store {
     if plan.needsRelationshipValidation { ctx.touch(id) }
     ctx.lastInsertBound = toManyValues || !deferredValues.isEmpty ? nil : bound
     ctx.lastInsertToOne = toOneTargets
-    for t in toOneTargets { try linkToOne(id, t.relationship, from: nil, to: t.target, plan, ctx) }
+    for t in toOneTargets { try linkToOne(id, plan.toOne[t.index], from: nil, to: t.target, plan, ctx) }
     for r in plan.toMany where relationshipValues {
       guard let v = values[r.name], !v.isNull else { continue }
       do {

@@ -19,8 +19,9 @@ final class WriteContext {
   /// also set to-many relationships or left a reference for later (then the row must be
   /// read back).
   var lastInsertBound: [SQLValue]?
-  /// The to-one targets that insert set (the others are null), with their plans.
-  var lastInsertToOne: [(relationship: Relationship, target: ObjectID, plan: EntityPlan)] = []
+  /// The to-one targets that insert set (the others are null), in `EntityPlan.toOne`
+  /// order: the index there, the target and its plan.
+  var lastInsertToOne: [(index: Int, target: ObjectID, plan: EntityPlan)] = []
   let allowsRefs: Bool
 
   init(allowsRefs: Bool = false) { self.allowsRefs = allowsRefs }
