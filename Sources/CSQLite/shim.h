@@ -21,15 +21,8 @@ static inline void cs_enable_defensive(sqlite3 *db) {
 /// Process-wide settings, made before the first connection opens (later, SQLite refuses
 /// them with SQLITE_MISUSE and keeps its defaults): no memory statistics, so that each of
 /// SQLite's allocations skips a global mutex and its counters (nothing here reads them, and
-/// no soft heap limit is set); and a savepoint's journal kept in memory up to `spill`
-/// bytes (SQLite's default is 64 KiB): past it the journal becomes a temporary file, and
-/// stays one until the transaction ends, so every later savepoint of a long client
-/// transaction wrote each page it changed to that file with a system call.
-static inline int cs_configure_process(int spill) {
-  int rc = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-  if (rc == SQLITE_OK) rc = sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, spill);
-  return rc;
-}
+/// no soft heap limit is set).
+static inline int cs_configure_process(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
 
 /// SQLITE_TRANSIENT: SQLite copies bound text and blobs before returning.
 static inline sqlite3_destructor_type cs_transient(void) { return SQLITE_TRANSIENT; }

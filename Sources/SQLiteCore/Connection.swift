@@ -95,10 +95,7 @@ public final class Connection {
   deinit { close() }
 
   /// `cs_configure_process`, once, before the first connection of the process opens.
-  private static let processConfigured: Void = { _ = cs_configure_process(Int32(savepointJournalInMemory)) }()
-  /// Bytes of a savepoint's journal kept in memory (`cs_configure_process`): the pages a
-  /// request changes that existed before it began, 4 KiB each.
-  public static let savepointJournalInMemory = 4 << 20
+  private static let processConfigured: Void = { _ = cs_configure_process() }()
 
   private var isClosed = false
 
