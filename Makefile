@@ -9,7 +9,7 @@ RELEASE_BIN := .build/release/modelstore
 DEBUG_BIN := .build/debug/modelstore
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: run test build deps test-deps swift-test python-test node-test fuzz-quick fuzz bench clean
+.PHONY: run test build deps test-deps swift-test python-test node-test fuzz-quick self-contained fuzz bench clean
 
 deps:
 	@scripts/ensure-deps.sh build
@@ -17,15 +17,21 @@ deps:
 test-deps:
 	@scripts/ensure-deps.sh test
 
+# The release binary links the Swift runtime statically: it needs only the system's C
+# libraries (jansson, sqlite3) at run time, not the toolchain (scripts/check-self-contained.sh).
 build: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib --product modelstore
 
 run: build
 	python3 Clients/python/examples/tasks.py $(RELEASE_BIN)
 
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory swift-test python-test node-test fuzz-quick
+	$(MAKE) --no-print-directory swift-test python-test node-test fuzz-quick self-contained
+
+# The release binary's dynamic dependencies, and `make run`'s session with the toolchain hidden.
+self-contained: build
+	scripts/check-self-contained.sh $(RELEASE_BIN)
 
 swift-test:
 	$(SWIFT) test --skip-build

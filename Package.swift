@@ -1,6 +1,12 @@
-// swift-tools-version:5.9
+// swift-tools-version:6.0
 // The layers are modules so that the compiler enforces the architecture:
-// C libraries (and FileAccess, the one opener of user-named paths) -> JSONCore / SQLiteCore -> SchemaModel -> StoreEngine -> Handlers <- RPCCore -> modelstore.
+// C libraries (and FileAccess, the one opener of user-named paths) -> JSONCore -> SchemaModel -> StoreEngine -> Handlers <- RPCCore -> modelstore.
+// SchemaModel is pure schema logic: decoding, validation, the model graph and the comparison of two versions (SchemaDiff).
+// The database seam: DatabaseKit (the interface, pure Swift) <- SQLiteCore (its SQLite implementation) and StoreEngine,
+// which uses SQLiteCore only in the file that opens a SQLite store and in the Core Data store reader.
+// Beside the engine, below it: TimeZones (TZif files, POSIX TZ rules) and CoreDataTooling (XML and property-list
+// readers, .xcdatamodel import, audit), on SchemaModel only; CodeGeneration (model.generate's generators; its SwiftData
+// migration plans use SchemaModel's SchemaDiff), on CoreDataTooling and SchemaModel. Handlers and modelstore use all three.
 import PackageDescription
 
 /// Release builds skip runtime exclusivity checks on the hot paths (measured: about 4% of
@@ -28,18 +34,35 @@ let package = Package(
       providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "FileAccess", swiftSettings: releaseSpeed),
     .target(name: "JSONCore", dependencies: ["CJansson", "FileAccess"], swiftSettings: releaseSpeed),
-    .target(name: "SQLiteCore", dependencies: ["CSQLite"], swiftSettings: releaseSpeed),
-    .target(name: "SchemaModel", dependencies: ["JSONCore", "SQLiteCore"], swiftSettings: releaseSpeed),
-    .target(name: "StoreEngine", dependencies: ["SchemaModel", "SQLiteCore", "JSONCore", "FileAccess"], swiftSettings: engineRelease),
+    .target(name: "DatabaseKit", swiftSettings: releaseSpeed),
+    .target(name: "SQLiteCore", dependencies: ["CSQLite", "DatabaseKit"], swiftSettings: releaseSpeed),
+    .target(name: "SchemaModel", dependencies: ["JSONCore"], swiftSettings: releaseSpeed),
+    .target(name: "TimeZones", dependencies: ["SchemaModel"], swiftSettings: releaseSpeed),
+    .target(name: "CoreDataTooling", dependencies: ["SchemaModel", "JSONCore", "FileAccess"], swiftSettings: releaseSpeed),
+    .target(
+      name: "CodeGeneration", dependencies: ["CoreDataTooling", "SchemaModel", "JSONCore"], swiftSettings: releaseSpeed),
+    .target(
+      name: "StoreEngine",
+      dependencies: ["SchemaModel", "DatabaseKit", "SQLiteCore", "JSONCore", "FileAccess", "CoreDataTooling", "TimeZones"],
+      swiftSettings: engineRelease),
     .target(name: "RPCCore", dependencies: ["JSONCore"], swiftSettings: releaseSpeed),
-    .target(name: "Handlers", dependencies: ["StoreEngine", "RPCCore", "SchemaModel", "JSONCore"], swiftSettings: releaseSpeed),
-    .executableTarget(name: "modelstore", dependencies: ["Handlers", "RPCCore", "StoreEngine"], swiftSettings: releaseSpeed),
+    .target(
+      name: "Handlers", dependencies: ["StoreEngine", "CoreDataTooling", "CodeGeneration", "RPCCore", "SchemaModel", "JSONCore"],
+      swiftSettings: releaseSpeed),
+    .executableTarget(
+      name: "modelstore", dependencies: ["Handlers", "RPCCore", "StoreEngine", "CoreDataTooling", "CodeGeneration"],
+      swiftSettings: releaseSpeed),
     .target(name: "TestSupport", dependencies: ["JSONCore"], path: "Tests/TestSupport"),
     .testTarget(name: "FileAccessTests", dependencies: ["FileAccess"]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
     .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
     .testTarget(name: "SchemaModelTests", dependencies: ["SchemaModel", "JSONCore", "TestSupport"]),
-    .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine", "SchemaModel", "JSONCore", "TestSupport"]),
+    .testTarget(name: "TimeZonesTests", dependencies: ["TimeZones"]),
+    .testTarget(name: "CoreDataToolingTests", dependencies: ["CoreDataTooling", "SchemaModel", "JSONCore", "TestSupport"]),
+    .testTarget(
+      name: "CodeGenerationTests", dependencies: ["CodeGeneration", "CoreDataTooling", "SchemaModel", "JSONCore", "TestSupport"]),
+    .testTarget(
+      name: "StoreEngineTests", dependencies: ["StoreEngine", "CoreDataTooling", "TimeZones", "SchemaModel", "JSONCore", "TestSupport"]),
     .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "JSONCore"]),
     .testTarget(name: "HandlersTests", dependencies: ["Handlers", "RPCCore", "JSONCore"]),
     .testTarget(name: "EndToEndTests", dependencies: ["modelstore", "JSONCore", "TestSupport"]),

@@ -5,41 +5,39 @@ import StoreEngine
 /// `import.coreData` and the `format: "coredata"` option of `store.open`: Core Data SQLite
 /// stores (protocol.md, "Core Data stores").
 extension InterchangeHandlers {
-  static func importCoreData(_ s: Session, _ p: JSONReader, _ context: RequestContext) throws -> JSONValue {
-    try p.rejectUnknown(["store", "model", "progressToken"])
+  static func importCoreData(_ s: Session, _ p: ImportCoreDataParams, _ context: RequestContext) throws -> JSONValue {
     let store = try s.requireStore()
-    let path = try p.requireString("store")
-    let token = try RequestParsing.progressToken(p)
+    let token = p.progressToken
     let summary = try store.importCoreData(
-      path: path, model: try p.string("model"),
-      progress: token.map { t in { phase, done, total in context.progress(token: t, done: done, total: total, message: phase) } })
+      path: p.store, model: p.model,
+      progress: token.map { t in { phase, done, total in context.progress(token: t, done: done, total: total, message: phase.rawValue) } })
     return .object(summary.json)
   }
 
   /// The Core Data store `store.open` names with `format: "coredata"`, or nil for a
   /// ModelStore store (`format` absent or `"modelstore"`).
-  static func openCoreData(_ p: JSONReader, path: String?) throws -> Store? {
-    let format = try p.string("format") ?? "modelstore"
-    switch format {
+  static func openCoreData(_ p: StoreOpenParams) throws -> Store? {
+    let path = p.path
+    switch p.format {
     case "modelstore":
-      if p.has("model") { throw RPCError.invalidParams("params.model: only format \"coredata\" takes a model", ["path": "params.model"]) }
+      if p.model != nil { throw RPCError.invalidParams("params.model: only format \"coredata\" takes a model", ["path": "params.model"]) }
       return nil
     case "coredata":
       guard let path else {
         throw RPCError.invalidParams("params.path: format \"coredata\" opens a file; give its path", ["path": "params.path"])
       }
-      guard try p.bool("readOnly") == true else {
+      guard p.readOnly == true else {
         throw RPCError.invalidParams(
           "params.readOnly: a Core Data store is opened in place read-only; give \"readOnly\": true", ["path": "params.readOnly"])
       }
-      if try p.bool("create") == true {
+      if p.create == true {
         throw RPCError.invalidParams("params.create: a Core Data store is never created", ["path": "params.create"])
       }
-      return try Store.openCoreData(path: path, model: try p.string("model"))
+      return try Store.openCoreData(path: path, model: p.model)
     default:
       throw RPCError.invalidParams(
-        "params.format: expected \"modelstore\" or \"coredata\", got '\(format)'",
-        ["path": "params.format", "expected": "modelstore or coredata", "actual": .string(format)])
+        "params.format: expected \"modelstore\" or \"coredata\", got '\(p.format)'",
+        ["path": "params.format", "expected": "modelstore or coredata", "actual": .string(p.format)])
     }
   }
 }

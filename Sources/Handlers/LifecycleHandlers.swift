@@ -1,51 +1,40 @@
 import JSONCore
 import RPCCore
-import SQLiteCore
+import StoreEngine
 
 /// `initialize`, `shutdown`, `exit`.
 enum LifecycleHandlers {
-  static func methods(_ s: Session) -> [(String, MethodHandler)] {
+  static func methods(_ s: Session) -> [MethodEntry] {
     [
-      (
-        "initialize",
-        { p, _ in
-          try p.rejectUnknown(["clientInfo", "capabilities", "author"])
-          s.clientInfo = p.value("clientInfo") ?? .null
-          s.clientCapabilities = try p.object("capabilities")?.object ?? [:]
-          s.author = try p.string("author")
-          return .object([
-            "serverInfo": .object(["name": "modelstore", "version": .string(Session.version)]),
-            "protocolVersion": .string(Session.protocolVersion),
-            "capabilities": .object([
-              "framing": .array(["lines", "headers"]),
-              "attributeTypes": .array([
-                "string", "int", "int16", "int32", "int64", "double", "float", "decimal", "bool", "date", "uuid", "data", "url", "json",
-              ]),
-              "deleteRules": .array(["nullify", "cascade", "deny", "noAction"]),
-              "cancellation": true, "batches": true, "migrationHooks": true,
+      MethodEntry(InitializeParams.self) { p, _ in
+        s.clientInfo = p.clientInfo
+        s.clientCapabilities = p.capabilities
+        s.author = p.author
+        return .object([
+          "serverInfo": .object(["name": "modelstore", "version": .string(Session.version)]),
+          "protocolVersion": .string(Session.protocolVersion),
+          "capabilities": .object([
+            "framing": .array(["lines", "headers"]),
+            "attributeTypes": .array([
+              "string", "int", "int16", "int32", "int64", "double", "float", "decimal", "bool", "date", "uuid", "data", "url", "json",
             ]),
-            "sqliteVersion": .string(Connection.libraryVersion),
-          ])
-        }
-      ),
-      (
-        "shutdown",
-        { p, _ in
-          try p.rejectUnknown([])
-          try s.requireNoMigration("shutdown")
-          s.server.beginShutdown()
-          s.closeStore()
-          return .null
-        }
-      ),
-      (
-        "exit",
-        { _, _ in
-          // LSP: exit code 0 after shutdown, 1 without it.
-          s.server.stop(exitCode: s.server.isShuttingDown ? 0 : 1)
-          return .null
-        }
-      ),
+            "deleteRules": .array(["nullify", "cascade", "deny", "noAction"]),
+            "cancellation": true, "batches": true, "migrationHooks": true,
+          ]),
+          "sqliteVersion": .string(Store.sqliteVersion),
+        ])
+      },
+      MethodEntry(ShutdownParams.self) { _, _ in
+        try s.requireNoMigration("shutdown")
+        s.server.beginShutdown()
+        s.closeStore()
+        return .null
+      },
+      MethodEntry(ExitParams.self) { _, _ in
+        // LSP: exit code 0 after shutdown, 1 without it.
+        s.server.stop(exitCode: s.server.isShuttingDown ? 0 : 1)
+        return .null
+      },
     ]
   }
 }

@@ -5,21 +5,20 @@ import StoreEngine
 
 /// `migration.status`, `migration.plan`, `migration.apply`, and `model.diff`'s result form.
 enum MigrationHandlers {
-  static func methods(_ s: Session) -> [(String, MethodHandler)] {
+  static func methods(_ s: Session) -> [MethodEntry] {
     [
-      ("migration.status", { p, _ in try status(s, p) }),
-      ("migration.plan", { p, context in try run(s, p, context, dryRun: true) }),
-      ("migration.apply", { p, context in try run(s, p, context, dryRun: false) }),
+      MethodEntry(MigrationStatusParams.self) { p, _ in try status(s, p) },
+      MethodEntry(MigrationPlanParams.self) { p, context in try run(s, p.run, context, dryRun: true) },
+      MethodEntry(MigrationApplyParams.self) { p, context in try run(s, p.run, context, dryRun: false) },
     ]
   }
 
-  private static func status(_ s: Session, _ p: JSONReader) throws -> JSONValue {
-    try p.rejectUnknown(["schema"])
+  private static func status(_ s: Session, _ p: MigrationStatusParams) throws -> JSONValue {
     let store = try s.requireStore()
     var o: JSONObject = [:]
     guard let current = store.schema else {
       o.append("version", .null)
-      o.append("status", .string(p.has("schema") ? "noSchema" : "empty"))
+      o.append("status", .string(p.schema != nil ? "noSchema" : "empty"))
       return .object(o)
     }
     o.append("version", .string(current.version))
@@ -31,8 +30,8 @@ enum MigrationHandlers {
         try store.schemaHistory().map {
           .object(["version": .string($0.version), "hash": .string($0.hash), "appliedAt": ISODate.wireValue($0.appliedAt)])
         }))
-    guard let json = p.value("schema") else { return .object(o) }
-    let target = try store.decodeChain([json], path: "params.schema")[0]
+    guard let json = p.schema else { return .object(o) }
+    let target = try store.decodeChain([json], path: ErrorPlace(.schema))[0]
     let diff = SchemaDiff(from: current, to: target)
     o.append("changes", .array(diff.changes.map(\.json)))
     if target.versionHash == current.versionHash {
@@ -47,33 +46,29 @@ enum MigrationHandlers {
       // Measured against the data: a dry run of the one lightweight stage.
       let planned = try store.migrate(chain: [current, target], stages: [], options: MigrationOptions(dryRun: true))
       let stage = planned.stages.first
-      let blocked = stage?.status == "blocked"
+      let blocked = stage?.outcome == .blocked
       o.append("status", .string(blocked ? "blocked" : "lightweight"))
       if let stage {
-        if blocked { o.append("reasons", .array(stage.report.blockers)) }
+        if blocked { o.append("reasons", .array(stage.report.blockers(rendering: \.jsonPath))) }
         o.append("dataLoss", .array(stage.report.dataLoss))
       }
     }
     return .object(o)
   }
 
-  private static func run(_ s: Session, _ p: JSONReader, _ context: RequestContext, dryRun: Bool) throws -> JSONValue {
-    try p.rejectUnknown(dryRun ? ["schemas", "stages", "allowDataLoss"] : ["schemas", "stages", "allowDataLoss", "backup", "progressToken"])
+  private static func run(_ s: Session, _ p: MigrationRun, _ context: RequestContext, dryRun: Bool) throws -> JSONValue {
     let store = try s.requireStore()
-    let token = try RequestParsing.progressToken(p)
-    guard case .array(let schemas)? = p.value("schemas") else {
-      throw RPCError.invalidParams("params.schemas: expected an array of schemas, oldest first", ["path": "params.schemas", "expected": "array"])
-    }
-    let chain = try store.decodeChain(schemas, path: "params.schemas")
-    let stages = try MigrationStageDecoder.decode(p.value("stages") ?? .array([]), path: "params.stages")
+    let token = p.progressToken
+    let chain = try store.decodeChain(p.schemas, path: ErrorPlace(.schemas))
+    let stages = try MigrationStageDecoder.decode(p.stages, path: ErrorPlace(.stages))
     let hooksWanted = stages.contains { $0.willMigrate || $0.didMigrate }
     if hooksWanted && !dryRun && s.clientCapabilities["migrationHooks"] != .bool(true) {
       throw RPCError.invalidParams(
         "params.stages: a stage asks for willMigrate/didMigrate, but the client did not announce capabilities.migrationHooks: true in initialize",
         ["path": "params.stages"])
     }
-    var options = MigrationOptions(allowDataLoss: try p.bool("allowDataLoss") ?? false, dryRun: dryRun)
-    let backup = try p.bool("backup") ?? (store.path != nil)
+    var options = MigrationOptions(allowDataLoss: p.allowDataLoss, dryRun: dryRun)
+    let backup = p.backup ?? (store.path != nil)
     options.backup = !dryRun && backup
     if options.backup && store.path == nil {
       throw RPCError.invalidParams("params.backup: an in-memory store cannot be backed up", ["path": "params.backup"])
@@ -96,9 +91,9 @@ enum MigrationHandlers {
     do {
       _ = try context.callClient(method, params)
     } catch let e as RPCError where e.kind != "cancelled" && e.kind != "clientGone" {
-      throw RPCError(
-        code: -32014, message: "the client's \(method) failed: \(e.message); stage \(stage.from) → \(stage.to) was rolled back",
-        kind: "hookFailed", data: ["stage": stage.json, "clientError": e.json])
+      throw ErrorCodes.hookFailed(
+        "the client's \(method) failed: \(e.message); stage \(stage.from) → \(stage.to) was rolled back",
+        ["stage": stage.json, "clientError": e.json])
     }
   }
 
@@ -110,9 +105,10 @@ enum MigrationHandlers {
       .array(
         result.stages.map { st in
           .object([
-            "from": .string(st.stage.from), "to": .string(st.stage.to), "kind": .string(st.stage.kind.rawValue), "status": .string(st.status),
+            "from": .string(st.stage.from), "to": .string(st.stage.to), "kind": .string(st.stage.kind.rawValue),
+            "status": .string(st.status),
             "changes": .array(st.changes.map(\.json)), "steps": .array(st.report.steps.map(\.json)),
-            "dataLoss": .array(st.report.dataLoss), "blockers": .array(st.report.blockers),
+            "dataLoss": .array(st.report.dataLoss), "blockers": .array(st.report.blockers(rendering: \.jsonPath)),
           ])
         }))
     o.append("dataLoss", .bool(result.stages.contains { !$0.report.dataLoss.isEmpty }))

@@ -5,72 +5,56 @@ import StoreEngine
 
 /// `model.define`, `model.get`, `model.validate`.
 enum ModelHandlers {
-  static func methods(_ s: Session) -> [(String, MethodHandler)] {
+  static func methods(_ s: Session) -> [MethodEntry] {
     [
-      (
-        "model.define",
-        { p, _ in
-          try p.rejectUnknown(["schema"])
-          let store = try s.requireStore()
-          let result = try store.define(try p.require("schema", expected: "schema object"))
-          var o = describe(result.schema)
-          o.append("changed", .bool(result.changed))
-          o.append("steps", .array(result.steps.map { .string($0) }))
-          return .object(o)
+      MethodEntry(ModelDefineParams.self) { p, _ in
+        let store = try s.requireStore()
+        let result = try store.define(p.schema.json)
+        var o = describe(result.schema)
+        o.append("changed", .bool(result.changed))
+        o.append("steps", .array(result.steps.map { .string($0) }))
+        return .object(o)
+      },
+      MethodEntry(ModelGetParams.self) { _, _ in
+        let store = try s.requireStore()
+        guard let schema = store.schema else {
+          return .object(["schema": .null, "version": .null, "hash": .null, "entities": .array([])])
         }
-      ),
-      (
-        "model.get",
-        { p, _ in
-          try p.rejectUnknown([])
-          let store = try s.requireStore()
-          guard let schema = store.schema else {
-            return .object(["schema": .null, "version": .null, "hash": .null, "entities": .array([])])
+        var o = describe(schema)
+        o.append(
+          "history",
+          .array(
+            try store.schemaHistory().map {
+              .object(["version": .string($0.version), "hash": .string($0.hash), "appliedAt": ISODate.wireValue($0.appliedAt)])
+            }))
+        return .object(o)
+      },
+      MethodEntry(ModelDiffParams.self) { p, _ in
+        // `from` defaults to the store's schema.
+        let from: Schema
+        if let json = p.from?.json {
+          from = try Store.decodeSchema(json, path: ErrorPlace(.from))
+        } else {
+          guard let current = try s.requireStore().schema else {
+            throw RPCError.invalidParams("params.from: the store has no schema, so give 'from'", ["path": "params.from"])
           }
-          var o = describe(schema)
-          o.append(
-            "history",
-            .array(
-              try store.schemaHistory().map {
-                .object(["version": .string($0.version), "hash": .string($0.hash), "appliedAt": ISODate.wireValue($0.appliedAt)])
-              }))
-          return .object(o)
+          from = current
         }
-      ),
-      (
-        "model.diff",
-        { p, _ in
-          try p.rejectUnknown(["from", "to"])
-          // `from` defaults to the store's schema.
-          let from: Schema
-          if let json = p.value("from") {
-            from = try Store.decodeSchema(json, path: "params.from")
-          } else {
-            guard let current = try s.requireStore().schema else {
-              throw RPCError.invalidParams("params.from: the store has no schema, so give 'from'", ["path": "params.from"])
-            }
-            from = current
-          }
-          let to = try Store.decodeSchema(try p.require("to", expected: "schema object"), path: "params.to")
-          let diff = SchemaDiff(from: from, to: to)
-          return .object([
-            "from": .string(from.version), "to": .string(to.version), "identical": .bool(from.versionHash == to.versionHash && diff.isEmpty),
-            "lightweight": .bool(diff.isLightweight), "changes": .array(diff.changes.map(\.json)),
-            "ambiguous": .array(diff.mapping.conflicts.map { .string($0) }),
-          ])
-        }
-      ),
-      (
-        "model.validate",
-        { p, _ in
-          try p.rejectUnknown(["schema"])
-          let (schema, issues) = SchemaValidator.check(try p.require("schema", expected: "schema object"))
-          let valid = !issues.contains { $0.severity == .error }
-          var o: JSONObject = ["valid": .bool(valid), "issues": .array(issues.map(\.json))]
-          if valid { o.append("hash", .string(schema.versionHash)) }
-          return .object(o)
-        }
-      ),
+        let to = try Store.decodeSchema(p.to.json, path: ErrorPlace(.to))
+        let diff = SchemaDiff(from: from, to: to)
+        return .object([
+          "from": .string(from.version), "to": .string(to.version), "identical": .bool(from.versionHash == to.versionHash && diff.isEmpty),
+          "lightweight": .bool(diff.isLightweight), "changes": .array(diff.changes.map(\.json)),
+          "ambiguous": .array(diff.mapping.conflicts.map { .string($0) }),
+        ])
+      },
+      MethodEntry(ModelValidateParams.self) { p, _ in
+        let (schema, issues) = SchemaValidator.check(p.schema.json)
+        let valid = !issues.contains { $0.severity == .error }
+        var o: JSONObject = ["valid": .bool(valid), "issues": .array(issues.map(\.json))]
+        if valid { o.append("hash", .string(schema.versionHash)) }
+        return .object(o)
+      },
     ] + coreDataMethods(s)
   }
 

@@ -2,35 +2,35 @@ import JSONCore
 import RPCCore
 import StoreEngine
 
-/// Param readers shared by several namespaces: predicates, fetch requests, id lists.
+/// Param groups several methods share: a predicate with its arguments, a fetch request,
+/// a progress token. Each reads its members through the method's `ParamReader`, so they
+/// are part of that method's shape.
 enum RequestParsing {
-  /// `where` (a predicate string or its JSON form, with `args` and `variables`); nil when absent.
-  static func predicate(_ p: JSONReader) throws -> Predicate? { try condition(p)?.predicate }
-
-  /// `where` and, for the JSON form, the JSON path of each node (`FetchRequest.predicateLocations`).
-  static func condition(_ p: JSONReader, template: Bool = false) throws -> (predicate: Predicate, locations: [String]?)? {
-    guard let w = p.value("where") else {
-      try refuseWithout(p, "args", "where")
-      try refuseWithout(p, "variables", "where")
+  /// `where` (a predicate string or its JSON form, with `args` and `variables`) and, for
+  /// the JSON form, the JSON path of each node (`FetchRequest.predicateLocations`); nil
+  /// when absent.
+  static func condition(_ r: ParamReader, template: Bool = false) throws -> (predicate: Predicate, locations: [ErrorPlace]?)? {
+    guard let w = r.value("where", schema: JSONSchema.stringOrObject) else {
+      try r.refuseWithout("args", "where", schema: JSONSchema.array(JSONSchema.any))
+      try r.refuseWithout("variables", "where", schema: JSONSchema.object)
       return nil
     }
-    let args = try p.array("args") ?? []
-    let variables = try p.object("variables")?.object ?? [:]
+    let args: [JSONValue] = try r.read("args") ?? []
+    let variables: JSONObject = try r.read("variables") ?? [:]
     switch w {
     case .string(let text):
       do {
         return (try PredicateParser.parse(text, args: args, variables: variables, template: template), nil)
       } catch let e as PredicateError {
-        throw RPCError(
-          code: -32602, message: "params.where: \(e.message) (at character \(e.offset))", kind: "predicate",
-          data: ["path": "params.where", "offset": .int(Int64(e.offset))])
+        throw StoreError.predicate(e, at: ErrorPlace(.where))
       }
     case .object:
       do {
-        let decoded = try PredicateJSONDecoder.decode(w, path: "params.where", args: args, variables: variables, template: template)
+        let decoded = try PredicateJSONDecoder.decode(
+          w, path: ErrorPlace(.where), args: args, variables: variables, template: template)
         return (decoded.predicate, decoded.locations)
       } catch let e as PredicateJSONError {
-        throw RPCError(code: -32602, message: "\(e.path): \(e.message)", kind: "predicate", data: ["path": .string(e.path)])
+        throw StoreError.predicate(e)
       }
     default:
       throw RPCError.invalidParams(
@@ -39,77 +39,80 @@ enum RequestParsing {
     }
   }
 
-  /// Refuses `key` given without `companion`, the param that gives it a meaning: every
-  /// param present is used or refused, never silently dropped.
-  static func refuseWithout(_ p: JSONReader, _ key: String, _ companion: String) throws {
-    guard p.has(key) && !p.has(companion) else { return }
-    throw RPCError.invalidParams("\(p.child(key)) given without \(p.child(companion))", ["path": .string(p.child(key))])
+  /// A fetch request's entity and `where` (what every `*Where` method and query starts with).
+  static func filteredRequest(_ r: ParamReader) throws -> FetchRequest {
+    let entity: String = try r.require("entity")
+    let condition = try condition(r)
+    var request = FetchRequest(entity: entity, predicate: condition?.predicate)
+    request.predicateLocations = condition?.locations
+    return request
   }
 
-  /// As in LSP, a token is a string or an integer; it is echoed in every `$/progress`.
-  static func progressToken(_ p: JSONReader) throws -> JSONValue? {
-    guard let token = p.value("progressToken") else { return nil }
-    switch token {
-    case .string, .int: return token
+  /// The members of a fetch request a method takes, read in this order.
+  struct FetchMembers: OptionSet {
+    let rawValue: Int
+    static let page = FetchMembers(rawValue: 1)  // sort, limit, offset
+    static let shape = FetchMembers(rawValue: 2)  // select, include
+    static let toMany = FetchMembers(rawValue: 4)
+    static let all: FetchMembers = [.page, .shape, .toMany]
+  }
+
+  static func fetchRequest(_ r: ParamReader, _ members: FetchMembers) throws -> FetchRequest {
+    var request = try filteredRequest(r)
+    if members.contains(.page) {
+      request.sort = try (r.read("sort") as [SortParam]?)?.map(\.key) ?? []
+      request.limit = try r.int("limit", min: 0).map(Int.init)
+      request.offset = try r.int("offset", min: 0).map(Int.init)
+    }
+    if members.contains(.shape) {
+      request.select = try r.read("select")
+      request.include = try r.read("include") ?? []
+    }
+    request.includeSubentities = try r.read("includeSubentities") ?? true
+    if members.contains(.toMany) { request.toMany = try r.read("toMany") ?? .none }
+    return request
+  }
+}
+
+/// A sort key of a fetch: a key path string (ascending), or `{key, ascending?, caseInsensitive?}`.
+struct SortParam: ParamValue {
+  let key: SortKey
+  static var schema: JSONValue { JSONSchema.oneOf(JSONSchema.string, SortKeyObject.schema) }
+  static var expected: String { "object" }
+  static var placeholder: SortParam { SortParam(key: SortKey(keyPath: "")) }
+  init(key: SortKey) { self.key = key }
+  init(param v: JSONValue, path: @autoclosure () -> String) throws {
+    if case .string(let keyPath) = v {
+      key = SortKey(keyPath: keyPath)
+    } else {
+      key = try SortKeyObject(param: v, path: path()).key
+    }
+  }
+}
+
+struct SortKeyObject: ParamObject {
+  static let shape = ParamShape(describing: Self.self)
+  let key: SortKey
+  init(_ r: ParamReader) throws {
+    key = SortKey(
+      keyPath: try r.require("key"), ascending: try r.read("ascending") ?? true, caseInsensitive: try r.read("caseInsensitive") ?? false)
+  }
+}
+
+/// As in LSP, a progress token is a string or an integer; it is echoed in every `$/progress`.
+struct ProgressToken: ParamValue {
+  let value: JSONValue
+  static var schema: JSONValue { JSONSchema.progressToken }
+  static var expected: String { "string or integer" }
+  static var placeholder: ProgressToken { ProgressToken(value: .null) }
+  init(value: JSONValue) { self.value = value }
+  init(param v: JSONValue, path: @autoclosure () -> String) throws {
+    switch v {
+    case .string, .int: value = v
     default:
       throw RPCError.invalidParams(
-        "params.progressToken: expected a string or an integer, got \(token.typeName)",
+        "params.progressToken: expected a string or an integer, got \(v.typeName)",
         ["path": "params.progressToken", "expected": "string or integer"])
     }
-  }
-
-  /// A fetch request's entity and `where` (the part `objects.updateWhere` / `deleteWhere` share).
-  static func filteredRequest(_ p: JSONReader) throws -> FetchRequest {
-    let entity = try p.requireString("entity")
-    let condition = try condition(p)
-    var r = FetchRequest(entity: entity, predicate: condition?.predicate)
-    r.predicateLocations = condition?.locations
-    return r
-  }
-
-  static let fetchKeys = [
-    "entity", "where", "args", "variables", "sort", "limit", "offset", "select", "include", "includeSubentities", "toMany",
-  ]
-
-  static func fetchRequest(_ p: JSONReader) throws -> FetchRequest {
-    var r = try filteredRequest(p)
-    if let sort = try p.array("sort") {
-      r.sort = try sort.enumerated().map { i, v in
-        if case .string(let key) = v { return SortKey(keyPath: key) }
-        let k = try JSONReader(v, path: "params.sort[\(i)]")
-        try k.rejectUnknown(["key", "ascending", "caseInsensitive"])
-        return SortKey(
-          keyPath: try k.requireString("key"), ascending: try k.bool("ascending") ?? true,
-          caseInsensitive: try k.bool("caseInsensitive") ?? false)
-      }
-    }
-    r.limit = try p.int("limit", min: 0).map(Int.init)
-    r.offset = try p.int("offset", min: 0).map(Int.init)
-    r.select = try p.stringArray("select")
-    r.include = try p.stringArray("include") ?? []
-    r.includeSubentities = try p.bool("includeSubentities") ?? true
-    r.toMany = try toMany(p)
-    return r
-  }
-
-  /// `toMany`: how the objects of the reply carry their to-many relationships; absent or
-  /// null is `none`.
-  static func toMany(_ p: JSONReader) throws -> ToManyMode {
-    guard let v = p.value("toMany") else { return .none }
-    if case .string(let s) = v, let mode = ToManyMode(rawValue: s) { return mode }
-    let actual: String
-    if case .string(let s) = v { actual = "'\(s)'" } else { actual = v.typeName }
-    let expected = ToManyMode.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-    throw JSONReadError(
-      path: p.child("toMany"), expected: "one of \(expected)", actual: actual,
-      message: "\(p.child("toMany")): expected one of \(expected), got \(actual)")
-  }
-
-  static func values(_ p: JSONReader) throws -> JSONObject {
-    guard let v = p.value("values") else { return [:] }
-    guard case .object(let o) = v else {
-      throw RPCError.invalidParams("params.values: expected an object, got \(v.typeName)", ["path": "params.values", "expected": "object"])
-    }
-    return o
   }
 }

@@ -1,20 +1,22 @@
 import JSONCore
 import RPCCore
 import StoreEngine
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// The state one client session shares across handlers: the open store and the server.
+///
+/// `@unchecked Sendable`: handlers run on the server's one thread; the store reference,
+/// which a cancellation may read meanwhile, is replaced under `storeLock`.
 public final class Session: @unchecked Sendable {
   /// The open store. Replaced only under `storeLock`, which `interruptStore` also takes.
   public var store: Store? {
     get { storeRef }
     set {
-      pthread_mutex_lock(&storeLock)
-      storeRef = newValue
-      pthread_mutex_unlock(&storeLock)
+      storeLock.withLock { _ in storeRef = newValue }
       newValue?.defaultAuthor = author
       adopt(newValue)
     }
@@ -30,7 +32,7 @@ public final class Session: @unchecked Sendable {
     didSet { store?.defaultAuthor = author }
   }
   private var storeRef: Store?
-  private var storeLock = pthread_mutex_t()
+  private let storeLock = Mutex(())
   public let server: Server
   public var clientInfo: JSONValue = .null
   public var clientCapabilities: JSONObject = [:]
@@ -39,7 +41,6 @@ public final class Session: @unchecked Sendable {
 
   public init(server: Server, store: Store?) {
     self.server = server
-    pthread_mutex_init(&storeLock, nil)
     storeRef = store
     server.interruptHook = { [weak self] in self?.interruptStore() }
     server.requestWillStart = { [weak self] in
@@ -58,17 +59,13 @@ public final class Session: @unchecked Sendable {
   /// Cancels the store's running work; called by the server when it reads a cancellation
   /// of the running request (from inside the store's own checks, `Store.cancellationProbe`).
   private func interruptStore() {
-    pthread_mutex_lock(&storeLock)
-    storeRef?.interrupt()
-    pthread_mutex_unlock(&storeLock)
+    storeLock.withLock { _ in storeRef?.interrupt() }
   }
 
   /// The open store, or an error telling the client to open one.
   func requireStore() throws -> Store {
     guard let store else {
-      throw RPCError(
-        code: -32003, message: "no store is open: start with --store PATH or --memory, or call store.open", kind: "notFound",
-        data: ["what": "store"])
+      throw StoreError(.notFound, "no store is open: start with --store PATH or --memory, or call store.open", ["what": "store"])
     }
     return store
   }
@@ -77,7 +74,7 @@ public final class Session: @unchecked Sendable {
   /// (the hook's requests are served meanwhile).
   func requireNoMigration(_ method: String) throws {
     if store?.isMigrating == true {
-      throw RPCError(code: -32011, message: "\(method) cannot run while a migration is in progress", kind: "transaction")
+      throw StoreError(.transaction, "\(method) cannot run while a migration is in progress")
     }
   }
 
@@ -88,12 +85,18 @@ public final class Session: @unchecked Sendable {
     store = nil
   }
 
-  /// The complete method table: every namespace's handlers, in protocol.md's order.
+  /// The complete method table: every namespace's methods, in protocol.md's order. Each
+  /// name, accepted member and streamed param comes from the method's params type.
   public func methods() -> MethodRegistry {
-    MethodRegistry(
-      LifecycleHandlers.methods(self) + StoreHandlers.methods(self) + ModelHandlers.methods(self)
-        + ObjectHandlers.methods(self) + ContextHandlers.methods(self) + QueryHandlers.methods(self) + MigrationHandlers.methods(self)
-        + HistoryHandlers.methods(self) + InterchangeHandlers.methods(self),
-      streamedParams: ContextHandlers.streamedParams)
+    let entries = methodEntries()
+    var streamed: [String: String] = [:]
+    for entry in entries { if let param = entry.params.shape.streamedParam { streamed[entry.name] = param } }
+    return MethodRegistry(entries.map { ($0.name, $0.handler) }, streamedParams: streamed)
+  }
+
+  func methodEntries() -> [MethodEntry] {
+    LifecycleHandlers.methods(self) + StoreHandlers.methods(self) + ModelHandlers.methods(self) + ObjectHandlers.methods(self)
+      + ContextHandlers.methods(self) + QueryHandlers.methods(self) + MigrationHandlers.methods(self) + HistoryHandlers.methods(self)
+      + InterchangeHandlers.methods(self)
   }
 }

@@ -7,11 +7,13 @@
 /// runs while the first applies the changes already parsed. At most `capacity` elements
 /// wait, so memory stays small. Steps are handed over in order, errors included; after
 /// the end or a syntax error the thread stops.
+///
+/// `@unchecked Sendable`: what both threads touch is under `lock`; `taken` is the
+/// reader's own and `reader` is used by the parsing thread only.
 final class JSONParseAhead: @unchecked Sendable {
   private let reader: JSONElementReader
-  private var mutex = pthread_mutex_t()
-  private var changed = pthread_cond_t()
-  /// Steps handed over and not yet taken by the reader (under `mutex`).
+  private let lock = ConditionLock()
+  /// Steps handed over and not yet taken by the reader (under `lock`).
   private var ready: [JSONElementReader.Step] = []
   /// The reader's batch, taken from `ready` all at once (the reader's alone).
   private var taken: [JSONElementReader.Step] = []
@@ -29,8 +31,6 @@ final class JSONParseAhead: @unchecked Sendable {
   /// Nil when no thread can be started (the reader then parses on its own thread).
   init?(_ reader: JSONElementReader) {
     self.reader = reader
-    pthread_mutex_init(&mutex, nil)
-    pthread_cond_init(&changed, nil)
     guard startDetachedThread({ [self] in self.produce() }) else { return nil }
   }
 
@@ -40,13 +40,13 @@ final class JSONParseAhead: @unchecked Sendable {
       takenIndex += 1
       return taken[takenIndex - 1]
     }
-    pthread_mutex_lock(&mutex)
-    while ready.isEmpty && producing { pthread_cond_wait(&changed, &mutex) }
+    lock.lock()
+    while ready.isEmpty && producing { lock.wait() }
     taken.removeAll(keepingCapacity: true)
     swap(&taken, &ready)
     takenIndex = 0
-    pthread_cond_broadcast(&changed)
-    pthread_mutex_unlock(&mutex)
+    lock.broadcast()
+    lock.unlock()
     guard !taken.isEmpty else { return nil }
     takenIndex = 1
     return taken[0]
@@ -54,17 +54,17 @@ final class JSONParseAhead: @unchecked Sendable {
 
   /// From now on elements are only checked (the reader wants the rest's first error).
   func checkOnly() {
-    pthread_mutex_lock(&mutex)
+    lock.lock()
     checkingOnly = true
-    pthread_mutex_unlock(&mutex)
+    lock.unlock()
   }
 
   /// Stops the thread (the reader is gone); nothing more is taken.
   func cancel() {
-    pthread_mutex_lock(&mutex)
+    lock.lock()
     cancelled = true
-    pthread_cond_broadcast(&changed)
-    pthread_mutex_unlock(&mutex)
+    lock.broadcast()
+    lock.unlock()
   }
 
   private func produce() {
@@ -80,14 +80,14 @@ final class JSONParseAhead: @unchecked Sendable {
       }
       batch.append(step)
       guard batch.count >= Self.batch || last else { continue }
-      pthread_mutex_lock(&mutex)
-      while ready.count >= Self.capacity && !cancelled { pthread_cond_wait(&changed, &mutex) }
+      lock.lock()
+      while ready.count >= Self.capacity && !cancelled { lock.wait() }
       if cancelled { last = true }
       ready.append(contentsOf: batch)
       convert = !checkingOnly
       if last { producing = false }
-      pthread_cond_broadcast(&changed)
-      pthread_mutex_unlock(&mutex)
+      lock.broadcast()
+      lock.unlock()
       batch.removeAll(keepingCapacity: true)
     }
   }

@@ -1,4 +1,5 @@
 import CJansson
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -14,7 +15,10 @@ import CJansson
 /// 802 million). Allocations made outside a parse (or
 /// on another thread) go to malloc as usual; a 16-byte header tells `free` which is
 /// which, so mixing is safe.
-final class JanssonArena {
+///
+/// `@unchecked Sendable`: an arena is used by one thread at a time, the one it is lent to
+/// (`lending`); it is handed between threads only under that mutex.
+final class JanssonArena: @unchecked Sendable {
   private static let chunkSize = 1 << 20
   private static let keepBytes = 4 << 20
   private var chunks: [(base: UnsafeMutableRawPointer, size: Int)] = []
@@ -30,7 +34,7 @@ final class JanssonArena {
 
   /// The arena of the calling thread, kept in thread-specific storage: set only by that
   /// thread inside `withArena`, so no other thread can see it, use it or rewind it. One
-  /// arena exists and is lent to one thread at a time (`lent`, under `lock`); a second
+  /// arena exists and is lent to one thread at a time (`lending`); a second
   /// thread parsing meanwhile uses malloc. The arena is rewound before it is given back,
   /// so a rewind never races a parse.
   private static let key: pthread_key_t = {
@@ -38,13 +42,8 @@ final class JanssonArena {
     precondition(pthread_key_create(&k, nil) == 0, "cannot create the arena's thread key")
     return k
   }()
-  private static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
-    let l = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    pthread_mutex_init(l, nil)
-    return l
-  }()
-  nonisolated(unsafe) private static var shared: JanssonArena?
-  nonisolated(unsafe) private static var lent = false
+  /// The one arena (made on first use) and whether a thread holds it.
+  private static let lending = Mutex<(shared: JanssonArena?, lent: Bool)>((nil, false))
 
   private static let installed: Bool = {
     _ = key
@@ -59,22 +58,18 @@ final class JanssonArena {
   /// malloc: `body` is told which (`inArena`), since a malloc'd tree must be freed.
   static func withArena<T>(_ body: (_ inArena: Bool) throws -> T) rethrows -> T {
     _ = installed
-    pthread_mutex_lock(lock)
-    guard !lent else {
-      pthread_mutex_unlock(lock)
-      return try body(false)
+    let borrowed: JanssonArena? = lending.withLock { state in
+      guard !state.lent else { return nil }
+      let arena = state.shared ?? JanssonArena()
+      state = (arena, true)
+      return arena
     }
-    let arena = shared ?? JanssonArena()
-    shared = arena
-    lent = true
-    pthread_mutex_unlock(lock)
+    guard let arena = borrowed else { return try body(false) }
     pthread_setspecific(key, Unmanaged.passUnretained(arena).toOpaque())
     defer {
       pthread_setspecific(key, nil)
       arena.rewind()
-      pthread_mutex_lock(lock)
-      lent = false
-      pthread_mutex_unlock(lock)
+      lending.withLock { $0.lent = false }
     }
     return try body(true)
   }

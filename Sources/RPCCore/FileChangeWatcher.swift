@@ -7,6 +7,8 @@
 /// created later, like a `-wal` SQLite makes on the first write, is seen too), filtered by
 /// name. The thread sleeps in `poll()` between events, so watching costs nothing while
 /// nothing changes. `start` returns nil where inotify is unavailable (callers then poll).
+/// `@unchecked Sendable`: every stored property but `thread` is a constant; `thread` is set
+/// by `start` before the watching thread runs and read by `stop` on the same thread.
 final class FileChangeWatcher: @unchecked Sendable {
   private let inotify: Int32
   /// Written to stop the thread.

@@ -28,6 +28,8 @@ enum InboundItem {
 ///
 /// The queue is bounded by bytes: reading ahead stops while it holds `maxQueuedBytes`, so
 /// memory stays flat however many requests a client pipelines.
+///
+/// `@unchecked Sendable`: other threads call `wake()` only, which writes to a pipe.
 final class InputChannel: @unchecked Sendable {
   let fd: Int32
   private let framer: FrameReader

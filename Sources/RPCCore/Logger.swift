@@ -1,9 +1,11 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// Logging to stderr only: stdout carries nothing but protocol messages.
-public final class Logger: @unchecked Sendable {
+public final class Logger: Sendable {
   public enum Level: Int, Comparable, CaseIterable, Sendable {
     case error = 0, warning, info, debug
     public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
@@ -19,21 +21,24 @@ public final class Logger: @unchecked Sendable {
     var label: String { ["error", "warning", "info", "debug"][rawValue] }
   }
 
-  public var level: Level
-  private var lock = pthread_mutex_t()
+  /// The most detailed level written; may be changed while other threads log.
+  public var level: Level {
+    get { Level(rawValue: levelValue.load(ordering: .relaxed)) ?? .warning }
+    set { levelValue.store(newValue.rawValue, ordering: .relaxed) }
+  }
+  private let levelValue: Atomic<Int>
+  /// Held while a line is written, so lines from two threads never interleave.
+  private let writing = Mutex(())
 
   public init(level: Level = .warning) {
-    self.level = level
-    pthread_mutex_init(&lock, nil)
+    levelValue = Atomic(level.rawValue)
   }
 
   public func log(_ l: Level, _ message: @autoclosure () -> String) {
     guard l <= level else { return }
     let line = "modelstore[\(getpid())] \(l.label): \(message())\n"
-    pthread_mutex_lock(&lock)
-    defer { pthread_mutex_unlock(&lock) }
     let bytes = Array(line.utf8)
-    _ = bytes.withUnsafeBytes { FileDescriptor.writeAll(2, $0) }
+    writing.withLock { _ in _ = bytes.withUnsafeBytes { FileDescriptor.writeAll(2, $0) } }
   }
 
   public func error(_ m: @autoclosure () -> String) { log(.error, m()) }

@@ -16,6 +16,9 @@ import JSONCore
 /// before. The main thread takes results in order: the message it takes is either parsed,
 /// being parsed (it waits for it), or first in line (it takes it back and parses it
 /// itself), so it never waits behind a message it has not reached.
+///
+/// `@unchecked Sendable`: what both threads touch is under `lock`; the rest is the main
+/// thread's own, or constant.
 final class ParseAhead: @unchecked Sendable {
   enum Outcome {
     case parsed(JSONValue)
@@ -32,9 +35,8 @@ final class ParseAhead: @unchecked Sendable {
 
   private let maxDepth: Int
   private let skip: ([UInt8]) -> Bool
-  private var mutex = pthread_mutex_t()
-  private var changed = pthread_cond_t()
-  // Under `mutex`:
+  private let lock = ConditionLock()
+  // Under `lock`:
   private var jobs: [(seq: Int, bytes: [UInt8])] = []
   private var jobHead = 0
   private var current: Int?
@@ -59,8 +61,6 @@ final class ParseAhead: @unchecked Sendable {
   init?(maxDepth: Int, skip: @escaping ([UInt8]) -> Bool) {
     self.maxDepth = maxDepth
     self.skip = skip
-    pthread_mutex_init(&mutex, nil)
-    pthread_cond_init(&changed, nil)
     guard startDetachedThread({ [self] in self.work() }) else { return nil }
   }
 
@@ -74,15 +74,15 @@ final class ParseAhead: @unchecked Sendable {
       outstanding += 1
     }
     guard !fresh.isEmpty else { return }
-    pthread_mutex_lock(&mutex)
+    lock.lock()
     if jobHead > 0 && jobHead == jobs.count {
       jobs.removeAll(keepingCapacity: true)
       jobHead = 0
     }
     let idle = jobHead >= jobs.count && current == nil
     jobs.append(contentsOf: fresh)
-    if idle { pthread_cond_broadcast(&changed) }
-    pthread_mutex_unlock(&mutex)
+    if idle { lock.broadcast() }
+    lock.unlock()
   }
 
   /// The outcome for message `seq` when it was handed over: parsed (or failed) here,
@@ -93,12 +93,12 @@ final class ParseAhead: @unchecked Sendable {
       toRetire = nil
       return nil
     }
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
+    lock.lock()
+    defer { lock.unlock() }
     if let value = toRetire.take(), current != nil || jobHead < jobs.count { retired.append(value) }
     while current == seq {
       waiting = true
-      pthread_cond_wait(&changed, &mutex)
+      lock.wait()
       waiting = false
     }
     if let outcome = done.removeValue(forKey: seq) {
@@ -124,27 +124,27 @@ final class ParseAhead: @unchecked Sendable {
   private func work() {
     var garbage: [JSONValue] = []
     while true {
-      pthread_mutex_lock(&mutex)
+      lock.lock()
       swap(&garbage, &retired)
-      pthread_mutex_unlock(&mutex)
+      lock.unlock()
       garbage.removeAll(keepingCapacity: true)
-      pthread_mutex_lock(&mutex)
-      while jobHead >= jobs.count { pthread_cond_wait(&changed, &mutex) }
+      lock.lock()
+      while jobHead >= jobs.count { lock.wait() }
       let job = jobs[jobHead]
       jobHead += 1
       current = job.seq
-      pthread_mutex_unlock(&mutex)
+      lock.unlock()
       let outcome: Outcome
       if skip(job.bytes) {
         outcome = .skipped
       } else {
         do { outcome = .parsed(try JSONParser.parse(job.bytes, maxDepth: maxDepth)) } catch { outcome = .failed(error) }
       }
-      pthread_mutex_lock(&mutex)
+      lock.lock()
       done[job.seq] = outcome
       current = nil
-      if waiting { pthread_cond_broadcast(&changed) }
-      pthread_mutex_unlock(&mutex)
+      if waiting { lock.broadcast() }
+      lock.unlock()
     }
   }
 }

@@ -17,7 +17,7 @@ extension Connection {
   /// as the `cause` of the `SQLiteError` the statement throws. Deterministic functions may be used in indexes and are
   /// evaluated once per distinct argument list by the planner where it can.
   public func createFunction(
-    _ name: String, argumentCount: Int32, deterministic: Bool = true, _ body: @escaping ([SQLValue]) throws -> SQLValue
+    _ name: String, argumentCount: Int32, deterministic: Bool, _ body: @escaping ([SQLValue]) throws -> SQLValue
   ) throws {
     let box = Unmanaged.passRetained(FunctionBox(body, connection: self)).toOpaque()
     let flags = SQLITE_UTF8 | (deterministic ? SQLITE_DETERMINISTIC : 0) | SQLITE_INNOCUOUS

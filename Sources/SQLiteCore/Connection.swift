@@ -1,26 +1,21 @@
 import CSQLite
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// A copy of a WAL index's header (`Connection.walIndexHeader`).
-public struct WALIndexHeader: Equatable {
-  var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
-
-  public static func == (a: Self, b: Self) -> Bool {
-    a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
-      && a.words.4 == b.words.4 && a.words.5 == b.words.5
-  }
-}
+/// A copy of a WAL index's header (`Connection.walIndexHeader`): SQLite's commit marker.
+public typealias WALIndexHeader = CommitMarker
 
 /// One SQLite connection with a cache of prepared statements and savepoint-based
 /// transactions. Confined to one thread, except `interrupt()`, which SQLite documents
 /// as safe to call from any thread.
-public final class Connection {
+public final class Connection: DatabaseConnection {
   let handle: OpaquePointer
   public let path: String
   public let isReadOnly: Bool
+  public var dialect: any SQLDialect { SQLiteDialect() }
   private var cache: [String: Statement] = [:]
   private var levels: [(open: Statement, close: Statement)] = []
   public private(set) var cacheHits = 0
@@ -83,7 +78,6 @@ public final class Connection {
       throw SQLiteError(code: rc, message: message)
     }
     handle = db
-    pthread_mutex_init(&interruptLock, nil)
     self.path = path
     self.isReadOnly = options.readOnly
     sqlite3_extended_result_codes(db, 1)
@@ -122,7 +116,7 @@ public final class Connection {
   // MARK: - Statements
 
   /// A cached prepared statement for `sql`; prepared once per connection.
-  public func cached(_ sql: String) throws -> Statement {
+  public func cached(_ sql: String) throws -> any PreparedStatement {
     if let s = cache[sql] {
       cacheHits += 1
       return s
@@ -135,7 +129,7 @@ public final class Connection {
   }
 
   /// A one-off statement, not cached (DDL, rare queries).
-  public func prepare(_ sql: String) throws -> Statement {
+  public func prepare(_ sql: String) throws -> any PreparedStatement {
     try Statement(connection: self, sql: sql, persistent: false)
   }
 
@@ -154,7 +148,7 @@ public final class Connection {
   }
 
   /// Runs a cached statement with parameters.
-  public func run(_ sql: String, _ values: [SQLValue] = []) throws {
+  public func run(_ sql: String, _ values: [SQLValue]) throws {
     try cached(sql).execute(values)
   }
 
@@ -164,7 +158,7 @@ public final class Connection {
   }
 
   /// The first column of the first row, or nil.
-  public func scalar(_ sql: String, _ values: [SQLValue] = []) throws -> SQLValue? {
+  public func scalar(_ sql: String, _ values: [SQLValue]) throws -> SQLValue? {
     try cached(sql).first(values) { $0.value(0) }
   }
 
@@ -184,36 +178,29 @@ public final class Connection {
   /// That would silently end a client's transaction, so writes are never interrupted
   /// mid-statement; they stop at the next check of the flag and roll back their savepoint.
   public func interrupt() {
-    pthread_mutex_lock(&interruptLock)
-    interruptRequested = true
-    if interruptible { sqlite3_interrupt(handle) }
-    pthread_mutex_unlock(&interruptLock)
+    interruptState.withLock { state in
+      state.requested = true
+      if state.interruptible { sqlite3_interrupt(handle) }
+    }
   }
 
   /// Marks whether a read-only statement is stepping (set around each step).
   func setInterruptible(_ value: Bool) {
-    pthread_mutex_lock(&interruptLock)
-    interruptible = value
-    pthread_mutex_unlock(&interruptLock)
+    interruptState.withLock { $0.interruptible = value }
   }
-
-  private var interruptible = false
 
   /// Clears the flag; called before each new unit of work.
   public func clearInterrupt() {
-    pthread_mutex_lock(&interruptLock)
-    interruptRequested = false
-    pthread_mutex_unlock(&interruptLock)
+    interruptState.withLock { $0.requested = false }
   }
 
   public var isInterruptRequested: Bool {
-    pthread_mutex_lock(&interruptLock)
-    defer { pthread_mutex_unlock(&interruptLock) }
-    return interruptRequested
+    interruptState.withLock { $0.requested }
   }
 
-  private var interruptLock = pthread_mutex_t()
-  private var interruptRequested = false
+  /// Whether an interrupt was asked for, and whether a read-only statement is stepping
+  /// (only then may `sqlite3_interrupt` be called).
+  private let interruptState = Mutex<(requested: Bool, interruptible: Bool)>((false, false))
 
   /// Runs while work goes on, so that whoever can cancel it gets a look in: every
   /// `probeSteps` virtual machine steps of a running statement (SQLite's progress handler),
@@ -248,6 +235,9 @@ public final class Connection {
   }
 
   // MARK: - Commits by anyone
+
+  /// SQLite's commit marker: the WAL index's header (`walIndexHeader`).
+  public func commitMarker() -> CommitMarker? { walIndexHeader() }
 
   /// The header of the WAL index as it stands: the 48-byte header at the start of the
   /// `-shm` file, read without a lock (sqlite.org/walformat.html, "The WAL-Index Header").

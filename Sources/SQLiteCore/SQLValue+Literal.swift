@@ -1,7 +1,7 @@
 /// SQL literals for values that must appear in a statement's text (a column's `DEFAULT`,
 /// which cannot be a bound parameter).
 extension SQLValue {
-  /// The value as an SQL literal: `NULL`, an integer, a real in Swift's shortest
+  /// The value as an SQLite literal: `NULL`, an integer, a real in Swift's shortest
   /// round-trip form (`1.0`, `1e-05`), a string in single quotes (quotes doubled), a blob
   /// as `X'…'`. Nil when no literal can carry it: a non-finite real, or text with a NUL
   /// character (statement text ends at a NUL). A caller that must be sure the literal
@@ -24,11 +24,5 @@ extension SQLValue {
       }
       return out + "'"
     }
-  }
-
-  /// True when `other` is the same value, reals compared bit for bit (so `-0.0` is not `0.0`).
-  public func isIdentical(to other: SQLValue) -> Bool {
-    if case .real(let a) = self, case .real(let b) = other { return a.bitPattern == b.bitPattern }
-    return self == other
   }
 }

@@ -2,7 +2,7 @@ import CSQLite
 
 /// A failed SQLite call. Carries the extended result code and the SQL text, never the
 /// bound values, so user data does not leak into logs.
-public struct SQLiteError: Error, CustomStringConvertible {
+public struct SQLiteError: DatabaseError {
   public var code: Int32
   public var message: String
   public var sql: String?

@@ -2,7 +2,7 @@ import CSQLite
 
 /// A prepared statement. Owned by a `Connection` (directly or through its cache); it is
 /// reset and its bindings cleared after each use so no read transaction stays open.
-public final class Statement {
+public final class Statement: PreparedStatement {
   let handle: OpaquePointer
   public let sql: String
   unowned let connection: Connection
@@ -21,7 +21,8 @@ public final class Statement {
 
   deinit { sqlite3_finalize(handle) }
 
-  private static let emptyText: UnsafePointer<CChar> = {
+  /// Never written after it is made: safe to read from any thread.
+  nonisolated(unsafe) private static let emptyText: UnsafePointer<CChar> = {
     let p = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
     p.pointee = 0
     return UnsafePointer(p)
@@ -91,7 +92,7 @@ public final class Statement {
   }
 
   /// Binds, runs to completion, resets. For INSERT/UPDATE/DELETE.
-  public func execute(_ values: [SQLValue] = []) throws {
+  public func execute(_ values: [SQLValue]) throws {
     defer { reset() }
     connection.statementsRun &+= 1
     try bind(values)
@@ -106,7 +107,7 @@ public final class Statement {
   }
 
   /// Binds, calls `body` once per row, resets.
-  public func forEachRow(_ values: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
+  public func forEachRow(_ values: [SQLValue], _ body: (any ResultRow) throws -> Void) throws {
     defer { reset() }
     connection.statementsRun &+= 1
     try bind(values)
@@ -115,7 +116,7 @@ public final class Statement {
   }
 
   /// Binds and returns the first row mapped by `body`, or nil.
-  public func first<T>(_ values: [SQLValue] = [], _ body: (Row) throws -> T) throws -> T? {
+  public func first<T>(_ values: [SQLValue], _ body: (any ResultRow) throws -> T) throws -> T? {
     defer { reset() }
     connection.statementsRun &+= 1
     try bind(values)
@@ -124,7 +125,7 @@ public final class Statement {
 }
 
 /// The current row of a stepping statement. Valid only inside the callback it is passed to.
-public struct Row {
+public struct Row: ResultRow {
   let statement: Statement
   var handle: OpaquePointer { statement.handle }
 
@@ -147,7 +148,7 @@ public struct Row {
   }
 
   /// A column's storage class in the current row.
-  public enum StorageClass { case null, integer, real, text, blob }
+  public typealias StorageClass = DatabaseKit.StorageClass
 
   public func storageClass(_ i: Int) -> StorageClass {
     switch sqlite3_column_type(handle, Int32(i)) {

@@ -1,5 +1,4 @@
 import JSONCore
-import SQLiteCore
 
 /// The attribute types a schema can declare: SwiftData's value types plus `json` for
 /// Codable / transformable values. protocol.md, "Wire encoding of values", gives the
@@ -7,8 +6,11 @@ import SQLiteCore
 public enum AttributeType: String, CaseIterable, Sendable {
   case string, int, int16, int32, int64, double, float, decimal, bool, date, uuid, data, url, json
 
-  /// The SQLite column affinity used for this type.
-  public var columnAffinity: String {
+  /// The family of column the type's values need: types of one family can share a column
+  /// of a hierarchy's table (SchemaValidator's rule). The names are SQL's generic type
+  /// names, as messages show them; the column's declared type is the database dialect's
+  /// choice (StoreEngine's `AttributeType.columnKind`, `SQLDialect.columnType`).
+  public var columnFamily: String {
     switch self {
     case .int, .int16, .int32, .int64, .bool: return "INTEGER"
     case .double, .float, .date: return "REAL"
@@ -42,11 +44,11 @@ public enum DefaultValue: Equatable, Sendable {
     /// The current time (for `date` attributes).
     case now
 
-    /// A fresh value in the stored form of `type` (a uuid's 16 bytes, a string's text).
-    public func storedValue(for type: AttributeType) -> SQLValue {
+    /// A fresh value of `type` (a uuid attribute's UUID, a string's UUID text, a date's now).
+    public func generate(for type: AttributeType) -> AttributeValue {
       switch self {
-      case .uuid: return type == .uuid ? .blob(UUIDText.randomBytes()) : .text(UUIDText.random())
-      case .now: return .real(currentTimeSeconds())
+      case .uuid: return type == .uuid ? .uuid(UUIDText.randomBytes()) : .string(UUIDText.random())
+      case .now: return .date(currentTimeSeconds())
       }
     }
   }

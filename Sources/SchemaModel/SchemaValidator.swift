@@ -110,7 +110,7 @@ public enum SchemaValidator {
         let root = chain.last!.name
         var columns = seen[root] ?? [:]
         let props: [(String, String, String)] =
-          e.attributes.enumerated().filter { !$0.element.transient }.map { (j, a) in (a.name, a.type.columnAffinity, attributePath(i, j)) }
+          e.attributes.enumerated().filter { !$0.element.transient }.map { (j, a) in (a.name, a.type.columnFamily, attributePath(i, j)) }
           + e.relationships.enumerated().filter { !$0.element.toMany }.map { (j, r) in (r.name, "relationship", relationshipPath(i, j)) }
         for (name, storage, p) in props {
           let key = name.lowercased()
@@ -173,7 +173,7 @@ public enum SchemaValidator {
     mutating func checkAttribute(_ a: Attribute, _ e: Entity, _ p: String) {
       switch a.defaultValue {
       case .literal(let v)?:
-        do { _ = try a.type.encode(v) } catch let err as ValueError {
+        do { _ = try a.type.parse(v) } catch let err as ValueError {
           error("badDefault", "default of '\(a.name)': \(err.message)", "\(p).default", e.name, a.name)
         } catch {}
       case .generate(let g)?:

@@ -1,4 +1,4 @@
-import SQLiteCore
+import DatabaseKit
 import SchemaModel
 
 /// The entity of a row is stored in `_ent` as a small integer code, Core Data's `Z_ENT`:
@@ -17,7 +17,7 @@ final class EntityCodes {
   init() {}
 
   /// The map as `connection` sees `_ms_entities` now.
-  init(connection: Connection) throws {
+  init(connection: any DatabaseConnection) throws {
     try connection.prepare("SELECT \"code\", \"name\" FROM \"_ms_entities\"").forEachRow {
       codes[$0.text(1)] = $0.int(0)
       names[$0.int(0)] = $0.text(1)
@@ -32,7 +32,7 @@ final class EntityCodes {
   func name(_ code: Int64) -> String { names[code] ?? "?\(code)" }
 
   /// The entity of column `i` of `row` (an `_ent` value).
-  func name(_ row: Row, _ i: Int) -> String { name(row.int(i)) }
+  func name(_ row: any ResultRow, _ i: Int) -> String { name(row.int(i)) }
 
   /// `"1, 4"`: the codes of `entities`, for `IN (...)`; `NULL` for none (matches nothing).
   func list(_ entities: [String]) -> String {
@@ -59,7 +59,7 @@ final class EntityCodes {
 
   /// Gives every entity of `schema` that has no code yet the next free one (inside the
   /// caller's transaction).
-  static func assign(_ schema: Schema, connection: Connection) throws {
+  static func assign(_ schema: Schema, connection: any DatabaseConnection) throws {
     for e in schema.entities {
       try connection.run(
         "INSERT INTO \"_ms_entities\" (\"name\") SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM \"_ms_entities\" WHERE \"name\" = ?1)",
@@ -68,9 +68,10 @@ final class EntityCodes {
   }
 
   /// Records given codes (a Core Data store's `Z_ENT` numbers, for its in-place views).
-  static func record(_ pairs: [(code: Int64, name: String)], connection: Connection) throws {
+  static func record(_ pairs: [(code: Int64, name: String)], connection: any DatabaseConnection) throws {
     for (code, name) in pairs {
-      try connection.run("INSERT OR IGNORE INTO \"_ms_entities\" (\"code\", \"name\") VALUES (?, ?)", [.integer(code), .text(name)])
+      try connection.run(
+        connection.dialect.insertSkippingDuplicates("\"_ms_entities\" (\"code\", \"name\") VALUES (?, ?)"), [.integer(code), .text(name)])
     }
   }
 
@@ -78,7 +79,7 @@ final class EntityCodes {
   /// object row touched. Names are swapped through temporary ones, and a retired entity's
   /// row (an entity no schema has any more) that holds a new name gets `Name~code`, a name
   /// no entity can have, so its code stays taken.
-  static func rename(_ moves: [(from: String, to: String)], connection: Connection) throws {
+  static func rename(_ moves: [(from: String, to: String)], connection: any DatabaseConnection) throws {
     let update = "UPDATE \"_ms_entities\" SET \"name\" = ? WHERE \"name\" = ?"
     for (from, _) in moves { try connection.run(update, [.text("\u{1}" + from), .text(from)]) }
     for (_, to) in moves {

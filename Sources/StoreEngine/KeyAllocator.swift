@@ -1,4 +1,4 @@
-import SQLiteCore
+import DatabaseKit
 
 /// Primary keys of hierarchy tables, never reused and without per-insert bookkeeping (Core
 /// Data's `Z_PRIMARYKEY.Z_MAX`): `_ms_keys` holds, per table, the largest key ever
@@ -15,11 +15,11 @@ final class KeyAllocator {
   private static let raiseSQL =
     "INSERT INTO \"_ms_keys\" (\"name\", \"max\") VALUES (?, ?) ON CONFLICT (\"name\") DO UPDATE SET \"max\" = max(\"max\", excluded.\"max\")"
 
-  private unowned let connection: Connection
+  private unowned let connection: any DatabaseConnection
   /// The next key per table (unquoted name), for the open write transaction only.
   private var next: [String: Int64] = [:]
 
-  init(connection: Connection) { self.connection = connection }
+  init(connection: any DatabaseConnection) { self.connection = connection }
 
   /// A new key for a row of `table`.
   func allocate(_ table: String) throws -> Int64 {
@@ -60,19 +60,19 @@ final class KeyAllocator {
 
   /// Records that keys (or history tokens, under `_ms_history`) up to `max` were given
   /// for `name`, keeping a larger maximum already recorded.
-  static func raise(_ name: String, to max: Int64, connection: Connection) throws {
+  static func raise(_ name: String, to max: Int64, connection: any DatabaseConnection) throws {
     try connection.cached(raiseSQL).execute([.text(name), .integer(max)])
   }
 
   /// The largest key recorded for `name`, 0 when none is.
-  static func recorded(_ name: String, connection: Connection) throws -> Int64 {
+  static func recorded(_ name: String, connection: any DatabaseConnection) throws -> Int64 {
     if case .integer(let n)? = try connection.scalar("SELECT \"max\" FROM \"_ms_keys\" WHERE \"name\" = ?", [.text(name)]) { return n }
     return 0
   }
 
   /// A hierarchy table renamed from `from` to `to` keeps its maximum (flush first). A
   /// maximum left under `to` by a dropped table is kept if larger, so no key is reused.
-  static func renameTable(from: String, to: String, connection: Connection) throws {
+  static func renameTable(from: String, to: String, connection: any DatabaseConnection) throws {
     let top = try recorded(from, connection: connection)
     if top > 0 { try raise(to, to: top, connection: connection) }
     try connection.run("DELETE FROM \"_ms_keys\" WHERE \"name\" = ?", [.text(from)])

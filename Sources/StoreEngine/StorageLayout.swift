@@ -1,4 +1,4 @@
-import SQLiteCore
+import DatabaseKit
 import SchemaModel
 
 /// How a relationship is kept in SQLite.
@@ -64,15 +64,15 @@ public enum StorageLayout {
   // MARK: - DDL
 
   /// The columns of a hierarchy's table beyond `_pk`/`_ent`/`_opt`, in a fixed order.
-  public static func columns(ofHierarchy root: EntityModel, graph: ModelGraph) -> [(name: String, affinity: String)] {
-    var out: [(String, String)] = []
+  public static func columns(ofHierarchy root: EntityModel, graph: ModelGraph) -> [(name: String, content: ColumnContent)] {
+    var out: [(String, ColumnContent)] = []
     var seen: Set<String> = []
     for m in root.hierarchy {
       for a in m.entity.attributes where !a.transient && seen.insert(a.name).inserted {
-        out.append((a.name, a.type.columnAffinity))
+        out.append((a.name, a.type.columnContent))
       }
       for r in m.entity.relationships where !r.toMany && seen.insert(r.name).inserted {
-        out.append((r.name, "INTEGER"))
+        out.append((r.name, .integer))
       }
     }
     // Position columns for ordered to-many relationships whose inverse lives here.
@@ -80,17 +80,17 @@ public enum StorageLayout {
       for r in other.entity.relationships where r.toMany && r.ordered {
         if let inv = graph.inverse(of: r), !inv.toMany, let dest = graph[r.destination], dest.root === root {
           let col = positionColumn(forInverse: inv.name)
-          if seen.insert(col).inserted { out.append((col, "INTEGER")) }
+          if seen.insert(col).inserted { out.append((col, .integer)) }
         }
       }
     }
     return out
   }
 
-  public static func createTableSQL(_ root: EntityModel, graph: ModelGraph) -> String {
+  public static func createTableSQL(_ root: EntityModel, graph: ModelGraph, dialect: any SQLDialect) -> String {
     // No AUTOINCREMENT: keys come from `KeyAllocator`, which never reuses one.
     var defs = ["\"_pk\" INTEGER PRIMARY KEY", "\"_ent\" INTEGER NOT NULL", "\"_opt\" INTEGER NOT NULL DEFAULT 1"]
-    for c in columns(ofHierarchy: root, graph: graph) { defs.append("\(Identifier.quote(c.name)) \(c.affinity)") }
+    for c in columns(ofHierarchy: root, graph: graph) { defs.append("\(Identifier.quote(c.name)) \(dialect.columnType(c.content))") }
     return "CREATE TABLE \(Identifier.quote(root.name)) (\(defs.joined(separator: ", ")))"
   }
 

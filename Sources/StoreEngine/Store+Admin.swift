@@ -1,6 +1,6 @@
+import DatabaseKit
 import FileAccess
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 #if canImport(Glibc)
@@ -48,8 +48,8 @@ extension Store {
       let pageSize = try connection.scalar("PRAGMA page_size")
       if case .integer(let p)? = pages, case .integer(let s)? = pageSize { o.append("sizeBytes", .int(p * s)) }
       if case .text(let mode)? = try connection.scalar("PRAGMA journal_mode") { o.append("journalMode", .string(mode)) }
-      o.append("openTransactions", .int(Int64(userTransactions)))
-      o.append("sqliteVersion", .string(Connection.libraryVersion))
+      o.append("openTransactions", .int(Int64(writes.userTransactions)))
+      o.append("sqliteVersion", .string(Store.sqliteVersion))
       return o
     }
   }
@@ -84,9 +84,9 @@ extension Store {
           }
         }
         for m in graph.ordered {
-          let plan = plans[m.name]!
+          let plan = catalog.plans[m.name]!
           for r in m.entity.relationships where !r.toMany {
-            let dest = plans[r.destination]!
+            let dest = catalog.plans[r.destination]!
             let col = Identifier.quote(r.name)
             let n =
               try connection.prepare(
@@ -116,14 +116,14 @@ extension Store {
         .invalidArgument,
         "store.backup copies a ModelStore store; this is a Core Data store opened in place: use import.coreData to copy it")
     }
-    if userTransactions > 0 {
+    if writes.userTransactions > 0 {
       throw StoreError(
         .transaction, "store.backup cannot run inside a client transaction (it would copy uncommitted work); commit or roll back first")
     }
-    try createBackupFile(destination, place: "params.to")
+    try createBackupFile(destination, place: ErrorPlace(.to))
     do {
       try connection.backup(to: destination)
-    } catch let e as SQLiteError {
+    } catch let e as any DatabaseError {
       unlink(destination)
       throw StoreError(.storage, "backup to '\(destination)' failed: \(e.message)", ["path": .string(destination)])
     }
@@ -137,7 +137,7 @@ extension Store {
   /// Creates the (empty) file a backup is copied into, atomically refusing anything
   /// already at `path`: a file, a directory, a link (dangling or not). SQLite then opens
   /// that file by its path, never as a URI.
-  func createBackupFile(_ path: String, place: String?) throws {
+  func createBackupFile(_ path: String, place: ErrorPlace?) throws {
     do {
       Glibc.close(try UserPath.createNew(path, what: "the backup file"))
     } catch let e as FileAccessError {

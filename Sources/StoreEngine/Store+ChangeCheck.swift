@@ -1,3 +1,4 @@
+import DatabaseKit
 import JSONCore
 
 /// What `changedOutsideHistory` last saw.
@@ -23,7 +24,7 @@ extension Store {
 
   /// Whether commits can reach this store without history a live query could follow: a
   /// Core Data store (its app writes none) or a file opened with history off.
-  public var changesOutsideHistory: Bool { outsideHistory.coreData != nil || !historyEnabled }
+  public var changesOutsideHistory: Bool { outsideHistory.coreData != nil || !historySettings.enabled }
 
   /// A cheap check, for stores whose changes leave no history: whether anything was
   /// committed since the last call (by this connection or another; for a Core Data store,

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// The outcome of `define`: what the store now holds and what changed.
@@ -23,11 +23,7 @@ extension Store {
   /// reason, and changes nothing.
   public func define(_ json: JSONValue) throws -> DefineResult {
     try checkWritable()
-    if migrating { throw StoreError(.transaction, "model.define cannot run while a migration is running") }
-    if userTransactions > 0 {
-      // A rollback would undo the tables but not the installed schema.
-      throw StoreError(.transaction, "model.define cannot run inside a client transaction; commit or roll back first")
-    }
+    try writes.checkSchemaCanChange(.define)
     let (schema, issues) = SchemaValidator.check(json)
     let errors = issues.filter { $0.severity == .error }
     if !errors.isEmpty {

@@ -1,13 +1,17 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
+import TimeZones
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// A ModelStore store: one SQLite database holding a schema and its objects.
-/// Confined to one thread; `interrupt()` alone may be called from another.
+/// Confined to one thread; `interrupt()` alone may be called from another. Its state is
+/// kept in parts: the installed schema in `catalog` (SchemaCatalog.swift), what the
+/// writes are in the middle of in `writes` (WriteState.swift), the history's settings in
+/// `historySettings`; the `extension Store` files hold the operations.
 public final class Store {
   /// `PRAGMA application_id` of every ModelStore file ("MSTO"), so that other SQLite
   /// files are recognised and refused instead of being written to.
@@ -15,46 +19,30 @@ public final class Store {
   /// The layout this code reads and writes (protocol.md, "Store file layout").
   public static let formatVersion = 2
 
-  public let connection: Connection
+  public let connection: any DatabaseConnection
   /// Set when opening upgraded this file from format 1 (Store+FormatUpgrade.swift).
   public internal(set) var formatUpgrade: FormatUpgradeReport?
   public let path: String?
   public internal(set) var isReadOnly: Bool
-  public private(set) var graph: ModelGraph?
+  /// The installed schema: graph, plans, entity codes, and following other processes' changes.
+  let catalog: SchemaCatalog
+  /// The installed schema's graph (nil before `model.define`).
+  public var graph: ModelGraph? { catalog.graph }
+  /// The installed schema's entity codes (`_ms_entities`).
+  var entityCodes: EntityCodes { catalog.entityCodes }
   /// Set when this store is a Core Data file opened in place (`openCoreData`): the facts
   /// `store.info` reports about it.
   public internal(set) var coreData: JSONObject?
   /// Run once by `close()` (a Core Data store removes its temporary copy).
   var closeActions: [() -> Void] = []
-  var plans: [String: EntityPlan] = [:]
-  /// `_ms_entities` as installed with the schema: entity codes of `_ent`.
-  private(set) var entityCodes = EntityCodes()
   /// Keys of new rows (`_ms_keys`); its maxima are written just before each COMMIT.
   let keys: KeyAllocator
-  var readPlans: [String: ReadPlan] = [:]
-  var userTransactions = 0
-  /// Set while `migrate` runs: schema changes and nested migrations are refused.
-  var migrating = false
-  /// History: the running request's changes, and one log per open client transaction.
-  var requestLog = ChangeLog()
-  var transactionLogs: [ChangeLog] = []
-  /// False for a store without a history table (a read-only file written before it).
-  var historyEnabled = false
+  /// Client transactions, the request's change log, the running migration.
+  let writes = WriteState()
+  /// Whether and how commits are recorded in the history, and their authors.
+  var historySettings = HistorySettings()
   /// What `changedOutsideHistory` compares against (Store+ChangeCheck.swift).
   var outsideHistory = OutsideHistoryState()
-  /// How much history this process keeps (HistoryRetention.swift), and when it last
-  /// pruned by age.
-  public var historyRetention = HistoryRetention.forever
-  var lastRetentionPass: Double = 0
-  /// False while bulk work (an import) records one summary instead of every object.
-  var recordsObjectHistory = true
-  /// SQLite's schema cookie when the installed schema was last read (`followSchemaChanges`).
-  var schemaCookie: Int64?
-  /// The WAL index's header when `followSchemaChanges` last read the cookie.
-  var schemaCheckedAt: WALIndexHeader?
-  /// Recorded as each history transaction's author: the request's, else the session's.
-  public var requestAuthor: String?
-  public var defaultAuthor: String?
   /// For tests only: runs after each object read by id (`object(_:withVersion:)`), that
   /// is between the statements of one request, to show they all read one snapshot.
   var afterObjectRead: (() -> Void)?
@@ -89,20 +77,19 @@ public final class Store {
     self.isReadOnly = options.readOnly
     if let path { try StoreFileCheck.check(path, readOnly: options.readOnly, create: options.create) }
     do {
-      let connectionOptions = Connection.Options(readOnly: options.readOnly, create: options.create)
-      connection =
-        try path.map { try Connection(file: $0, options: connectionOptions) } ?? Connection(path: ":memory:", options: connectionOptions)
-    } catch let e as SQLiteError {
+      connection = try SQLiteDatabase.open(path: path, readOnly: options.readOnly, create: options.create)
+    } catch let e as any DatabaseError {
       throw StoreError(.notFound, "cannot open store '\(path ?? ":memory:")': \(e.message)", ["path": .string(path ?? ":memory:")])
     }
     keys = KeyAllocator(connection: connection)
+    catalog = SchemaCatalog(connection: connection)
     connection.willCommit = { [keys] in try keys.flush() }
     connection.didEndTransaction = { [keys] in keys.reset() }
     do {
       try prepare(create: options.create)
-      if !options.history { historyEnabled = false }
+      if !options.history { historySettings.enabled = false }
       historyRetention = options.historyRetention
-    } catch let e as SQLiteError where e.isNotADatabase {
+    } catch let e as any DatabaseError where e.isNotADatabase {
       connection.close()
       throw StoreError(.notAStore, "'\(path ?? "")' is not a ModelStore store (not an SQLite database)", ["path": .string(path ?? "")])
     } catch {
@@ -139,10 +126,10 @@ public final class Store {
     try RegexMatching.register(on: connection)
     try UUIDSQL.register(on: connection)
     if !isReadOnly { try createHistoryTable() }
-    historyEnabled =
+    historySettings.enabled =
       try connection.hasTable(Store.historyTable)
     try connection.createFunction("ms_bucket", argumentCount: 3, DateBucket.sqlFunction(timeZones))
-    try loadSchema()
+    try catalog.load()
   }
 
   /// WAL is a property of the file: set once, by whichever process gets there first. The
@@ -154,7 +141,7 @@ public final class Store {
       do {
         if try connection.scalar("PRAGMA journal_mode") != .text("wal") { try connection.execute("PRAGMA journal_mode = WAL") }
         break
-      } catch let e as SQLiteError where e.isBusy && attempts < 100 {
+      } catch let e as any DatabaseError where e.isBusy && attempts < 100 {
         attempts += 1
         usleep(50_000)
       }
@@ -190,7 +177,9 @@ public final class Store {
     try setMeta("createdAt", ISODate.format(currentTimeSeconds()))
   }
 
-  func meta(_ key: String) throws -> String? {
+  func meta(_ key: String) throws -> String? { try Store.meta(key, connection) }
+
+  static func meta(_ key: String, _ connection: any DatabaseConnection) throws -> String? {
     if case .text(let s)? = try connection.scalar("SELECT \"value\" FROM \(StorageLayout.metaTable) WHERE \"key\" = ?", [.text(key)]) {
       return s
     }
@@ -198,17 +187,9 @@ public final class Store {
   }
 
   func setMeta(_ key: String, _ value: String) throws {
-    try connection.run("INSERT OR REPLACE INTO \(StorageLayout.metaTable) (\"key\", \"value\") VALUES (?, ?)", [.text(key), .text(value)])
-  }
-
-  private func loadSchema() throws {
-    if case .integer(let cookie)? = try connection.scalar("PRAGMA schema_version") { schemaCookie = cookie }
-    guard let text = try meta("schema") else { return }
-    let (schema, issues) = SchemaValidator.check(try JSONParser.parse(text))
-    guard !issues.contains(where: { $0.severity == .error }) else {
-      throw StoreError(.schemaMismatch, "the schema stored in this file does not validate: \(issues[0].message)")
-    }
-    try install(schema)
+    try connection.run(
+      connection.dialect.insertReplacing(into: StorageLayout.metaTable, columns: ["\"key\"", "\"value\""], key: ["\"key\""]),
+      [.text(key), .text(value)])
   }
 
   /// Refuses a file of another format version than this code's, before anything is
@@ -235,41 +216,22 @@ public final class Store {
       ["path": .string(name), "formatVersion": stored.map { .string($0) } ?? .null, "expected": .int(Int64(Store.formatVersion))])
   }
 
-  /// Forgets the schema held in memory and reads the installed one again: after an
-  /// import that defined a schema inside its transaction was rolled back.
-  func reloadSchema() throws {
-    graph = nil
-    plans = [:]
-    readPlans = [:]
-    connection.clearCache()
-    try loadSchema()
-  }
+  /// Forgets the schema held in memory and reads the installed one again
+  /// (`SchemaCatalog.reload`).
+  func reloadSchema() throws { try catalog.reload() }
 
-  /// Rebuilds the per-entity plans for `schema` and reads the entity codes; the tables
-  /// and `_ms_entities` must already match it.
-  func install(_ schema: Schema) throws {
-    let codes = try EntityCodes(connection: connection)
-    if let missing = schema.entities.first(where: { codes.code($0.name) == nil }) {
-      throw StoreError(
-        .schemaMismatch, "entity '\(missing.name)' of the installed schema has no code in \(EntityCodes.table)",
-        ["entity": .string(missing.name)])
-    }
-    let g = ModelGraph(schema)
-    graph = g
-    entityCodes = codes
-    plans = [:]
-    readPlans = [:]
-    for m in g.ordered { plans[m.name] = EntityPlan(model: m, graph: g, codes: codes) }
-    for m in g.ordered where m.isRoot { readPlans[m.name] = ReadPlan(root: m, graph: g, plans: plans, codes: codes) }
-    connection.clearCache()
-  }
+  /// `reloadSchema` after a rollback, its failure kept for the next request
+  /// (`SchemaCatalog.reloadAfterRollback`).
+  func reloadSchemaAfterRollback() { catalog.reloadAfterRollback() }
+
+  /// Installs `schema` as the one in memory (`SchemaCatalog.install`).
+  func install(_ schema: Schema) throws { try catalog.install(schema) }
 
   /// Finishes all work, checkpoints the WAL into the main file, and closes.
   public func close() {
     // Work left in an open client transaction was never committed: it is undone.
     while connection.transactionDepth > 0 { connection.rollback() }
-    userTransactions = 0
-    transactionLogs = []
+    writes.forgetTransactions()
     if path != nil && !isReadOnly { try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     connection.close()
     for action in closeActions { action() }
@@ -283,23 +245,12 @@ public final class Store {
   public func resetInterrupt() { connection.clearInterrupt() }
 
   /// Another process may have changed the schema (`model.define`, a migration): when
-  /// SQLite's schema cookie moved, the installed schema is read again. Call before each
-  /// request, outside client transactions. The cookie is read (a read transaction of its
-  /// own, about 1.5 µs) only when something was committed since it was last read: the
-  /// WAL index's header, which every commit rewrites, is compared first (a file store
-  /// opened for writing is in WAL mode; other stores read the cookie every time).
+  /// SQLite's schema cookie moved, the installed schema is read again
+  /// (`SchemaCatalog.followChanges`). Call before each request; it does nothing while
+  /// the schema cannot change (`WriteState.canChangeSchema`).
   public func followSchemaChanges() {
-    guard path != nil, userTransactions == 0, !migrating else { return }
-    let header = connection.walIndexHeader()
-    if let header, header == schemaCheckedAt { return }
-    schemaCheckedAt = nil
-    guard case .integer(let cookie)? = try? connection.cached("PRAGMA schema_version").first([], { $0.value(0) }) else { return }
-    // The header read before the cookie: a commit after it makes the next call look again.
-    schemaCheckedAt = header
-    if cookie != schemaCookie {
-      try? reloadSchema()
-      schemaCookie = cookie
-    }
+    guard path != nil, writes.canChangeSchema else { return }
+    catalog.followChanges()
   }
 
   /// Throws `cancelled` once `interrupt()` was called; loops over many objects call it.
@@ -308,7 +259,7 @@ public final class Store {
     if connection.pollInterrupt() { throw StoreError(.cancelled, "the request was cancelled") }
   }
 
-  /// Called between statements and while they run (see `Connection.cancellationProbe`):
+  /// Called between statements and while they run (see `DatabaseConnection.cancellationProbe`):
   /// the server reads its input there, and interrupts this store when the running request
   /// is cancelled.
   public var cancellationProbe: (() -> Void)? {
@@ -318,18 +269,11 @@ public final class Store {
 
   // MARK: - Lookups shared by the object code
 
-  func requireGraph() throws -> ModelGraph {
-    guard let graph else { throw StoreError(.noSchema, "the store has no schema yet: call model.define first") }
-    return graph
-  }
+  func requireGraph() throws -> ModelGraph { try catalog.requireGraph(mayReload: writes.canChangeSchema) }
 
-  func plan(_ entity: String) throws -> EntityPlan {
-    _ = try requireGraph()
-    guard let p = plans[entity] else { throw StoreError.unknownEntity(entity) }
-    return p
-  }
+  func plan(_ entity: String) throws -> EntityPlan { try catalog.plan(entity) }
 
-  func readPlan(for plan: EntityPlan) -> ReadPlan { readPlans[plan.model.root.name]! }
+  func readPlan(for plan: EntityPlan) -> ReadPlan { catalog.readPlan(for: plan) }
 
   func checkWritable() throws {
     if isReadOnly { throw StoreError(.readOnly, "the store was opened read-only") }
@@ -349,11 +293,10 @@ public final class Store {
         }
       }
     } catch {
-      requestLog.removeAll()
+      writes.requestLog.removeAll()
       if connection.transactionWasLost {
         connection.transactionWasLost = false
-        userTransactions = 0
-        transactionLogs = []
+        writes.forgetTransactions()
         throw StoreError(
           .transaction, "the request failed and SQLite rolled back the whole client transaction (\(error)); nothing of it was kept",
           ["transactionRolledBack": true])
@@ -364,7 +307,7 @@ public final class Store {
 
   /// Runs a request that only reads on one snapshot of the store, translating SQLite
   /// failures: all its statements see the same commits, whatever other connections
-  /// commit meanwhile (`Connection.readingOneSnapshot`; no write lock is taken). Inside a
+  /// commit meanwhile (`DatabaseConnection.readingOneSnapshot`; no write lock is taken). Inside a
   /// client transaction the transaction is that snapshot.
   public func readingOneSnapshot<T>(_ body: () throws -> T) throws -> T {
     try translatingErrors { try connection.readingOneSnapshot(body) }
@@ -373,15 +316,16 @@ public final class Store {
   func translatingErrors<T>(_ body: () throws -> T) throws -> T {
     do {
       return try body()
-    } catch let e as SQLiteError {
+    } catch let e as any DatabaseError {
       throw StoreError(sqlite: e)
     }
   }
 }
 
 extension StoreError {
-  /// The engine's view of an SQLite failure; SQL text stays in the log, not the message.
-  init(sqlite e: SQLiteError) {
+  /// The engine's view of a database failure (so far always SQLite's, whose codes the
+  /// details carry); SQL text stays in the log, not the message.
+  init(sqlite e: any DatabaseError) {
     if let cause = e.cause as? StoreError {
       // A Swift function of the statement failed with an engine error (MATCHES over its budget, cancelled).
       self = cause

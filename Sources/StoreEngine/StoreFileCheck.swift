@@ -3,15 +3,17 @@ import JSONCore
 
 extension StoreError {
   /// A file the user named could not be used; `place` is the param or flag that named it.
-  init(_ e: FileAccessError, place: String? = nil) {
+  init(_ e: FileAccessError, place: ErrorPlace? = nil) {
     var details: JSONObject = ["path": .string(UserPath.printable(e.path)), "reason": .string(e.reason.rawValue)]
     if let limit = e.limit { details["limit"] = .int(Int64(limit)) }
-    let message = place.map { "\($0): \(e.message)" } ?? e.message
+    let kind: Kind
     switch e.reason {
-    case .notFound: self.init(.notFound, message, details)
-    case .io: self.init(.storage, message, details)
-    case .invalidPath, .exists, .notRegularFile, .danglingLink, .tooLarge: self.init(.invalidArgument, message, details)
+    case .notFound: kind = .notFound
+    case .io: kind = .storage
+    case .invalidPath, .exists, .notRegularFile, .danglingLink, .tooLarge: kind = .invalidArgument
     }
+    // `data.path` is the file's path here, not the place.
+    if let place { self.init(kind, at: place, e.message, details, placeInData: false) } else { self.init(kind, e.message, details) }
   }
 
   /// As `init(_:place:)` for a file to open as a store: a directory or device is `notAStore`.

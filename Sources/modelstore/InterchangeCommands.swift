@@ -1,3 +1,4 @@
+import CoreDataTooling
 import RPCCore
 import StoreEngine
 
@@ -30,9 +31,9 @@ func openStore(_ path: String, create: Bool) -> Store {
   }
 }
 
-func failed(_ command: String, _ error: Error) -> Never {
-  let text = (error as? StoreError)?.message ?? "\(error)"
-  printErr("modelstore \(command): \(text)\n")
+/// Reports a failed command (exit status 1); `places` names the places of its errors.
+func failed(_ command: String, _ error: Error, places: CommandPlaces = CommandPlaces()) -> Never {
+  printErr("modelstore \(command): \(places.message(error))\n")
   exit(1)
 }
 
@@ -63,11 +64,12 @@ func runExport(_ args: ArraySlice<String>) -> Never {
   if predicateText != nil && entities.count != 1 { fail("--where needs exactly one --entity") }
   var options = ExportOptions(entities: entities.isEmpty ? nil : entities, layout: layout)
   options.withRelated = withRelated
+  let places = CommandPlaces([.where: "--where", .path: "--out", .entities: "--entity"])
   if let predicateText {
     do {
       options.predicate = try PredicateParser.parse(predicateText)
     } catch let e as PredicateError {
-      fail("--where: \(e.message) (at character \(e.offset))")
+      fail(places.message(StoreError.predicate(e, at: ErrorPlace(.where))))
     } catch {
       fail("--where: \(error)")
     }
@@ -75,7 +77,7 @@ func runExport(_ args: ArraySlice<String>) -> Never {
   let store = openStore(storePath, create: false)
   let bar = ProgressLine()
   do {
-    let sink: ByteSink = try out.map { try FileSink.create(path: $0, paramPath: "--out") } ?? FileSink(descriptor: 1)
+    let sink: ByteSink = try out.map { try FileSink.create(path: $0, place: ErrorPlace(.path)) } ?? FileSink(descriptor: 1)
     let summary = try store.export(options, to: sink) { done, total in bar.show("exporting: \(done)/\(total) objects") }
     bar.clear()
     store.close()
@@ -85,7 +87,7 @@ func runExport(_ args: ArraySlice<String>) -> Never {
   } catch {
     bar.clear()
     store.close()
-    failed("export", error)
+    failed("export", error, places: places)
   }
 }
 
@@ -113,7 +115,7 @@ func runImport(_ args: ArraySlice<String>) -> Never {
   let bar = ProgressLine()
   do {
     let summary = try store.importObjects(.file(path: file), mode: mode) { phase, done, total in
-      bar.show("importing (\(phase)): \(done)\(total.map { "/\($0)" } ?? "") objects")
+      bar.show("importing (\(phase.rawValue)): \(done)\(total.map { "/\($0)" } ?? "") objects")
     }
     bar.clear()
     store.close()

@@ -35,6 +35,11 @@ func runMigrate(_ args: ArraySlice<String>) -> Never {
   guard schemaPath != nil || planPath != nil else { fail("migrate needs --to SCHEMA.json or --plan PLAN.json") }
   let store = openStore(storePath, create: false)
   let bar = ProgressLine()
+  // Errors name the files: `PLAN.json: stages[0].custom.from`, `SCHEMA.json has 2 problems`.
+  var names: [ErrorPlace.Argument: String] = [.schemas: planPath.map { "\($0): schemas" } ?? "schemas"]
+  if let planPath { names[.stages] = "\(planPath): stages" }
+  if let schemaPath { names[.to] = schemaPath }
+  let places = CommandPlaces(names)
   do {
     var schemas: [JSONValue] = []
     var stages: [MigrationStage] = []
@@ -42,22 +47,28 @@ func runMigrate(_ args: ArraySlice<String>) -> Never {
       let plan = try JSONParser.parse(contentsOf: planPath)
       guard case .array(let list)? = plan["schemas"] else { fail("\(planPath): expected {\"schemas\": [...], \"stages\": [...]}") }
       schemas = list
-      stages = try MigrationStageDecoder.decode(plan["stages"] ?? .array([]), path: "\(planPath): stages")
+      stages = try MigrationStageDecoder.decode(plan["stages"] ?? .array([]), path: ErrorPlace(.stages))
     }
     if let schemaPath {
       let target = try JSONParser.parse(contentsOf: schemaPath)
       if schemas.isEmpty {
         // Without a plan: one lightweight stage from the store's schema; never backwards.
-        let hash = try Store.decodeSchema(target, path: schemaPath).versionHash
+        let hash = try Store.decodeSchema(target, path: ErrorPlace(.to)).versionHash
         if hash != store.schema?.versionHash, try store.schemaHistory().contains(where: { $0.hash == hash }) {
-          failed("migrate", StoreError(.schemaMismatch, "the store already held \(schemaPath) and moved past it; it is not migrated backwards (give a --plan to do that on purpose)"))
+          failed(
+            "migrate",
+            StoreError(
+              .schemaMismatch,
+              "the store already held \(schemaPath) and moved past it; it is not migrated backwards (give a --plan to do that on purpose)"))
         }
         schemas = (store.schema.map { [$0.json] } ?? []) + [target]
-      } else if try Store.decodeSchema(target, path: schemaPath).versionHash != store.decodeChain(schemas, path: "plan").last?.versionHash {
+      } else if try Store.decodeSchema(target, path: ErrorPlace(.to)).versionHash
+        != store.decodeChain(schemas, path: ErrorPlace(.schemas)).last?.versionHash
+      {
         fail("--to \(schemaPath) is not the last version of --plan \(planPath!)")
       }
     }
-    let chain = try store.decodeChain(schemas, path: planPath.map { "\($0): schemas" } ?? "schemas")
+    let chain = try store.decodeChain(schemas, path: ErrorPlace(.schemas))
     var hooks = MigrationHooks()
     hooks.progress = { done, total, message in bar.show("\(message) [\(done)/\(total) stages]") }
     if stages.contains(where: { $0.willMigrate || $0.didMigrate }) && !options.dryRun {
@@ -71,34 +82,37 @@ func runMigrate(_ args: ArraySlice<String>) -> Never {
       w.write(migrationResultJSON(result))
       printOut(String(decoding: w.bytes, as: UTF8.self) + "\n")
     } else {
-      printOut(describeMigration(result, dryRun: options.dryRun))
+      printOut(describeMigration(result, dryRun: options.dryRun, places: places))
     }
-    exit(result.stages.contains { $0.status == "blocked" } ? 1 : 0)
+    exit(result.stages.contains { $0.outcome == .blocked } ? 1 : 0)
   } catch {
     bar.clear()
     store.close()
     if let e = error as? StoreError, let reasons = e.details["reasons"]?.arrayValue {
-      printErr("modelstore migrate: \(e.message)\n")
+      printErr("modelstore migrate: \(places.message(e))\n")
       for r in reasons { printErr("  - \(r["entity"]?.stringValue ?? ""): \(r["message"]?.stringValue ?? "\(r)")\n") }
       exit(1)
     }
-    failed("migrate", error)
+    failed("migrate", error, places: places)
   }
 }
 
 /// The plan or outcome in words: one block per stage.
-func describeMigration(_ result: MigrationResult, dryRun: Bool) -> String {
+func describeMigration(_ result: MigrationResult, dryRun: Bool, places: CommandPlaces) -> String {
   guard !result.stages.isEmpty else { return "the store is already at version \(result.to)\n" }
-  var out = dryRun ? "plan: \(result.from ?? "empty") → \(result.to) (dry run, nothing changed)\n" : "migrated \(result.from ?? "empty") → \(result.to)\n"
+  var out =
+    dryRun
+    ? "plan: \(result.from ?? "empty") → \(result.to) (dry run, nothing changed)\n" : "migrated \(result.from ?? "empty") → \(result.to)\n"
   if let backup = result.backupPath { out += "backup: \(backup)\n" }
   for s in result.stages {
     out += "stage \(s.stage.from) → \(s.stage.to) (\(s.stage.kind.rawValue)): \(s.status)\n"
     for c in s.changes {
-      out += "  change: \(c.message)\(c.lightweight ? "" : " [needs a custom stage]")\(c.condition.map { " [requires: \($0.text)]" } ?? "")\n"
+      out +=
+        "  change: \(c.message)\(c.lightweight ? "" : " [needs a custom stage]")\(c.condition.map { " [requires: \($0.text)]" } ?? "")\n"
     }
     for step in s.report.steps { out += "  step: \(step.action)\(step.rows.map { " (\($0) rows)" } ?? "")\n" }
     for d in s.report.dataLoss { out += "  DATA LOSS: \(d["message"]?.stringValue ?? "")\n" }
-    for b in s.report.blockers { out += "  BLOCKED: \(b["message"]?.stringValue ?? "")\n" }
+    for b in s.report.blockers(rendering: places.render) { out += "  BLOCKED: \(b["message"]?.stringValue ?? "")\n" }
   }
   return out
 }

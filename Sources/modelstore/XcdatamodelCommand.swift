@@ -1,3 +1,5 @@
+import CodeGeneration
+import CoreDataTooling
 import JSONCore
 import RPCCore
 import StoreEngine
@@ -7,7 +9,8 @@ import StoreEngine
 #endif
 
 // `modelstore xcdatamodel PATH`: the Core Data model bridge from the shell, over the same
-// engine code as `model.importXcdatamodel`, `model.audit` and `model.generate`.
+// code (CoreDataTooling, CodeGeneration) as `model.importXcdatamodel`, `model.audit` and
+// `model.generate`.
 
 let xcdatamodelUsage = """
   modelstore xcdatamodel PATH [--audit [--cloudkit] [--compare PATH2]] [--generate TARGET [--base-name NAME] [--out DIR]] [--report]

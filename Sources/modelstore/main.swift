@@ -19,6 +19,7 @@ let usage = """
     modelstore upgrade --store PATH   upgrade a store file of formatVersion 1 in place (a backup first)
     modelstore import-coredata STORE [--model PATH] --store OUT   copy a Core Data SQLite store into a ModelStore file
     modelstore xcdatamodel PATH [--audit | --generate TARGET [--out DIR]] [--report]   read a Core Data model
+    modelstore protocol --json   print the protocol description (methods, params, results) as protocol.json holds it
     modelstore --version | --help
 
   SERVE OPTIONS
@@ -143,6 +144,8 @@ case "xcdatamodel":
   runXcdatamodel(arguments.dropFirst())
 case "import-coredata":
   runImportCoreData(arguments.dropFirst())
+case "protocol":
+  runProtocol(arguments.dropFirst())
 case "--version", "-V":
   printOut("modelstore \(Session.version)\n")
 case "--help", "-h", "help":

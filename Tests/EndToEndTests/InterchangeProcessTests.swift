@@ -99,5 +99,17 @@ final class InterchangeProcessTests: XCTestCase {
     let bytesB = try XCTUnwrap(FileManager.default.contents(atPath: second))
     XCTAssertGreaterThan(bytesA.count, 1000)
     XCTAssertEqual(bytesA, bytesB, "the round trip through the CLI changed the export")
+
+    // A bad filter names the flag that gave it, not the JSON-RPC param, whether the
+    // predicate does not parse or does not fit the entity.
+    let unparsed = try runModelstore(["export", "--store", b, "--entity", "Task", "--where", "title =="])
+    XCTAssertEqual(unparsed.status, 2, unparsed.stderr)
+    XCTAssertTrue(unparsed.stderr.contains("modelstore: --where: expected a value or key path"), unparsed.stderr)
+    let unknown = try runModelstore(["export", "--store", b, "--entity", "Task", "--where", "colour == 1", "--out", dir.file("c.ndjson")])
+    XCTAssertEqual(unknown.status, 1, unknown.stderr)
+    XCTAssertTrue(
+      unknown.stderr.contains("modelstore export: --where: 'colour' is not an attribute or relationship of entity 'Task' (at character 0)"),
+      unknown.stderr)
+    XCTAssertFalse(unknown.stderr.contains("params."), unknown.stderr)
   }
 }

@@ -24,9 +24,9 @@ final class LiveQueryStressTests: XCTestCase {
   typealias State = [Int64: Row]
 
   /// One subscription: its params and the model's answer.
-  struct View {
+  struct View: Sendable {
     var params: JSONObject
-    var rows: (State) -> [(Int64, Row)]
+    var rows: @Sendable (State) -> [(Int64, Row)]
     var sectioned = false
   }
 

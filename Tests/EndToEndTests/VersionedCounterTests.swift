@@ -15,7 +15,7 @@ final class VersionedCounterTests: XCTestCase {
   override func tearDown() { dir.remove() }
 
   private let processes = 4
-  private let increments = 200
+  private static let increments = 200
 
   /// What one process did.
   private struct Tally {
@@ -61,7 +61,7 @@ final class VersionedCounterTests: XCTestCase {
     for (i, server) in servers.enumerated() {
       group.enter()
       Thread.detachNewThread {
-        tallies.set(i, self.run(server, id))
+        tallies.set(i, Self.run(server, id))
         group.leave()
       }
     }
@@ -72,25 +72,25 @@ final class VersionedCounterTests: XCTestCase {
 
     for (i, t) in all.enumerated() {
       XCTAssertEqual(t.problems, [], "process \(i)")
-      XCTAssertEqual(t.versions.count, increments, "process \(i) committed \(t.versions.count) increments")
+      XCTAssertEqual(t.versions.count, Self.increments, "process \(i) committed \(t.versions.count) increments")
     }
     let versions = all.flatMap(\.versions)
     XCTAssertEqual(Set(versions).count, versions.count, "two updates returned the same _version")
-    XCTAssertEqual(versions.sorted(), Array(2...Int64(1 + processes * increments)), "the versions returned are not 2...\(1 + processes * increments)")
+    XCTAssertEqual(versions.sorted(), Array(2...Int64(1 + processes * Self.increments)), "the versions returned are not 2...\(1 + processes * Self.increments)")
     let final = try servers[0].call("objects.get", ["id": .string(id), "withVersion": true])
-    XCTAssertEqual(final["value"], .int(Int64(processes * increments)), "increments were lost")
-    XCTAssertEqual(final["_version"], .int(Int64(processes * increments + 1)))
+    XCTAssertEqual(final["value"], .int(Int64(processes * Self.increments)), "increments were lost")
+    XCTAssertEqual(final["_version"], .int(Int64(processes * Self.increments + 1)))
     for s in servers {
       s.closeInput()
       XCTAssertEqual(s.waitForExit(), 0, s.stderr)
     }
     print(
-      "versioned counter: \(processes) processes x \(increments) increments, "
+      "versioned counter: \(processes) processes x \(Self.increments) increments, "
         + "\(all.map(\.conflicts).reduce(0, +)) conflicts and \(all.map(\.busy).reduce(0, +)) busy retried")
   }
 
   /// One worker's increments: read with the version, write with `ifVersion`, retry.
-  private func run(_ server: ServerProcess, _ id: String) -> Tally {
+  private static func run(_ server: ServerProcess, _ id: String) -> Tally {
     var t = Tally()
     do {
       while t.versions.count < increments {
@@ -122,7 +122,7 @@ final class VersionedCounterTests: XCTestCase {
   }
 
   /// Counts a `conflict` or `busy` reply, to be retried from the read; anything else is a problem.
-  private func retryable(_ reply: JSONObject, _ t: inout Tally) -> Bool {
+  private static func retryable(_ reply: JSONObject, _ t: inout Tally) -> Bool {
     guard case .object(let e)? = reply["error"], case .int(let code)? = e["code"] else {
       t.problems.append("neither result nor error: \(reply)")
       return false

@@ -10,7 +10,7 @@ import XCTest
 /// The server's input over real pipes: framing, the end of input, wake-ups, reading ahead
 /// without waiting, and the bound on what is read ahead.
 final class InputChannelTests: XCTestCase {
-  private final class Pipe {
+  private final class Pipe: Sendable {
     let read: Int32
     let write: Int32
     init() {

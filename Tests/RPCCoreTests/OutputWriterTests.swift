@@ -28,7 +28,8 @@ final class OutputWriterTests: XCTestCase {
     let input = pipePair()
     defer { [input.read, input.write, output.read, output.write].forEach { close($0) } }
     let channel = InputChannel(fd: input.read, maxMessageBytes: 1 << 20, onFraming: { _ in }, onCancelCandidate: { _, _ in })
-    let writer = OutputWriter(fd: output.write, reopeningPipes: reopeningPipes)
+    // Used by the writing thread below only, until `written` is signalled.
+    nonisolated(unsafe) let writer = OutputWriter(fd: output.write, reopeningPipes: reopeningPipes)
     let reply = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
     let line100 = Array(("[" + String(repeating: "1,", count: 48) + "1]\n").utf8)
     final class Box: @unchecked Sendable { var received = 0 }

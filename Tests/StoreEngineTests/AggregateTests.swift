@@ -177,62 +177,63 @@ final class AggregateTests: XCTestCase {
     _ path: String, _ fragment: String, kind: StoreError.Kind = .invalidArgument, line: UInt = #line, _ body: () throws -> Any
   ) {
     let e = expectStoreError(kind, body, line: line)
-    XCTAssertEqual(e?.details["path"], .string(path), e?.message ?? "", line: line)
+    XCTAssertEqual(e?.place?.description, path, e?.message ?? "", line: line)
+    XCTAssertEqual(e?.placeInData, true, line: line)
     XCTAssertTrue(e?.message.hasPrefix(path + ":") ?? false, e?.message ?? "", line: line)
     XCTAssertTrue(e?.message.contains(fragment) ?? false, e?.message ?? "", line: line)
   }
 
   func testKeyAndFunctionErrors() throws {
-    expectInvalid("params.aggregates[0].key", "sum needs a key") { try self.run([Aggregate(.sum, as: "s")]) }
-    expectInvalid("params.aggregates[0].distinct", "count distinct needs a key") {
+    expectInvalid("aggregates[0].key", "sum needs a key") { try self.run([Aggregate(.sum, as: "s")]) }
+    expectInvalid("aggregates[0].distinct", "count distinct needs a key") {
       try self.run([Aggregate(.count, distinct: true, as: "n")])
     }
-    expectInvalid("params.aggregates[0].distinct", "distinct applies to count, sum and avg, not min") {
+    expectInvalid("aggregates[0].distinct", "distinct applies to count, sum and avg, not min") {
       try self.run([Aggregate(.min, "priority", distinct: true, as: "m")])
     }
-    expectInvalid("params.aggregates[1].key", "sum needs a numeric attribute, but 'title' is string") {
+    expectInvalid("aggregates[1].key", "sum needs a numeric attribute, but 'title' is string") {
       try self.run([Aggregate(.count, as: "n"), Aggregate(.sum, "title", as: "s")])
     }
-    expectInvalid("params.aggregates[0].key", "avg needs a numeric attribute, but 'createdAt' is date") {
+    expectInvalid("aggregates[0].key", "avg needs a numeric attribute, but 'createdAt' is date") {
       try self.run([Aggregate(.avg, "createdAt", as: "a")])
     }
-    expectInvalid("params.aggregates[0].key", "max needs a number, date or string attribute, but 'isCompleted' is bool") {
+    expectInvalid("aggregates[0].key", "max needs a number, date or string attribute, but 'isCompleted' is bool") {
       try self.run([Aggregate(.max, "isCompleted", as: "m")])
     }
-    expectInvalid("params.aggregates[0].key", "'category' is a to-one relationship") {
+    expectInvalid("aggregates[0].key", "'category' is a to-one relationship") {
       try self.run([Aggregate(.sum, "category", as: "s")])
     }
-    expectInvalid("params.aggregates[0].key", "'nope' is not an attribute or relationship of entity 'Task'") {
+    expectInvalid("aggregates[0].key", "'nope' is not an attribute or relationship of entity 'Task'") {
       try self.run([Aggregate(.count, "nope", as: "n")])
     }
-    expectInvalid("params.groupBy[0]", "'category.tasks' is a to-many relationship") {
+    expectInvalid("groupBy[0]", "'category.tasks' is a to-many relationship") {
       try self.run([Aggregate(.count, as: "n")], groupBy: [GroupingKey(keyPath: "category.tasks")])
     }
-    expectInvalid("params.groupBy[0].bucket", "'month' buckets need a date attribute, but 'priority' is int") {
+    expectInvalid("groupBy[0].bucket", "'month' buckets need a date attribute, but 'priority' is int") {
       try self.run([Aggregate(.count, as: "n")], groupBy: [GroupingKey(keyPath: "priority", bucket: .month)])
     }
-    expectInvalid("params.groupBy[0].timeZone", "unknown time zone 'Europe/Atlantis'") {
+    expectInvalid("groupBy[0].timeZone", "unknown time zone 'Europe/Atlantis'") {
       try self.run([Aggregate(.count, as: "n")], groupBy: [GroupingKey(keyPath: "createdAt", bucket: .day, timeZone: "Europe/Atlantis")])
     }
-    expectInvalid("params.aggregates", "at least one aggregate") { try self.run([]) }
+    expectInvalid("aggregates", "at least one aggregate") { try self.run([]) }
     expectStoreError(.notFound) { try self.run([Aggregate(.count, as: "n")], entity: "Nope") }
     expectStoreError(.predicate) { try self.run([Aggregate(.count, as: "n")], where: "nope == 1") }
   }
 
   func testNameErrors() throws {
     let n = Aggregate(.count, as: "n")
-    expectInvalid("params.aggregates[0].as", "'total count' is not an identifier") { try self.run([Aggregate(.count, as: "total count")]) }
-    expectInvalid("params.aggregates[1].as", "'n' is already used by params.aggregates[0].as") { try self.run([n, n]) }
-    expectInvalid("params.aggregates[0].as", "'isCompleted' is already used by params.groupBy[0]") {
+    expectInvalid("aggregates[0].as", "'total count' is not an identifier") { try self.run([Aggregate(.count, as: "total count")]) }
+    expectInvalid("aggregates[1].as", "'n' is already used by aggregates[0].as") { try self.run([n, n]) }
+    expectInvalid("aggregates[0].as", "'isCompleted' is already used by groupBy[0]") {
       try self.run([Aggregate(.count, as: "isCompleted")], groupBy: [GroupingKey(keyPath: "isCompleted")])
     }
-    expectInvalid("params.groupBy[1]", "the group name 'createdAt' is already used by params.groupBy[0]") {
+    expectInvalid("groupBy[1]", "the group name 'createdAt' is already used by groupBy[0]") {
       try self.run([n], groupBy: [GroupingKey(keyPath: "createdAt", bucket: .day), GroupingKey(keyPath: "createdAt", bucket: .month)])
     }
-    expectInvalid("params.groupBy[0].as", "'1st' is not an identifier") {
+    expectInvalid("groupBy[0].as", "'1st' is not an identifier") {
       try self.run([n], groupBy: [GroupingKey(keyPath: "createdAt", alias: "1st")])
     }
-    expectInvalid("params.sort[0].key", "'total' is not a group key or aggregate alias (use 'category.name', 'n')") {
+    expectInvalid("sort[0].key", "'total' is not a group key or aggregate alias (use 'category.name', 'n')") {
       try self.run([n], groupBy: self.byCategory, sort: [AggregateSortKey(key: "total")])
     }
   }
@@ -240,9 +241,10 @@ final class AggregateTests: XCTestCase {
   func testHavingErrors() throws {
     func expectHaving(_ text: String, _ fragment: String, offset: Int, line: UInt = #line) {
       let e = expectStoreError(.predicate, { try self.run(self.countAndTotal, groupBy: self.byCategory, having: text) }, line: line)
-      XCTAssertEqual(e?.details["path"], "params.having", line: line)
+      XCTAssertEqual(e?.place, ErrorPlace(.having), line: line)
+      XCTAssertEqual(e?.placeInData, true, line: line)
       XCTAssertEqual(e?.details["offset"], .int(Int64(offset)), e?.message ?? "", line: line)
-      XCTAssertTrue(e?.message.hasPrefix("params.having: ") ?? false, e?.message ?? "", line: line)
+      XCTAssertTrue(e?.message.hasPrefix("having: ") ?? false, e?.message ?? "", line: line)
       XCTAssertTrue(e?.message.contains(fragment) ?? false, e?.message ?? "", line: line)
     }
     expectHaving(

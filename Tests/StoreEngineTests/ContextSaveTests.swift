@@ -64,7 +64,7 @@ final class ContextSaveTests: XCTestCase {
       ])
     }
     XCTAssertEqual(e?.details["index"], 2)
-    XCTAssertTrue(e?.message.hasPrefix("params.changes[2].values.title") ?? false, e?.message ?? "")
+    XCTAssertTrue(e?.message.hasPrefix("changes[2].values.title") ?? false, e?.message ?? "")
     XCTAssertEqual(try store.count(FetchRequest(entity: "Category")), 0)
     XCTAssertEqual(try store.count(FetchRequest(entity: "Task")), 1)
     XCTAssertEqual(try store.value(existing, "title"), "existing")
@@ -103,7 +103,7 @@ final class ContextSaveTests: XCTestCase {
     XCTAssertEqual(dup?.details["ref"], "$c")
 
     let noDollar = expectStoreError(.validation) { try store.save([.insert(entity: "Category", ref: "c", values: ["name": "a"])]) }
-    XCTAssertTrue(noDollar?.message.hasPrefix("params.changes[0].ref") ?? false)
+    XCTAssertTrue(noDollar?.message.hasPrefix("changes[0].ref") ?? false)
     expectStoreError(.validation) { try store.save([.insert(entity: "Category", ref: "$", values: ["name": "a"])]) }
 
     let laterUpdate = expectStoreError(.validation) {

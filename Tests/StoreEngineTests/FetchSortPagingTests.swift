@@ -48,7 +48,8 @@ final class FetchSortPagingTests: XCTestCase {
 
   func testSortByToOneKeyPathAlsoUsedInThePredicate() throws {
     XCTAssertEqual(
-      try bookIDs(sort: [SortKey(keyPath: "author.name", ascending: false), SortKey(keyPath: "pages")], predicate: "author.country != nil"),
+      try bookIDs(
+        sort: [SortKey(keyPath: "author.name", ascending: false), SortKey(keyPath: "pages")], predicate: "author.country != nil"),
       [lib.nana, lib.germinal, lib.persuasion, lib.emma])
   }
 
@@ -84,7 +85,7 @@ final class FetchSortPagingTests: XCTestCase {
   func testSortErrors() throws {
     let unknown = expectStoreError(.validation) { try bookIDs(sort: [SortKey(keyPath: "colour")]) }
     XCTAssertEqual(unknown?.details["key"], "colour")
-    XCTAssertTrue(unknown?.message.hasPrefix("params.sort[0].key:") ?? false)
+    XCTAssertTrue(unknown?.message.hasPrefix("sort[0].key:") ?? false)
     expectStoreError(.validation) { try bookIDs(sort: [SortKey(keyPath: "meta")]) }
     expectStoreError(.validation) { try bookIDs(sort: [SortKey(keyPath: "pages", caseInsensitive: true)]) }
     expectStoreError(.validation) { try bookIDs(sort: [SortKey(keyPath: "tags")]) }
@@ -103,7 +104,7 @@ final class FetchSortPagingTests: XCTestCase {
     r.select = ["title", "colour"]
     let e = expectStoreError(.validation) { try lib.store.fetch(r) }
     XCTAssertEqual(e?.details["attribute"], "colour")
-    XCTAssertTrue(e?.message.hasPrefix("params.select[1]") ?? false)
+    XCTAssertTrue(e?.message.hasPrefix("select[1]") ?? false)
   }
 
   func testIncludeToOne() throws {

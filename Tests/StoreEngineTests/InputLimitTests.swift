@@ -61,14 +61,4 @@ final class InputLimitTests: XCTestCase {
       XCTAssertEqual(e.details["limit"], .int(Int64(ImportInput.maxDocumentBytes)))
     }
   }
-
-  func testModelFilesAreBoundedAndDevicesRefused() throws {
-    let path = dir + "/contents"
-    XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil))
-    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-    try handle.truncate(atOffset: UInt64(ModelFiles.maxFileBytes + 1))
-    try handle.close()
-    XCTAssertThrowsError(try ModelFiles.read(path)) { XCTAssertEqual(($0 as? StoreError)?.details["reason"], "tooLarge") }
-    XCTAssertThrowsError(try ModelFiles.read("/dev/zero")) { XCTAssertEqual(($0 as? StoreError)?.details["reason"], "notRegularFile") }
-  }
 }

@@ -58,7 +58,8 @@ final class InsertUpdateTests: XCTestCase {
   func testInsertAnswerOfASubentityEqualsTheStoredObject() throws {
     let store = try makeStore(
       schema(
-        entity("Base", [attr("a", "int", default: 1), attr("t", "string", default: "x", transient: true)], relationships: [rel("peer", "Base")]),
+        entity(
+          "Base", [attr("a", "int", default: 1), attr("t", "string", default: "x", transient: true)], relationships: [rel("peer", "Base")]),
         entity("Sub", parent: "Base", [attr("b", "date", default: ["generate": "now"])])))
     let o = try store.insert(entity: "Sub", values: [:])
     XCTAssertEqual(o, try store.get(id: "Sub/1"))
@@ -129,8 +130,8 @@ final class InsertUpdateTests: XCTestCase {
     XCTAssertEqual(e?.details["entity"], "Task")
     XCTAssertEqual(e?.details["attribute"], "title")
     XCTAssertEqual(e?.details["expected"], "a string")
-    XCTAssertEqual(e?.details["path"], "params.values.title")
-    XCTAssertEqual(e?.message, "params.values.title: Task.title expected a string for type string, got integer 5")
+    XCTAssertEqual(e?.place?.description, "values.title")
+    XCTAssertEqual(e?.message, "values.title: Task.title expected a string for type string, got integer 5")
     let range = expectStoreError(.validation) { try store.insert(entity: "Task", values: ["title": "x", "priority": 70000]) }
     XCTAssertEqual(range?.details["attribute"], "priority")
     XCTAssertEqual(try store.count(FetchRequest(entity: "Task")), 0, "nothing was inserted")
@@ -141,7 +142,7 @@ final class InsertUpdateTests: XCTestCase {
     let e = expectStoreError(.validation) { try store.insert(entity: "Task", values: ["notes": "no title"]) }
     XCTAssertEqual(e?.details["entity"], "Task")
     XCTAssertEqual(e?.details["attribute"], "title")
-    XCTAssertEqual(e?.message, "params.values.title: missing required value for 'Task.title' (string, no default)")
+    XCTAssertEqual(e?.message, "values.title: missing required value for 'Task.title' (string, no default)")
     expectStoreError(.validation) { try store.insert(entity: "Task", values: ["title": .null]) }
   }
 
@@ -150,7 +151,7 @@ final class InsertUpdateTests: XCTestCase {
     let e = expectStoreError(.validation) { try store.insert(entity: "Task", values: ["title": "x", "tittle": "y"]) }
     XCTAssertEqual(e?.details["attribute"], "tittle")
     XCTAssertEqual(e?.details["entity"], "Task")
-    XCTAssertEqual(e?.message, "params.values.tittle: 'tittle' is not an attribute or relationship of 'Task'")
+    XCTAssertEqual(e?.message, "values.tittle: 'tittle' is not an attribute or relationship of 'Task'")
     expectStoreError(.validation) { try store.insert(entity: "Task", values: ["title": "x", "_id": "Task/9"]) }
     expectStoreError(.validation) { try store.insert(entity: "Task", values: ["title": "x", "_pk": 9]) }
     expectStoreError(.validation) { try store.insert(entity: "Task", values: ["title": "x", "_entity": "Category"]) }
@@ -210,7 +211,8 @@ final class InsertUpdateTests: XCTestCase {
   }
 
   func testTransientAttributesAreNotStored() throws {
-    let store = try makeStore(schema(entity("Doc", [attr("text", "string"), attr("draft", "string", default: "scratch", transient: true)])))
+    let store = try makeStore(
+      schema(entity("Doc", [attr("text", "string"), attr("draft", "string", default: "scratch", transient: true)])))
     let o = try store.insert(entity: "Doc", values: ["text": "t", "draft": "ignored"])
     XCTAssertEqual(o["draft"], "scratch", "a transient reads as its default")
     let u = try store.update(id: "Doc/1", values: ["draft": "also ignored"])

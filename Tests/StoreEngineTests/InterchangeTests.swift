@@ -181,9 +181,12 @@ final class InterchangeTests: XCTestCase {
     expectStoreError(.invalidArgument) { try export(s, where: "title == 'x'") }
 
     let path = temporaryPath(self, "export.ndjson")
-    _ = try s.export(ExportOptions(), to: try FileSink.create(path: path, paramPath: "params.path"))
-    let again = expectStoreError(.invalidArgument) { try FileSink.create(path: path, paramPath: "params.path") }
+    _ = try s.export(ExportOptions(), to: try FileSink.create(path: path, place: ErrorPlace(.path)))
+    let again = expectStoreError(.invalidArgument) { try FileSink.create(path: path, place: ErrorPlace(.path)) }
     XCTAssertEqual(again?.details["path"], .string(path))
+    // The place is the param (or flag) that named the file; the file's path is data.
+    XCTAssertEqual(again?.place, ErrorPlace(.path))
+    XCTAssertEqual(again?.placeInData, false)
     let copy = try Store(path: nil)
     _ = try copy.importObjects(.file(path: path), mode: .replace)
     XCTAssertEqual(try export(copy), try export(s))
@@ -192,7 +195,9 @@ final class InterchangeTests: XCTestCase {
   func testInlineLimitPointsToPath() throws {
     let s = try makeFullStore()
     let e = expectStoreError(.invalidArgument) { try s.export(ExportOptions(), to: MemorySink(limit: 100)) }
-    XCTAssertEqual(e?.details["path"], "params.path")
+    XCTAssertEqual(e?.place, ErrorPlace(.path))
+    XCTAssertEqual(e?.placeInData, true)
+    XCTAssertEqual(e?.message, "the export is larger than the inline limit of 100 bytes; give path to write it to a file")
   }
 
   // MARK: - Failures leave the store unchanged

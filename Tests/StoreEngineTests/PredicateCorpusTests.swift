@@ -56,7 +56,7 @@ final class PredicateCorpusTests: XCTestCase {
   func testEveryParsedCorpusPredicateRoundTripsThroughJSON() throws {
     for (predicate, _) in try lines("nspredicate-formats.txt") {
       guard let parsed = try? PredicateParser.parse(predicate, template: true) else { continue }
-      let decoded = try PredicateJSONDecoder.decode(PredicateJSON.encode(parsed), path: "where", template: true).predicate
+      let decoded = try PredicateJSONDecoder.decode(PredicateJSON.encode(parsed), path: ErrorPlace(.where), template: true).predicate
       XCTAssertEqual(stripped(decoded), stripped(parsed), predicate)
     }
   }

@@ -9,10 +9,12 @@ final class PredicateJSONFormTests: XCTestCase {
   private func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }
 
   private func decode(_ v: JSONValue, args: [JSONValue] = [], variables: JSONObject = [:], template: Bool = false) throws -> Predicate {
-    try PredicateJSONDecoder.decode(v, path: "where", args: args, variables: variables, template: template).predicate
+    try PredicateJSONDecoder.decode(v, path: ErrorPlace(.where), args: args, variables: variables, template: template).predicate
   }
 
-  private func decodeError(_ text: String, args: [JSONValue] = [], file: StaticString = #filePath, line: UInt = #line) -> PredicateJSONError? {
+  private func decodeError(_ text: String, args: [JSONValue] = [], file: StaticString = #filePath, line: UInt = #line)
+    -> PredicateJSONError?
+  {
     do {
       let p = try decode(try json(text), args: args)
       XCTFail("expected \(text) to be refused, got \(p)", file: file, line: line)
@@ -64,7 +66,8 @@ final class PredicateJSONFormTests: XCTestCase {
             "predicate":{"op":">","lhs":{"path":[{"variable":"i"},{"keyPath":"qty"}]},"rhs":{"value":1}}}}},"rhs":{"value":0}}
         ]}
         """))
-    XCTAssertEqual(PredicateJSON.encode(try PredicateParser.parse("SELF == %@", template: true)),
+    XCTAssertEqual(
+      PredicateJSON.encode(try PredicateParser.parse("SELF == %@", template: true)),
       try json(#"{"op":"==","lhs":{"self":true},"rhs":{"placeholder":"%@","index":0}}"#))
     XCTAssertEqual(PredicateJSON.encode(.constant(true)), try json(#"{"const":true}"#))
   }
@@ -82,10 +85,12 @@ final class PredicateJSONFormTests: XCTestCase {
     )
     let bound = try decode(p, args: ["author.name", "Zola"], variables: ["LIMIT": 3])
     XCTAssertEqual(stripped(bound), stripped(try PredicateParser.parse("author.name == 'Zola' AND a < 3")))
-    XCTAssertEqual(decodeError(p.description, args: [])?.path, "where.and[0].lhs")
+    XCTAssertEqual(decodeError(p.description, args: [])?.path, ErrorPlace(.where, [.key("and"), .index(0), .key("lhs")]))
     XCTAssertEqual(decodeError(p.description, args: [5, 1])?.message, "argument 1 for %K must be a key path string, got integer")
     let subqueryVariable = try decode(
-      try json(#"{"op":">","lhs":{"aggregate":"@count","collection":{"subquery":{"collection":{"keyPath":"items"},"variable":"x","predicate":{"op":"==","lhs":{"variable":"x"},"rhs":{"value":"Item/1"}}}}},"rhs":{"value":0}}"#),
+      try json(
+        #"{"op":">","lhs":{"aggregate":"@count","collection":{"subquery":{"collection":{"keyPath":"items"},"variable":"x","predicate":{"op":"==","lhs":{"variable":"x"},"rhs":{"value":"Item/1"}}}}},"rhs":{"value":0}}"#
+      ),
       variables: ["x": "shadowed"])
     XCTAssertEqual(stripped(subqueryVariable), stripped(try PredicateParser.parse("SUBQUERY(items, $x, $x == 'Item/1').@count > 0")))
   }
@@ -107,13 +112,16 @@ final class PredicateJSONFormTests: XCTestCase {
       (#"{"op":"==","lhs":{"placeholder":"%x","index":0},"rhs":{"value":1}}"#, "where.lhs.placeholder", "unknown format specifier"),
       (#"{"op":"==","lhs":{"placeholder":"%@","index":-1},"rhs":{"value":1}}"#, "where.lhs.index", "expected the argument's index"),
       (#"{"op":"==","lhs":{"self":false},"rhs":{"value":1}}"#, "where.lhs.self", "expected true"),
-      (#"{"op":"==","lhs":{"subquery":{"collection":{"keyPath":"a"},"variable":"x"}},"rhs":{"value":1}}"#, "where.lhs.subquery.predicate", "missing"),
+      (
+        #"{"op":"==","lhs":{"subquery":{"collection":{"keyPath":"a"},"variable":"x"}},"rhs":{"value":1}}"#, "where.lhs.subquery.predicate",
+        "missing"
+      ),
       (#"{"op":"==","lhs":{"function":"f","arguments":[], "extra":1},"rhs":{"value":1}}"#, "where.lhs", "unknown member 'extra'"),
       (#"{"op":"==","lhs":{"variable":"V"},"rhs":{"value":1}}"#, "where.lhs", "variable $V has no value"),
     ]
     for (text, path, message) in cases {
       let e = decodeError(text)
-      XCTAssertEqual(e?.path, path, text)
+      XCTAssertEqual(e?.path.description, path, text)
       XCTAssertTrue(e?.message.contains(message) ?? false, "\(text): \(e?.message ?? "no error")")
     }
   }
@@ -127,7 +135,7 @@ final class PredicateJSONFormTests: XCTestCase {
     for text in cases {
       let entity = text.hasPrefix("books") || text.hasPrefix("SUBQUERY") ? "Author" : "Book"
       let p = try PredicateParser.parse(text)
-      let decoded = try PredicateJSONDecoder.decode(try json(PredicateJSON.encode(p).description), path: "params.where")
+      let decoded = try PredicateJSONDecoder.decode(try json(PredicateJSON.encode(p).description), path: ErrorPlace(.where))
       var r = FetchRequest(entity: entity, predicate: decoded.predicate)
       r.predicateLocations = decoded.locations
       XCTAssertEqual(try lib.store.ids(r), try lib.store.idsWhere(entity, text), text)
@@ -137,12 +145,13 @@ final class PredicateJSONFormTests: XCTestCase {
   func testCompileErrorsOfTheJSONFormNameTheNode() throws {
     let lib = try Library()
     let decoded = try PredicateJSONDecoder.decode(
-      try json(#"{"or":[{"const":false},{"op":"==","lhs":{"keyPath":"author.nickname"},"rhs":{"value":"x"}}]}"#), path: "params.where")
+      try json(#"{"or":[{"const":false},{"op":"==","lhs":{"keyPath":"author.nickname"},"rhs":{"value":"x"}}]}"#), path: ErrorPlace(.where))
     var r = FetchRequest(entity: "Book", predicate: decoded.predicate)
     r.predicateLocations = decoded.locations
     let e = expectStoreError(.predicate) { try lib.store.ids(r) }
-    XCTAssertEqual(e?.details["path"], "params.where.or[1].lhs")
-    XCTAssertEqual(e?.message, "params.where.or[1].lhs: 'nickname' is not an attribute or relationship of 'Author' (reached through 'author')")
+    XCTAssertEqual(e?.place, ErrorPlace(.where, [.key("or"), .index(1), .key("lhs")]))
+    XCTAssertEqual(e?.placeInData, true)
+    XCTAssertEqual(e?.body.description, "'nickname' is not an attribute or relationship of 'Author' (reached through 'author')")
     XCTAssertNil(e?.details["offset"])
   }
 }

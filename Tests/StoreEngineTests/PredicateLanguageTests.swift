@@ -214,8 +214,8 @@ final class PredicateLanguageTests: XCTestCase {
   /// EXPLAIN QUERY PLAN of the compiled WHERE over `entity`.
   private func plan(_ entity: String, _ predicate: String) throws -> [String] {
     let store = lib.store
-    let entityPlan = try XCTUnwrap(store.plans[entity])
-    var builder = SQLBuilder(store: store, base: entityPlan)
+    let entityPlan = try XCTUnwrap(store.catalog.plans[entity])
+    var builder = SQLBuilder(catalog: store.catalog, base: entityPlan)
     let condition = try builder.compile(try PredicateParser.parse(predicate))
     let sql = "SELECT t.\"_pk\" FROM \(entityPlan.table) t\(builder.joinSQL) WHERE \(condition)"
     var details: [String] = []

@@ -19,7 +19,7 @@ final class PredicateLimitsTests: XCTestCase {
   private func count(_ request: FetchRequest) throws -> Int { try lib.store.count(request) }
 
   private func decoded(_ json: JSONValue) throws -> FetchRequest {
-    let d = try PredicateJSONDecoder.decode(json, path: "params.where")
+    let d = try PredicateJSONDecoder.decode(json, path: ErrorPlace(.where))
     var r = FetchRequest(entity: "Book", predicate: d.predicate)
     r.predicateLocations = d.locations
     return r
@@ -30,7 +30,8 @@ final class PredicateLimitsTests: XCTestCase {
   func testLongRunsOfAndOrWork() throws {
     // SQLite refuses `a AND b AND ...` past 1,000 terms (its expression depth): written in groups.
     XCTAssertEqual(try lib.books(Array(repeating: "pages > 0", count: 10_000).joined(separator: " AND ")).count, 5)
-    XCTAssertEqual(try lib.books(Array(repeating: "pages < 0", count: 10_000).joined(separator: " OR ") + " OR title == 'Emma'"), [lib.emma])
+    XCTAssertEqual(
+      try lib.books(Array(repeating: "pages < 0", count: 10_000).joined(separator: " OR ") + " OR title == 'Emma'"), [lib.emma])
     let nested = (0..<90).reduce("pages > 0") { p, _ in "(\(p)) AND pages > 0" }
     XCTAssertEqual(try lib.books(nested).count, 5, "(a AND b) AND c is one run")
   }
@@ -67,7 +68,8 @@ final class PredicateLimitsTests: XCTestCase {
     XCTAssertNoThrow(try PredicateParser.parse("a IN " + String(repeating: "{", count: n - 2) + "1" + String(repeating: "}", count: n - 2)))
     XCTAssertEqual(parseError("a IN " + String(repeating: "{", count: n - 1) + "1" + String(repeating: "}", count: n - 1))?.offset, 2)
     XCTAssertEqual(parseError("a IN " + String(repeating: "{", count: n + 1) + "1" + String(repeating: "}", count: n + 1))?.offset, 5 + n)
-    XCTAssertEqual(parseError("a == " + String(repeating: "f(", count: n + 1) + "1" + String(repeating: ")", count: n + 1))?.offset, 5 + 2 * n)
+    XCTAssertEqual(
+      parseError("a == " + String(repeating: "f(", count: n + 1) + "1" + String(repeating: ")", count: n + 1))?.offset, 5 + 2 * n)
   }
 
   func testOperatorChainsUpToTheLimit() throws {
@@ -95,14 +97,14 @@ final class PredicateLimitsTests: XCTestCase {
       let inner = (0..<depth - 2).reduce(JSONValue.object(["value": 1])) { e, _ in ["array": [e]] }
       return ["op": "IN", "lhs": ["keyPath": "pages"], "rhs": inner]
     }
-    XCTAssertNoThrow(try PredicateJSONDecoder.decode(nestedArrays(n), path: "params.where"))
-    XCTAssertThrowsError(try PredicateJSONDecoder.decode(nestedArrays(n + 1), path: "params.where")) { error in
+    XCTAssertNoThrow(try PredicateJSONDecoder.decode(nestedArrays(n), path: ErrorPlace(.where)))
+    XCTAssertThrowsError(try PredicateJSONDecoder.decode(nestedArrays(n + 1), path: ErrorPlace(.where))) { error in
       let e = error as? PredicateJSONError
       XCTAssertEqual(e?.message, "the predicate nests deeper than \(n) levels")
-      XCTAssertEqual(e?.path, "params.where.rhs" + String(repeating: ".array[0]", count: n - 1))
+      XCTAssertEqual(e?.path.description, "where.rhs" + String(repeating: ".array[0]", count: n - 1))
     }
     // The report's 4,673 nested arrays: refused before any recursion gets deep.
-    XCTAssertThrowsError(try PredicateJSONDecoder.decode(nestedArrays(4673), path: "params.where"))
+    XCTAssertThrowsError(try PredicateJSONDecoder.decode(nestedArrays(4673), path: ErrorPlace(.where)))
   }
 
   // MARK: - What SQLite can compile
@@ -113,7 +115,9 @@ final class PredicateLimitsTests: XCTestCase {
 
   private func sqlTooDeep(_ text: String, file: StaticString = #filePath, line: UInt = #line) {
     let e = expectStoreError(.predicate, { try lib.books(text) }, file: file, line: line)
-    XCTAssertTrue(e?.message.contains("its SQL would nest more than \(PredicateLimits.maxSQLNesting) levels") ?? false, "\(e?.message ?? "")", file: file, line: line)
+    XCTAssertTrue(
+      e?.message.contains("its SQL would nest more than \(PredicateLimits.maxSQLNesting) levels") ?? false, "\(e?.message ?? "")",
+      file: file, line: line)
     XCTAssertNotNil(e?.details["offset"], file: file, line: line)
   }
 
@@ -144,7 +148,11 @@ final class PredicateLimitsTests: XCTestCase {
       var next: Int64 = 0
       while args.count * SQLBuilder.inlineMembers < total {
         let size = min(SQLBuilder.inlineMembers, total - args.count * SQLBuilder.inlineMembers)
-        args.append(.array((0..<size).map { _ in defer { next += 1 }; return .int(next) }))
+        args.append(
+          .array(
+            (0..<size).map { _ in
+              defer { next += 1 }; return .int(next)
+            }))
       }
       return (Array(repeating: "pages IN %@", count: args.count).joined(separator: " OR "), args)
     }
@@ -175,15 +183,22 @@ final class PredicateLimitsTests: XCTestCase {
   func testCatastrophicBacktrackingFailsWithTheBudgetError() throws {
     try catastrophic(lib.store, rows: 0)
     let e = expectStoreError(.predicate) { try lib.store.idsWhere("Tag", "name MATCHES '(a+)+$'") }
-    XCTAssertEqual(e?.message, "params.where: MATCHES '(a+)+$' needed more than \(RegexMatching.budget(units: 31)) steps on a value of 31 UTF-16 units (the limit is 100000 plus 100 per unit): the pattern backtracks too much (at character 5)")
+    XCTAssertEqual(e?.place, ErrorPlace(.where))
+    XCTAssertEqual(e?.placeInData, true, "a text-form error found while the statement runs gives its place as data too")
+    XCTAssertEqual(
+      e?.message,
+      "where: MATCHES '(a+)+$' needed more than \(RegexMatching.budget(units: 31)) steps on a value of 31 UTF-16 units (the limit is 100000 plus 100 per unit): the pattern backtracks too much (at character 5)"
+    )
     XCTAssertEqual(e?.details["offset"], .int(5))
     // The JSON form names the comparison's path.
     let d = try PredicateJSONDecoder.decode(
-      ["or": [["const": false], ["op": "MATCHES", "lhs": ["keyPath": "name"], "rhs": ["value": "(a+)+$"]]]], path: "params.where")
+      ["or": [["const": false], ["op": "MATCHES", "lhs": ["keyPath": "name"], "rhs": ["value": "(a+)+$"]]]], path: ErrorPlace(.where))
     var r = FetchRequest(entity: "Tag", predicate: d.predicate)
     r.predicateLocations = d.locations
     let j = expectStoreError(.predicate) { try lib.store.ids(r) }
-    XCTAssertEqual(j?.details["path"], "params.where.or[1]")
+    XCTAssertEqual(j?.place, ErrorPlace(.where, [.key("or"), .index(1)]))
+    XCTAssertEqual(j?.placeInData, true)
+    XCTAssertNil(j?.details["offset"])
     XCTAssertEqual(try lib.store.idsWhere("Tag", "name MATCHES 'a+!'").count, 1, "the same text, a pattern that does not backtrack")
   }
 

@@ -14,8 +14,8 @@ final class QueryPlanTests: XCTestCase {
   /// EXPLAIN QUERY PLAN details for the engine's compiled WHERE clause of `predicate` over `entity`.
   private func plan(_ entity: String, _ predicate: String, _ args: [JSONValue] = []) throws -> [String] {
     let store = lib.store
-    let entityPlan = try XCTUnwrap(store.plans[entity])
-    var builder = SQLBuilder(store: store, base: entityPlan)
+    let entityPlan = try XCTUnwrap(store.catalog.plans[entity])
+    var builder = SQLBuilder(catalog: store.catalog, base: entityPlan)
     let condition = try builder.compile(try PredicateParser.parse(predicate, args: args))
     let joins = builder.joins.joined(separator: " ")
     let sql = "SELECT t.\"_pk\" FROM \(entityPlan.table) t \(joins) WHERE \(condition)"

@@ -133,15 +133,16 @@ final class SectionsTests: XCTestCase {
   func testErrorsNameTheParam() throws {
     func expectInvalid(_ key: GroupingKey, _ path: String, _ fragment: String, line: UInt = #line) {
       let e = expectStoreError(.invalidArgument, { try self.fetch(key) }, line: line)
-      XCTAssertEqual(e?.details["path"], .string(path), line: line)
+      XCTAssertEqual(e?.place?.description, path, line: line)
+      XCTAssertEqual(e?.placeInData, true, line: line)
       XCTAssertTrue(e?.message.contains(fragment) ?? false, e?.message ?? "", line: line)
       XCTAssertTrue(e?.message.hasPrefix(path) ?? false, e?.message ?? "", line: line)
     }
-    expectInvalid(GroupingKey(keyPath: "colour"), "params.sectionBy", "'colour' is not an attribute or relationship of entity 'Task'")
-    expectInvalid(GroupingKey(keyPath: "category.tasks"), "params.sectionBy", "to-many")
-    expectInvalid(GroupingKey(keyPath: "title", bucket: .day), "params.sectionBy.bucket", "buckets need a date attribute")
-    expectInvalid(GroupingKey(keyPath: "createdAt", bucket: .day, timeZone: "Mars/Base"), "params.sectionBy.timeZone", "'Mars/Base'")
-    expectInvalid(GroupingKey(keyPath: "createdAt", bucket: .day, timeZone: "+19:00"), "params.sectionBy.timeZone", "'+19:00'")
+    expectInvalid(GroupingKey(keyPath: "colour"), "sectionBy", "'colour' is not an attribute or relationship of entity 'Task'")
+    expectInvalid(GroupingKey(keyPath: "category.tasks"), "sectionBy", "to-many")
+    expectInvalid(GroupingKey(keyPath: "title", bucket: .day), "sectionBy.bucket", "buckets need a date attribute")
+    expectInvalid(GroupingKey(keyPath: "createdAt", bucket: .day, timeZone: "Mars/Base"), "sectionBy.timeZone", "'Mars/Base'")
+    expectInvalid(GroupingKey(keyPath: "createdAt", bucket: .day, timeZone: "+19:00"), "sectionBy.timeZone", "'+19:00'")
     let lib = try makeStore(librarySchema)
     let e = expectStoreError(.invalidArgument) { try self.fetch(GroupingKey(keyPath: "meta"), store: lib, entity: "Book") }
     XCTAssertTrue(e?.message.contains("json") ?? false)

@@ -94,7 +94,7 @@ final class ToManyShapeTests: XCTestCase {
     XCTAssertEqual(one["category"]?["tasks"]?.arrayValue?.first?["category"], .string(home), "expanded tasks keep their to-one id")
     // Objects of several entities: an include segment one of them lacks is named by its path.
     let e = expectStoreError(.validation) { try store.get(ids: [home, tasks[0]], include: ["category", "tasks"]) }
-    XCTAssertEqual(e?.message, "params.include[0]: 'category' is not a relationship of 'Category'")
+    XCTAssertEqual(e?.message, "include[0]: 'category' is not a relationship of 'Category'")
   }
 
   func testOrderedToManyIdsComeInTheirOrder() throws {

@@ -6,7 +6,8 @@ import XCTest
 final class UniquenessUpsertTests: XCTestCase {
   private let people = schema(
     entity(
-      "Person", [attr("email", "string", unique: true), attr("first", "string"), attr("last", "string"), attr("age", "int", optional: true)],
+      "Person",
+      [attr("email", "string", unique: true), attr("first", "string"), attr("last", "string"), attr("age", "int", optional: true)],
       uniqueness: [["first", "last"]]))
 
   func testSingleUniqueViolationNamesTheExistingObject() throws {
@@ -17,7 +18,8 @@ final class UniquenessUpsertTests: XCTestCase {
     XCTAssertEqual(e?.details["attributes"], ["email"])
     XCTAssertEqual(e?.details["entity"], "Person")
     XCTAssertEqual(e?.details["constraint"], "unique")
-    XCTAssertEqual(e?.message, "params.values: unique constraint 'email' of 'Person' violated: the value is already used by \(ann)")
+    XCTAssertEqual(e?.place, ErrorPlace(.values))
+    XCTAssertEqual(e?.message, "values: unique constraint 'email' of 'Person' violated: the value is already used by \(ann)")
     XCTAssertEqual(try store.count(FetchRequest(entity: "Person")), 1)
   }
 

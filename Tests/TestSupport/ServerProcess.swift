@@ -3,7 +3,9 @@ import JSONCore
 
 /// A `modelstore` child process for end-to-end tests: send raw lines or requests, read
 /// replies with a timeout, and keep stderr for failure messages.
-public final class ServerProcess {
+/// `@unchecked Sendable`: the stderr reader runs on Foundation's thread and touches only
+/// `stderrData`/`stderrEnded`, under `lock`; everything else belongs to the test's thread.
+public final class ServerProcess: @unchecked Sendable {
   public let process = Process()
   private let stdinPipe = Pipe()
   private let stdoutPipe = Pipe()

@@ -10,9 +10,13 @@ import { ChangeRouter, LiveQuery } from "./live.js";
 import type { LiveChangeListener } from "./live.js";
 import type {
   AggregateParams, AggregateResult, BackupResult, Change, CountParams, CountResult, DeleteResult, FetchParams, FetchResult,
-  InitializeResult, Loose, ObjectOptions, ObjectsResult, Predicate, PredicateArgs, Schema, StoredObject, StoreOpenParams,
-  Values,
+  GetOptions, IdsParams, InitializeResult, InsertOptions, Loose, ObjectsResult, Predicate, PredicateArgs, Schema, StoredObject,
+  StoreOpenParams, UpdateOptions, UpsertOptions, UpsertResult, Values, WhereOptions,
 } from "./types.js";
+import type {
+  ExportJsonParams, HistoryFetchParams, ImportCoreDataParams, ImportJsonParams, MigrationApplyParams, MigrationPlanParams,
+  QueryParseParams,
+} from "./protocol.js";
 import type { AuditParams, AuditResult, GenerateParams, GenerateResult, ImportXcdatamodelResult, ModelSource } from "./types.js";
 import type { ImportCoreDataResult } from "./types.js";
 import type { MigrationHook, MigrationResult, MigrationStage, SchemaChange, SchemaDiffResult } from "./types.js";
@@ -74,11 +78,13 @@ export class ModelStoreClient extends RpcConnection {
   // Lifecycle and store
 
   /** Optional handshake; announce capabilities such as server-to-client migration requests. */
+  /** `author` is recorded in the history for this session's commits. */
   initialize<T = InitializeResult>(
     clientInfo: { name: string; version?: string } = { name: CLIENT_NAME, version: CLIENT_VERSION },
     capabilities?: Record<string, unknown>,
+    author?: string,
   ): Promise<T> {
-    return this.call<T>("initialize", { clientInfo, capabilities });
+    return this.call<T>("initialize", { clientInfo, capabilities, author });
   }
 
   storeOpen<T = Loose>(params: StoreOpenParams): Promise<T> {
@@ -127,7 +133,10 @@ export class ModelStoreClient extends RpcConnection {
   }
 
   /** A dry run of `migrationApply`: exact steps, rows touched and data loss; changes nothing. */
-  migrationPlan(params: { schemas: Schema[]; stages?: MigrationStage[]; allowDataLoss?: boolean }, options?: CallOptions): Promise<MigrationResult> {
+  migrationPlan(
+    params: Omit<MigrationPlanParams, "schemas" | "stages"> & { schemas: Schema[]; stages?: MigrationStage[] },
+    options?: CallOptions,
+  ): Promise<MigrationResult> {
     return this.call<MigrationResult>("migration.plan", params, options);
   }
 
@@ -138,7 +147,7 @@ export class ModelStoreClient extends RpcConnection {
    * and a rejection rolls the stage back.
    */
   async migrationApply(
-    params: { schemas: Schema[]; stages?: MigrationStage[]; allowDataLoss?: boolean; backup?: boolean; progressToken?: string | number },
+    params: Omit<MigrationApplyParams, "schemas" | "stages"> & { schemas: Schema[]; stages?: MigrationStage[] },
     hooks: { willMigrate?: MigrationHook; didMigrate?: MigrationHook } = {},
     options?: CallOptions,
   ): Promise<MigrationResult> {
@@ -175,22 +184,26 @@ export class ModelStoreClient extends RpcConnection {
   // to-many relationships are left out unless it asks for "ids" or "count".
 
   /** Inserts one object; resolves with it, defaults applied. */
-  insert<T extends StoredObject = StoredObject>(entity: string, values: Values, options?: ObjectOptions): Promise<T> {
-    return this.call<T>("objects.insert", { entity, values, toMany: options?.toMany });
+  insert<T extends StoredObject = StoredObject>(entity: string, values: Values, options?: InsertOptions): Promise<T> {
+    return this.call<T>("objects.insert", { ...options, entity, values });
   }
 
-  update<T extends StoredObject = StoredObject>(id: string, values: Values, options?: ObjectOptions): Promise<T> {
-    return this.call<T>("objects.update", { id, values, toMany: options?.toMany });
+  /** `options.ifVersion`: apply only if the object's version is still this one (else ConflictError). */
+  update<T extends StoredObject = StoredObject>(id: string, values: Values, options?: UpdateOptions): Promise<T> {
+    return this.call<T>("objects.update", { ...options, id, values });
   }
 
-  /** Inserts, or updates the object matching on a unique key (`on`, else the server's choice). */
+  /**
+   * Inserts, or updates the object matching on a unique key (`on`, else the server's
+   * choice); `inserted` says which happened.
+   */
   upsert<T extends StoredObject = StoredObject>(
     entity: string,
     values: Values,
     on?: string | string[],
-    options?: ObjectOptions,
-  ): Promise<T> {
-    return this.call<T>("objects.upsert", { entity, values, on, toMany: options?.toMany });
+    options?: UpsertOptions,
+  ): Promise<UpsertResult<T>> {
+    return this.call<UpsertResult<T>>("objects.upsert", { ...options, entity, values, on: typeof on === "string" ? [on] : on });
   }
 
   /** Deletes with delete rules applied; `deleted` lists every id removed (cascades included). */
@@ -198,21 +211,22 @@ export class ModelStoreClient extends RpcConnection {
     return this.call<DeleteResult>("objects.delete", { id });
   }
 
-  /** Rejects with NotFoundError when the object does not exist. */
-  get<T extends StoredObject = StoredObject>(id: string, include?: string[], options?: ObjectOptions): Promise<T> {
-    return this.call<T>("objects.get", { id, include, toMany: options?.toMany });
+  /** Rejects with NotFoundError when the object does not exist; `options.withVersion` adds `_version`. */
+  get<T extends StoredObject = StoredObject>(id: string, include?: string[], options?: GetOptions): Promise<T> {
+    return this.call<T>("objects.get", { ...options, id, include });
   }
 
-  getMany(ids: string[], include?: string[], options?: ObjectOptions): Promise<ObjectsResult> {
-    return this.call<ObjectsResult>("objects.get", { ids, include, toMany: options?.toMany });
+  getMany(ids: string[], include?: string[], options?: GetOptions): Promise<ObjectsResult> {
+    return this.call<ObjectsResult>("objects.get", { ...options, ids, include });
   }
 
-  updateWhere<T = Loose>(entity: string, where: Predicate, values: Values, args?: PredicateArgs): Promise<T> {
-    return this.call<T>("objects.updateWhere", { entity, where, values, args });
+  /** `where` undefined: every object of `entity`; `options.variables` fills `$NAME`. */
+  updateWhere<T = Loose>(entity: string, where: Predicate | undefined, values: Values, args?: PredicateArgs, options?: WhereOptions): Promise<T> {
+    return this.call<T>("objects.updateWhere", { ...options, entity, where, values, args });
   }
 
-  deleteWhere<T = Loose>(entity: string, where: Predicate, args?: PredicateArgs): Promise<T> {
-    return this.call<T>("objects.deleteWhere", { entity, where, args });
+  deleteWhere<T = Loose>(entity: string, where: Predicate | undefined, args?: PredicateArgs, options?: WhereOptions): Promise<T> {
+    return this.call<T>("objects.deleteWhere", { ...options, entity, where, args });
   }
 
   /** Applies all changes or none; the result maps `ref`s to the new ids. */
@@ -273,7 +287,7 @@ export class ModelStoreClient extends RpcConnection {
     return this.changes.listen(subscription, listener);
   }
 
-  historyFetch(params: { after?: number; author?: string; entities?: string[]; limit?: number } = {}): Promise<HistoryResult> {
+  historyFetch(params: HistoryFetchParams = {}): Promise<HistoryResult> {
     return this.call<HistoryResult>("history.fetch", params);
   }
 
@@ -285,13 +299,13 @@ export class ModelStoreClient extends RpcConnection {
     return this.call<CountResult>("query.count", params);
   }
 
+  /** `query.ids`: the ids of the matching objects, in sort order. */
+  ids(params: IdsParams, options?: CallOptions): Promise<{ ids: string[] }> {
+    return this.call<{ ids: string[] }>("query.ids", params, options);
+  }
+
   /** `query.parse`: a predicate (text or JSON form) as its JSON form; `template` keeps unbound `%@`/`%K`/`$NAME`. */
-  queryParse(params: {
-    where: Predicate;
-    args?: unknown[];
-    variables?: Record<string, unknown>;
-    template?: boolean;
-  }): Promise<{ predicate: Record<string, unknown> }> {
+  queryParse(params: QueryParseParams): Promise<{ predicate: Record<string, unknown> }> {
     return this.call<{ predicate: Record<string, unknown> }>("query.parse", params);
   }
 
@@ -301,14 +315,7 @@ export class ModelStoreClient extends RpcConnection {
 
   /** `export.json`: to a new file (`path`) or inline (`data`, below 8 MiB). */
   exportJson(
-    params: {
-      entities?: string[];
-      where?: Predicate;
-      args?: unknown[];
-      format?: "ndjson" | "json";
-      path?: string;
-      progressToken?: string | number;
-    } = {},
+    params: ExportJsonParams = {},
     options?: CallOptions,
   ): Promise<{ format: string; objects: number; counts: Record<string, number>; bytes: number; path?: string; data?: string }> {
     return this.call("export.json", params, options);
@@ -316,7 +323,7 @@ export class ModelStoreClient extends RpcConnection {
 
   /** `import.json` of a file (`path`) or an export's text (`data`), all or nothing. */
   importJson(
-    params: { path?: string; data?: string; mode?: "insert" | "upsert" | "replace"; progressToken?: string | number },
+    params: ImportJsonParams,
     options?: CallOptions,
   ): Promise<{
     format: string;
@@ -334,7 +341,7 @@ export class ModelStoreClient extends RpcConnection {
 
   /** `import.coreData`: copies a Core Data SQLite store into the open store, all or nothing. */
   importCoreData(
-    params: { store: string; model?: string; progressToken?: string | number },
+    params: ImportCoreDataParams,
     options?: CallOptions,
   ): Promise<ImportCoreDataResult> {
     return this.call("import.coreData", params, options);

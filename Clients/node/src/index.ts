@@ -15,6 +15,11 @@ export type {
   ImportXcdatamodelResult, ModelIssue, ModelSource,
 } from "./types.js";
 export type { ImportCoreDataResult } from "./types.js";
+export type {
+  GetOptions, IdsParams, InsertOptions, UpdateOptions, UpsertOptions, UpsertResult, WhereOptions,
+} from "./types.js";
+/** The params of every method, generated from protocol.json (the server's description). */
+export type { MethodParams } from "./protocol.js";
 export { applyChange } from "./types.js";
 export { LiveQuery } from "./live.js";
 export type { LiveChangeListener } from "./live.js";

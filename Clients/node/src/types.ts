@@ -4,6 +4,11 @@
  * typed loosely and every convenience method lets callers narrow with `<T>`.
  */
 
+import type {
+  ModelAuditParams, ModelGenerateParams, ObjectsDeleteWhereParams, ObjectsGetParams, ObjectsInsertParams, ObjectsUpdateParams,
+  ObjectsUpsertParams, QueryAggregateParams, QueryCountParams, QueryFetchParams, QueryIdsParams, StoreOpenParams,
+} from "./protocol.js";
+
 export type RequestId = number | string;
 
 /**
@@ -27,6 +32,17 @@ export type ToMany = "none" | "ids" | "count";
 export interface ObjectOptions {
   toMany?: ToMany;
 }
+
+/** `insert`'s params besides entity and values (generated from protocol.json). */
+export type InsertOptions = Omit<ObjectsInsertParams, "entity" | "values">;
+/** `update`'s: `ifVersion` (optimistic locking, see protocol.md) and `toMany`. */
+export type UpdateOptions = Omit<ObjectsUpdateParams, "id" | "values">;
+/** `upsert`'s besides entity, values and on. */
+export type UpsertOptions = Omit<ObjectsUpsertParams, "entity" | "values" | "on">;
+/** `get`'s and `getMany`'s: `withVersion` adds `_version` to each object, and `toMany`. */
+export type GetOptions = Omit<ObjectsGetParams, "id" | "ids" | "include">;
+/** `updateWhere`'s and `deleteWhere`'s besides entity, where, values and args. */
+export type WhereOptions = Omit<ObjectsDeleteWhereParams, "entity" | "where" | "args">;
 
 export type AttributeType =
   | "string" | "int" | "int16" | "int32" | "int64" | "double" | "float"
@@ -77,12 +93,13 @@ export interface Schema {
 export interface SortKey {
   key: string;
   ascending?: boolean;
+  caseInsensitive?: boolean;
 }
 
 /** A predicate: NSPredicate-format text, or its JSON tree form. */
 export type Predicate = string | Record<string, unknown>;
-/** Fills `%@`/`%K` (array) or `$var` (object) in a predicate. */
-export type PredicateArgs = unknown[] | Record<string, unknown>;
+/** Fills `%@`/`%K`/`%d` in a predicate, in order (`$NAME` values go in `variables`). */
+export type PredicateArgs = unknown[];
 
 /** One change of an all-or-nothing `context.save`; `ref` ("$t1") names a new object for later values. */
 export type Change =
@@ -90,18 +107,8 @@ export type Change =
   | { op: "update"; id: string; values: Values }
   | { op: "delete"; id: string };
 
-export interface StoreOpenParams {
-  path?: string;
-  memory?: boolean;
-  readOnly?: boolean;
-  create?: boolean;
-  /** `"coredata"`: `path` is a Core Data SQLite store, browsed in place (needs `readOnly: true`). */
-  format?: "modelstore" | "coredata";
-  /** With `format: "coredata"`: its `.xcdatamodeld` for exact names and types. */
-  model?: string;
-  /** How much history this process keeps: `"forever"`, a count (`"100000"`) or a duration (`"7d"`). */
-  historyRetention?: string;
-}
+/** `store.open`'s params (generated from protocol.json). */
+export type { StoreOpenParams };
 
 /** The result of `import.coreData`. */
 export interface ImportCoreDataResult {
@@ -117,54 +124,44 @@ export interface ImportCoreDataResult {
   source: Record<string, unknown>;
 }
 
-export interface FetchParams {
-  entity: string;
-  where?: Predicate;
-  args?: PredicateArgs;
-  sort?: SortKey[];
-  limit?: number;
-  offset?: number;
-  include?: string[];
-  select?: string[];
-  sectionBy?: GroupingKey;
-  includeSubentities?: boolean;
-  /** `"ids"` or `"count"`: the to-many relationships `select` does not name (default: left out). */
-  toMany?: ToMany;
-}
+/** `query.fetch`'s (and `query.observe`'s) params: `sort` items are key paths or `SortKey`s,
+ * `where` is text or its JSON form (with `args` and `variables`). */
+export type FetchParams = QueryFetchParams;
+/** `query.ids`'s params: those of `query.fetch` without select, include, toMany and sectionBy. */
+export type IdsParams = QueryIdsParams;
 
 /** A key path, or the calendar period of a date attribute in a time zone. */
 export type GroupingKey =
   | string
   | { keyPath: string; bucket?: "day" | "week" | "month" | "year"; timeZone?: string; as?: string };
 
-export interface AggregateParams {
-  entity: string;
-  where?: Predicate;
-  args?: PredicateArgs;
-  variables?: Record<string, unknown>;
-  groupBy?: GroupingKey[];
-  aggregates: { fn: "count" | "sum" | "avg" | "min" | "max"; key?: string; distinct?: boolean; as: string }[];
-  having?: string;
-  sort?: (string | SortKey)[];
-  limit?: number;
-  offset?: number;
-  includeSubentities?: boolean;
-}
+export type AggregateParams = QueryAggregateParams;
 
 export interface AggregateResult {
   groups: { key: Record<string, unknown>; values: Record<string, unknown> }[];
 }
 
-export interface CountParams {
-  entity: string;
-  where?: Predicate;
-  args?: PredicateArgs;
-}
+export type CountParams = QueryCountParams;
 
 export interface InitializeResult {
   serverInfo: { name: string; version: string };
   protocolVersion: string;
-  capabilities: Record<string, unknown>;
+  capabilities: {
+    framing: string[];
+    attributeTypes: AttributeType[];
+    deleteRules: DeleteRule[];
+    cancellation: boolean;
+    batches: boolean;
+    /** The server can call `migration/willMigrate` / `migration/didMigrate` hooks. */
+    migrationHooks: boolean;
+  };
+  sqliteVersion: string;
+}
+
+/** `objects.upsert`'s result: the object, and whether it was inserted (else updated). */
+export interface UpsertResult<T extends StoredObject = StoredObject> {
+  object: T;
+  inserted: boolean;
 }
 
 export interface ObjectsResult {
@@ -244,11 +241,7 @@ export interface AuditFinding {
   line?: number;
 }
 
-export interface AuditParams extends ModelSource {
-  cloudKit?: boolean;
-  /** A path to a second model, or a schema: adds the coexistence check. */
-  compareWith?: string | Schema;
-}
+export type AuditParams = ModelAuditParams;
 
 export interface AuditResult {
   cloudKit: boolean;
@@ -262,10 +255,7 @@ export interface AuditResult {
 
 export type GenerateTarget = "swiftdata" | "coredata" | "typescript" | "python";
 
-export interface GenerateParams extends ModelSource {
-  target: GenerateTarget;
-  baseName?: string;
-}
+export type GenerateParams = ModelGenerateParams;
 
 export interface GenerateResult {
   target: GenerateTarget;

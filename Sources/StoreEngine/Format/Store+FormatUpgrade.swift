@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 #if canImport(Glibc)
@@ -65,7 +65,7 @@ extension Store {
     let partial = "\(final).partial-\(getpid())"
     unlink(partial)
     do {
-      try connection.run("VACUUM INTO ?", [.text(Connection.fileName(forPath: partial))])
+      try connection.run("VACUUM INTO ?", [.text(SQLiteDatabase.fileName(forPath: partial))])
       try Store.syncFile(partial)
     } catch {
       unlink(partial)
@@ -124,8 +124,9 @@ extension Store {
       // Rows of an entity no schema lists (another program's) keep a code of their own.
       for root in roots where try connection.hasTable(root.name) {
         try connection.run(
-          "INSERT OR IGNORE INTO \(EntityCodes.table) (\"name\") SELECT DISTINCT \"_ent\" FROM \(Identifier.quote(root.name)) WHERE \"_ent\" IS NOT NULL"
-        )
+          connection.dialect.insertSkippingDuplicates(
+            "\(EntityCodes.table) (\"name\") SELECT DISTINCT \"_ent\" FROM \(Identifier.quote(root.name)) WHERE \"_ent\" IS NOT NULL"
+          ))
       }
       let codes = try EntityCodes(connection: connection)
       for root in roots { try rebuildFormat1Table(root, graph: graph, codes: codes, &report) }
@@ -150,7 +151,7 @@ extension Store {
       try connection.prepare("SELECT \"name\" FROM pragma_table_info(?)").forEachRow([.text(table)]) { oldColumns.insert($0.text(0)) }
       try connection.execute("ALTER TABLE \(Identifier.quote(table)) RENAME TO \(Identifier.quote(aside))")
     }
-    try connection.execute(StorageLayout.createTableSQL(root, graph: graph))
+    try connection.execute(StorageLayout.createTableSQL(root, graph: graph, dialect: connection.dialect))
     if exists {
       let uuids = Set(root.hierarchy.flatMap { $0.entity.attributes.filter { $0.type == .uuid && !$0.transient }.map(\.name) })
       // Every name in `_ent` has a code (convertFormat1 gave the unknown ones theirs).

@@ -1,4 +1,4 @@
-import SQLiteCore
+import DatabaseKit
 import SchemaModel
 
 #if canImport(Glibc)
@@ -55,7 +55,7 @@ extension Store {
   /// duration: at most once a second, the oldest rows whose timestamp is older than the
   /// duration go, up to 1024 at a time (tokens grow with time, so these are the oldest).
   func applyHistoryRetention() throws {
-    switch historyRetention {
+    switch historySettings.retention {
     case .forever: return
     case .count(let n):
       let sql = "SELECT min(\"token\"), max(\"token\") FROM \(Store.historyTable)"
@@ -64,8 +64,8 @@ extension Store {
       if keepFrom - row.0 >= HistoryRetention.slack(n) { _ = try deleteHistoryRows(before: keepFrom) }
     case .duration(let seconds):
       let now = currentTimeSeconds()
-      guard now - lastRetentionPass >= 1 else { return }
-      lastRetentionPass = now
+      guard now - historySettings.lastRetentionPass >= 1 else { return }
+      historySettings.lastRetentionPass = now
       let newestOld = try connection.cached(
         "SELECT max(\"token\") FROM (SELECT \"token\", \"timestamp\" FROM \(Store.historyTable) ORDER BY \"token\" LIMIT 1024) WHERE \"timestamp\" < ?"
       ).first([.real(now - seconds)]) { $0.isNull(0) ? nil : $0.int(0) }

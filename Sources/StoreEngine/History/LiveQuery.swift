@@ -38,7 +38,7 @@ public final class LiveQuery {
   /// Its statements read one snapshot.
   public func refresh(on store: Store, entities: Set<String>, changed: Set<String>, bulk: Bool) throws -> LiveQueryChange? {
     let expanded = !dependencies.included.isDisjoint(with: entities)
-    if let result = dependencies.result, result.isDisjoint(with: entities), !expanded { return nil }
+    if !dependencies.reach.meets(entities), !expanded { return nil }
     refreshes += 1
     // A change to an included object alters the objects that include it: all are re-read.
     return try store.readingOneSnapshot { try diff(on: store, changed: changed, bulk: bulk || expanded) }

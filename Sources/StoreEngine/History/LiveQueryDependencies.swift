@@ -11,15 +11,31 @@ import SchemaModel
 /// loses a deleted member), so such an object counts as changed itself. To-manys that are
 /// not sent are not told apart: the object is re-read all the same.
 struct LiveQueryDependencies {
-  /// Entities whose changes can alter which objects match, their order or sections; nil
-  /// when some part could not be followed (a change to any entity then counts).
-  let result: Set<String>?
+  /// The entities whose changes can count.
+  enum Reach: Equatable {
+    case entities(Set<String>)
+    /// Some part of the request could not be followed: a change to any entity counts.
+    case anyEntity
+
+    /// Whether a commit that changed `changed` can matter.
+    func meets(_ changed: Set<String>) -> Bool {
+      switch self {
+      case .anyEntity: return true
+      case .entities(let mine): return !mine.isDisjoint(with: changed)
+      }
+    }
+  }
+
+  /// Entities whose changes can alter which objects match, their order or sections.
+  let reach: Reach
+  /// `reach`'s entities; nil for `anyEntity`.
+  var result: Set<String>? { if case .entities(let s) = reach { return s } else { return nil } }
   /// Entities reached through `include`.
   let included: Set<String>
 
   init(_ request: FetchRequest, graph: ModelGraph) {
     guard let base = graph[request.entity] else {
-      result = nil
+      reach = .anyEntity
       included = []
       return
     }
@@ -30,7 +46,7 @@ struct LiveQueryDependencies {
     if let s = request.sectionBy { _ = w.follow(Self.keys(s.keyPath), from: base) }
     var inc = Walker(graph: graph)
     for k in request.include { _ = inc.follow(Self.keys(k), from: base) }
-    result = w.known && inc.known ? w.entities : nil
+    reach = w.known && inc.known ? .entities(w.entities) : .anyEntity
     included = inc.entities
   }
 

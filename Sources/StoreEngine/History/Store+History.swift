@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// One committed transaction as `history.fetch` reports it.
@@ -51,7 +51,7 @@ public struct HistoryTransaction {
   /// more than `maxSpelledIDs`, which `hasBulk` then reports as changing everything).
   public var ids: [String] {
     guard spelledCount <= Int64(Self.maxSpelledIDs) else { return [] }
-    return runs.flatMap { r in (r.first...r.last).map { "\(r.entity)/\($0)" } }
+    return runs.flatMap { r in (r.first...r.last).map { ObjectID.text(r.entity, $0) } }
   }
 
   /// True when a bulk entry (import, migration) changed objects without listing them, or
@@ -75,7 +75,7 @@ public struct HistoryTransaction {
         var ids: [JSONValue] = []
         for r in pks {
           guard case .int(let a)? = r.arrayValue?.first, case .int(let b)? = r.arrayValue?.last, b >= a else { continue }
-          for pk in a...b { ids.append(.string("\(e)/\(pk)")) }
+          for pk in a...b { ids.append(.string(ObjectID.text(e, pk))) }
         }
         o["pks"] = nil
         o.append("ids", .array(ids))
@@ -101,27 +101,39 @@ extension Store {
     )
   }
 
-  /// Where the changes of the running request go: the open client transaction's log, or
-  /// the request's own.
-  var currentLog: ChangeLog { transactionLogs.last ?? requestLog }
+  /// How much history this process keeps (`HistorySettings`).
+  public var historyRetention: HistoryRetention {
+    get { historySettings.retention }
+    set { historySettings.retention = newValue }
+  }
+  /// The author recorded for the running request's commit (the session's when nil).
+  public var requestAuthor: String? {
+    get { historySettings.requestAuthor }
+    set { historySettings.requestAuthor = newValue }
+  }
+  /// The session's author, recorded when a request names none.
+  public var defaultAuthor: String? {
+    get { historySettings.defaultAuthor }
+    set { historySettings.defaultAuthor = newValue }
+  }
 
   /// Called when a write's body succeeded, inside its transaction: the request's changes
   /// join the client transaction, or become a history transaction now (same SQLite
   /// transaction as the data, so both commit or neither).
   func settleRequestLog() throws {
-    guard !requestLog.isEmpty else { return }
-    if let open = transactionLogs.last {
-      open.merge(requestLog)
+    guard !writes.requestLog.isEmpty else { return }
+    if let open = writes.transactionLogs.last {
+      open.merge(writes.requestLog)
     } else {
-      try appendHistory(requestLog)
+      try appendHistory(writes.requestLog)
     }
-    requestLog.removeAll()
+    writes.requestLog.removeAll()
   }
 
   /// Writes `log` as one history transaction (nothing when it is empty).
   func appendHistory(_ log: ChangeLog) throws {
     guard !log.isEmpty else { return }
-    guard historyEnabled else {
+    guard historySettings.enabled else {
       outsideHistory.ownCommits += 1
       return
     }
@@ -133,7 +145,7 @@ extension Store {
       (SELECT "max" FROM \(KeyAllocator.table) WHERE "name" = '\(Store.historyTable)'), 0) + 1, ?, ?, ?)
       """
     ).execute([
-      .real(currentTimeSeconds()), (requestAuthor ?? defaultAuthor).map { .text($0) } ?? .null, .blob(ChangeEncoding.encode(log.encoded())),
+      .real(currentTimeSeconds()), historySettings.author.map { .text($0) } ?? .null, .blob(ChangeEncoding.encode(log.encoded())),
     ])
     try applyHistoryRetention()
   }
@@ -141,7 +153,7 @@ extension Store {
   /// The newest token handed out (0 when none): the newest row's, or the largest a
   /// deletion recorded when no row is left.
   public func latestHistoryToken() throws -> Int64 {
-    guard historyEnabled else { return 0 }
+    guard historySettings.enabled else { return 0 }
     return max(try newestHistoryToken(below: nil) ?? 0, try KeyAllocator.recorded(Store.historyTable, connection: connection))
   }
 
@@ -156,7 +168,7 @@ extension Store {
   public func history(after: Int64 = 0, author: String? = nil, entities: Set<String>? = nil, limit: Int? = nil) throws
     -> [HistoryTransaction]
   {
-    guard historyEnabled else { return [] }
+    guard historySettings.enabled else { return [] }
     var out: [HistoryTransaction] = []
     var sql = "SELECT \"token\", \"timestamp\", \"author\", \"changes\" FROM \(Store.historyTable) WHERE \"token\" > ?"
     var args: [SQLValue] = [.integer(after)]
@@ -181,7 +193,7 @@ extension Store {
   /// Purges transactions before `token`; returns how many went.
   public func deleteHistory(before token: Int64) throws -> Int {
     try checkWritable()
-    guard historyEnabled else { return 0 }
+    guard historySettings.enabled else { return 0 }
     return try write { try deleteHistoryRows(before: token) }
   }
 
@@ -196,7 +208,7 @@ extension Store {
   /// The changes column of a history row: the compact blob, or JSON text in a row a
   /// format-1 store wrote. A row that cannot be read is an error naming its token, never
   /// "no changes" (a live query would miss what it changed).
-  static func historyChanges(_ row: Row, _ column: Int, token: Int64) throws -> JSONValue {
+  static func historyChanges(_ row: any ResultRow, _ column: Int, token: Int64) throws -> JSONValue {
     do {
       switch row.storageClass(column) {
       case .blob: return try ChangeEncoding.decode(row.blob(column))

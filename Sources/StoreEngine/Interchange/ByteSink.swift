@@ -1,4 +1,5 @@
 import FileAccess
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -23,8 +24,8 @@ public final class MemorySink: ByteSink {
     guard bytes.count + chunk.count <= limit else {
       throw StoreError(
         .invalidArgument,
-        "the export is larger than the inline limit of \(limit) bytes; give params.path to write it to a file",
-        ["path": "params.path", "limit": .int(Int64(limit))])
+        "the export is larger than the inline limit of \(limit) bytes; give \(place: ErrorPlace(.path)) to write it to a file",
+        ["limit": .int(Int64(limit))], about: ErrorPlace(.path))
     }
     bytes.append(contentsOf: chunk)
   }
@@ -59,12 +60,12 @@ public final class FileSink: ByteSink {
 
   /// Creates `path` (mode 0644), which must not exist yet, not even as a dangling link:
   /// an export never overwrites.
-  /// `paramPath` names the request member in errors (`params.path`, `--out`).
-  public static func create(path: String, paramPath: String) throws -> FileSink {
+  /// `place` names the request member in errors (`params.path`, `--out`).
+  public static func create(path: String, place: ErrorPlace) throws -> FileSink {
     do {
       return FileSink(fd: try UserPath.createNew(path, what: "the export file"), path: path)
     } catch let e as FileAccessError {
-      throw StoreError(e, place: paramPath)
+      throw StoreError(e, place: place)
     }
   }
 

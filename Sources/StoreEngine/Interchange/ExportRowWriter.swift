@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Writes the exported objects of one concrete entity straight from the statement's row
@@ -32,13 +32,13 @@ struct ExportRowWriter {
     code = read.codes.code(entity)
     var w = JSONWriter()
     w.bytes.append(UInt8(ascii: "{"))
-    w.writeString("_id")
+    w.writeString(WireObject.idKey)
     w.bytes.append(UInt8(ascii: ":"))
-    w.writeString(entity + "/")
+    w.writeString(entity + ObjectID.separator)
     w.bytes.removeLast()  // the closing quote: the key follows
     idPrefix = w.bytes
     w.bytes = [UInt8(ascii: "\""), UInt8(ascii: ",")]
-    w.writeString("_entity")
+    w.writeString(WireObject.entityKey)
     w.bytes.append(UInt8(ascii: ":"))
     w.writeString(entity)
     entityMember = w.bytes
@@ -55,12 +55,7 @@ struct ExportRowWriter {
       case .attribute(let a, let c):
         if keys.contains(a.name) { list.append((key(a.name), .attribute(a.type, column: c))) }
       case .transient(let a):
-        guard keys.contains(a.name) else { continue }
-        if case .literal(let v)? = a.defaultValue {
-          list.append((key(a.name), .constant(v)))
-        } else {
-          list.append((key(a.name), .constant(.null)))
-        }
+        if keys.contains(a.name) { list.append((key(a.name), .constant(WireObject.transient(a)))) }
       case .toOne(let r, _, _, _), .toMany(let r, _, _):
         if keys.contains(r.name) { list.append((key(r.name), .relationship(slot))) }
       }
@@ -68,7 +63,7 @@ struct ExportRowWriter {
     fields = list
   }
 
-  func write(_ row: Row, to w: inout JSONWriter) {
+  func write(_ row: any ResultRow, to w: inout JSONWriter) {
     guard row.int(1) == code else {
       w.write(read.object(row, select: keys, toManyColumns: true))
       return
@@ -82,14 +77,9 @@ struct ExportRowWriter {
       case .attribute(let type, let c): Self.writeValue(type, row, c, &w)
       case .constant(let v): w.write(v)
       case .relationship(.toOne(_, let c, let ec, let dest)):
-        if row.isNull(c) {
-          w.writeRaw("null")
-        } else {
-          let name = ec.flatMap { row.isNull($0) ? nil : read.codes.name(row, $0) } ?? dest
-          w.writeString("\(name)/\(row.int(c))")
-        }
+        w.write(WireObject.toOne(row, column: c, entityColumn: ec, destination: dest, codes: read.codes))
       case .relationship(.toMany(_, let c, let dest)):
-        w.write(.array(row.isNull(c) ? [] : ReadPlan.splitIDs(row.text(c), dest)))
+        w.write(WireObject.toMany(row, column: c, destination: dest))
       case .relationship: break  // attributes are not relationship slots
       }
     }
@@ -97,7 +87,7 @@ struct ExportRowWriter {
   }
 
   /// What `w.write(type.decode(row.value(c)))` writes, with the common cases done in place.
-  private static func writeValue(_ type: AttributeType, _ row: Row, _ c: Int, _ w: inout JSONWriter) {
+  private static func writeValue(_ type: AttributeType, _ row: any ResultRow, _ c: Int, _ w: inout JSONWriter) {
     switch row.storageClass(c) {
     case .null: w.writeRaw("null")
     case .integer:

@@ -128,8 +128,8 @@ struct RecordLocation {
     }
   }
 
-  /// The label given to engine calls as their `path`; `relocate` recognises it again.
-  var label: String { "@record" }
+  /// The place given to engine calls for this record; `relocate` recognises it again.
+  var label: ErrorPlace { ErrorPlace(.record) }
 
   /// An error about this record.
   func error(_ kind: StoreError.Kind, _ sub: String, _ message: String, _ extra: JSONObject = [:]) -> StoreError {
@@ -139,51 +139,42 @@ struct RecordLocation {
   }
 
   /// Rewrites an engine error raised for this record so that it names the record's
-  /// position instead of a request path: `@record.tags[1]: ...` becomes
-  /// `line 7 at /tags/1: ...` (or `/objects/6/tags/1: ...`).
+  /// position instead of its place: `record.tags[1]: ...` becomes `line 7 at /tags/1: ...`
+  /// (or `/objects/6/tags/1: ...`).
   func relocate(_ e: StoreError) -> StoreError {
     switch e.kind {
     case .cancelled, .storage, .busy, .readOnly, .transaction: return e
     default: break
     }
-    var rest = Substring(e.message)
+    var body = e.text
     var sub = ""
-    if rest.hasPrefix(label) {
-      rest = rest.dropFirst(label.count)
-      if rest.hasPrefix("."), let colon = Self.firstColonSpace(rest) {
-        sub = Self.pointer(fromKeyPath: rest[rest.index(after: rest.startIndex)..<colon])
-        rest = rest[colon...].dropFirst(2)
-      } else if rest.hasPrefix(": ") {
-        rest = rest.dropFirst(2)
-      }
+    if let place = e.place, place.argument == .record {
+      body = e.body
+      sub = place.steps.isEmpty ? "" : Self.pointer(place.steps)
     }
     var details = e.details
     details["path"] = nil
     details["index"] = nil
     for m in self.details(sub).members { details[m.key] = m.value }
-    return StoreError(e.kind, "\(describe(sub)): \(rest)", details)
+    return StoreError(e.kind, "\(describe(sub)): " + body, details)
   }
 
-  private static func firstColonSpace(_ s: Substring) -> Substring.Index? {
-    var i = s.startIndex
-    while i < s.endIndex {
-      let next = s.index(after: i)
-      if s[i] == ":" && next < s.endIndex && s[next] == " " { return i }
-      i = next
-    }
-    return nil
-  }
-
-  /// `tags[2]` → `/tags/2`; `title` → `/title`.
-  static func pointer(fromKeyPath path: Substring) -> String {
-    var out = "/"
-    for c in path {
-      switch c {
-      case "[", ".": out.append("/")
-      case "]": continue
-      case "~": out.append("~0")
-      case "/": out.append("~1")
-      default: out.append(c)
+  /// The steps into a record as a JSON pointer: `tags[2]` → `/tags/2`; `title` → `/title`.
+  static func pointer(_ steps: [ErrorPlace.Step]) -> String {
+    var out = ""
+    for step in steps {
+      switch step {
+      case .key(let k):
+        out += "/"
+        for c in k {
+          switch c {
+          case "~": out += "~0"
+          case "/": out += "~1"
+          default: out.append(c)
+          }
+        }
+      case .index(let i): out += "/\(i)"
+      case .stage(let from, let to): out += "/\(from)→\(to)"
       }
     }
     return out

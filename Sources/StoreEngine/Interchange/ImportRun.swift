@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// One import in progress, inside the transaction `Store.importObjects` opened. Two
@@ -11,7 +11,7 @@ final class ImportRun {
   let store: Store
   let records: ImportRecords
   let mode: ImportMode
-  let progress: ((String, Int, Int?) -> Void)?
+  let progress: ((ImportPhase, Int, Int?) -> Void)?
   let ctx = WriteContext()
   var summary: ImportSummary
   private let listed: Set<String>
@@ -24,7 +24,7 @@ final class ImportRun {
   /// Upsert: objects already matched or inserted, so that two records never merge.
   private var claimed: Set<ObjectID> = []
 
-  init(store: Store, records: ImportRecords, mode: ImportMode, progress: ((String, Int, Int?) -> Void)?) {
+  init(store: Store, records: ImportRecords, mode: ImportMode, progress: ((ImportPhase, Int, Int?) -> Void)?) {
     self.store = store
     self.records = records
     self.mode = mode
@@ -41,7 +41,7 @@ final class ImportRun {
 
   func perform() throws -> ImportSummary {
     // Read here, not at init: a store without a schema gets the file's just before.
-    ctx.checkedEntities = Set(store.plans.values.filter(\.needsRelationshipValidation).map(\.model.name))
+    ctx.checkedEntities = Set(store.catalog.plans.values.filter(\.needsRelationshipValidation).map(\.model.name))
     if mode == .replace { try emptyListedEntities() }
     var rows = 0
     try records.forEach { location, value in
@@ -49,11 +49,11 @@ final class ImportRun {
       rows += 1
       if rows % Store.interchangeProgressInterval == 0 {
         try store.checkCancelled()
-        progress?("rows", rows, records.knownCount)
+        progress?(.rows, rows, records.knownCount)
       }
     }
     summary.objects = rows
-    progress?("rows", rows, rows)
+    progress?(.rows, rows, rows)
     var links = 0
     // The second pass only sets relationships: skipped when no entity of the file has
     // any (every record's shape was already checked by the first).
@@ -65,11 +65,11 @@ final class ImportRun {
         links += 1
         if links % Store.interchangeProgressInterval == 0 {
           try store.checkCancelled()
-          progress?("links", links, rows)
+          progress?(.links, links, rows)
         }
       }
     }
-    progress?("links", links, rows)
+    progress?(.links, links, rows)
     ctx.currentIndex = nil
     do {
       try store.finish(ctx)
@@ -177,7 +177,7 @@ final class ImportRun {
       var args: [SQLValue] = []
       for k in keys {
         filter.append("t.\(Identifier.quote(k)) = ?")
-        args.append(try store.storedValue(plan, key: k, values[k]!, ctx, path: "\(location.label).\(k)"))
+        args.append(try store.storedValue(plan, key: k, values[k]!, ctx, path: location.label.key(k)))
       }
       let entityFilter = plan.entityFilter(alias: "t")
       if !entityFilter.isEmpty { filter.append(entityFilter) }
@@ -228,7 +228,7 @@ final class ImportRun {
   }
 
   private func mappedID(_ text: String, sub: String, _ location: RecordLocation) throws -> JSONValue {
-    guard let id = ObjectID(text), let plan = store.plans[id.entity] else { return .string(text) }
+    guard let id = ObjectID(text), let plan = store.catalog.plans[id.entity] else { return .string(text) }
     guard let target = newID(root: plan.model.root.name, pk: id.pk) else {
       throw location.error(.notFound, sub, "\(text) is not an object of this file (a dangling reference)", ["id": .string(text)])
     }

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Migrates import records on the way in when the file was written by an older schema
@@ -37,7 +37,7 @@ struct RecordMigration {
 
   private func id(_ text: String) -> String {
     guard let i = ObjectID(text) else { return text }
-    return "\(entity(i.entity))/\(i.pk)"
+    return ObjectID.text(entity(i.entity), i.pk)
   }
 
   /// The record in the store's shape.
@@ -47,7 +47,8 @@ struct RecordMigration {
     let newName = entity(oid.entity)
     guard let model = store[newName] else {
       throw location.error(
-        .schemaMismatch, "/_entity", "the store's schema has no entity for '\(oid.entity)': the object would be lost", ["entity": .string(oid.entity)])
+        .schemaMismatch, "/_entity", "the store's schema has no entity for '\(oid.entity)': the object would be lost",
+        ["entity": .string(oid.entity)])
     }
     var out = JSONObject()
     for m in o.members {
@@ -69,7 +70,8 @@ struct RecordMigration {
 
   private func owner(of name: String, in model: EntityModel, attribute: Bool) -> String {
     for m in [model] + model.ancestors {
-      if attribute ? m.entity.attributes.contains(where: { $0.name == name }) : m.entity.relationships.contains(where: { $0.name == name }) {
+      if attribute ? m.entity.attributes.contains(where: { $0.name == name }) : m.entity.relationships.contains(where: { $0.name == name })
+      {
         return m.name
       }
     }
@@ -99,7 +101,8 @@ struct RecordMigration {
   }
 
   private func relationship(
-    _ r: Relationship, _ value: JSONValue, in fileModel: EntityModel, _ model: EntityModel, _ out: inout JSONObject, _ location: RecordLocation
+    _ r: Relationship, _ value: JSONValue, in fileModel: EntityModel, _ model: EntityModel, _ out: inout JSONObject,
+    _ location: RecordLocation
   ) throws {
     let name = diff.mapping.newName(ofRelationship: r.name, in: owner(of: r.name, in: fileModel, attribute: false)) ?? r.name
     var ids: [JSONValue]

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// What `export.json` writes: which objects, in which layout.
@@ -8,8 +8,8 @@ public struct ExportOptions {
   public var entities: [String]?
   /// A filter; only with exactly one entity in `entities`.
   public var predicate: Predicate?
-  /// JSON paths of the predicate's nodes when it came in JSON form (error positions).
-  public var predicateLocations: [String]?
+  /// The places of the predicate's nodes when it came in JSON form (error positions).
+  public var predicateLocations: [ErrorPlace]?
   public var layout: InterchangeFormat.Layout
   /// Also export every object the chosen ones reach through relationships, transitively,
   /// so that the file has no reference to an object outside it.
@@ -115,19 +115,21 @@ extension Store {
     let graph = try requireGraph()
     guard let names = options.entities else {
       if options.predicate != nil {
-        throw StoreError(.invalidArgument, "params.where: a filter needs exactly one entity in params.entities", ["path": "params.where"])
+        throw StoreError(.invalidArgument, at: ErrorPlace(.where), "a filter needs exactly one entity in \(place: ErrorPlace(.entities))")
       }
       return graph.ordered.filter { !$0.entity.abstract }
     }
     if options.predicate != nil && names.count != 1 {
       throw StoreError(
-        .invalidArgument, "params.where: a filter needs exactly one entity in params.entities (got \(names.count))",
-        ["path": "params.where"])
+        .invalidArgument, at: ErrorPlace(.where),
+        "a filter needs exactly one entity in \(place: ErrorPlace(.entities)) (got \(names.count))")
     }
     var wanted: Set<String> = []
     for (i, name) in names.enumerated() {
       guard let m = graph[name] else {
-        throw StoreError(.notFound, "params.entities[\(i)]: unknown entity '\(name)'", ["entity": .string(name), "what": "entity"])
+        throw StoreError(
+          .notFound, at: ErrorPlace(.entities).index(i), "unknown entity '\(name)'", ["entity": .string(name), "what": "entity"],
+          placeInData: false)
       }
       wanted.formUnion(m.concreteNames)
     }
@@ -152,7 +154,7 @@ extension Store {
     var request = FetchRequest(entity: model.name, predicate: options.predicate)
     request.predicateLocations = options.predicateLocations
     request.includeSubentities = false
-    var builder = SQLBuilder(store: self, base: plan)
+    var builder = SQLBuilder(catalog: catalog, base: plan)
     let filter = try whereClause(request, plan, &builder)
     return (plan, builder.joinSQL + filter, builder.args)
   }

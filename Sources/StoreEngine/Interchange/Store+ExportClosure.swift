@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// `withRelated`: the chosen objects plus everything they reach through relationships,
@@ -18,7 +18,8 @@ extension Store {
     for m in seeds {
       let (plan, filter, args) = try exportFilter(m, options)
       try connection.prepare(
-        "INSERT OR IGNORE INTO \(Store.closureTable) SELECT '\(m.root.name.replacingQuotes)', t.\"_pk\" FROM \(plan.table) t" + filter
+        connection.dialect.insertSkippingDuplicates(
+          "\(Store.closureTable) SELECT '\(m.root.name.replacingQuotes)', t.\"_pk\" FROM \(plan.table) t" + filter)
       ).execute(args)
     }
     let steps = try graph.ordered.flatMap { m in m.entity.relationships.map { closureStep(m, $0, graph) } }.map {
@@ -43,7 +44,15 @@ extension Store {
   private func closureStep(_ m: EntityModel, _ r: Relationship, _ graph: ModelGraph) -> String {
     let source = "'\(m.root.name.replacingQuotes)'"
     let destRoot = "'\(graph[r.destination]!.root.name.replacingQuotes)'"
-    let insert = "INSERT OR IGNORE INTO \(Store.closureTable) "
+    let insert = "\(Store.closureTable) "
+    return connection.dialect.insertSkippingDuplicates(closureSelect(m, r, graph, into: insert, source: source, destRoot: destRoot))
+  }
+
+  private func closureSelect(
+    _ m: EntityModel, _ r: Relationship, _ graph: ModelGraph, into insert: String, source: String, destRoot: String
+  )
+    -> String
+  {
     switch StorageLayout.storage(of: r, in: m, graph: graph) {
     case .foreignKey(let column):
       let c = Identifier.quote(column)
@@ -60,7 +69,7 @@ extension Store {
 
   /// The select and count of one concrete entity's objects in the closure, by key.
   func closureQuery(_ model: EntityModel, _ graph: ModelGraph) -> (select: String, count: String, args: [SQLValue]) {
-    let plan = plans[model.name]!
+    let plan = catalog.plans[model.name]!
     let from = " WHERE t.\"_ent\" = ? AND t.\"_pk\" IN (SELECT \"pk\" FROM \(Store.closureTable) WHERE \"root\" = ?)"
     return (
       readPlan(for: plan).selectSQL(for: model.name, keys: InterchangeFormat.writtenKeys(model, graph: graph)) + from

@@ -2,6 +2,13 @@ import JSONCore
 import SchemaModel
 
 /// How `import.json` treats the objects already in the store.
+/// What an import's progress counts: objects written (`rows`), then references set
+/// (`links`). The raw values are the progress messages' text.
+public enum ImportPhase: String, Sendable {
+  case rows
+  case links
+}
+
 public enum ImportMode: String, Sendable, CaseIterable {
   /// Adds every object with a new id; references inside the file follow the new ids.
   case insert
@@ -36,7 +43,7 @@ extension Store {
   /// must have the store's version hash; a store without a schema gets the file's.
   /// `progress(phase, done, total)` reports `rows` (first pass) and `links` (second).
   public func importObjects(
-    _ input: ImportInput, mode: ImportMode, progress: ((_ phase: String, _ done: Int, _ total: Int?) -> Void)? = nil
+    _ input: ImportInput, mode: ImportMode, progress: ((_ phase: ImportPhase, _ done: Int, _ total: Int?) -> Void)? = nil
   ) throws -> ImportSummary {
     try checkWritable()
     let records = try ImportRecords(input)
@@ -50,7 +57,7 @@ extension Store {
   }
 
   private func importRecords(
-    _ records: ImportRecords, mode: ImportMode, progress: ((_ phase: String, _ done: Int, _ total: Int?) -> Void)?
+    _ records: ImportRecords, mode: ImportMode, progress: ((_ phase: ImportPhase, _ done: Int, _ total: Int?) -> Void)?
   ) throws -> ImportSummary {
     var records = records
     let defines = graph == nil
@@ -61,16 +68,13 @@ extension Store {
         guard let migration else {
           var e = refusal
           e.details["migration"] = .array(reasons)
-          e.message += "; and no lightweight migration leads from it to the store's: \(reasons.first?["message"]?.stringValue ?? "")"
+          e.text = e.text + "; and no lightweight migration leads from it to the store's: \(reasons.first?["message"]?.stringValue ?? "")"
           throw e
         }
         records.migrate(with: migration)
       }
-    } else if userTransactions > 0 {
-      throw StoreError(
-        .transaction,
-        "the store has no schema, so the import would install the file's, which a client transaction cannot roll back; commit or roll back first"
-      )
+    } else {
+      try writes.checkSchemaCanChange(.importDefining)
     }
     do {
       return try write {
@@ -80,11 +84,11 @@ extension Store {
           run.summary.schemaDefined = true
         }
         // The history gets one summary of the import, not an entry per object.
-        recordsObjectHistory = false
-        defer { recordsObjectHistory = true }
+        writes.recordsObjectHistory = false
+        defer { writes.recordsObjectHistory = true }
         var summary = try run.perform()
         summary.migrated = records.migration?.diff.changes ?? []
-        requestLog.addBulk([
+        writes.requestLog.addBulk([
           "op": "bulk", "kind": "import", "mode": .string(mode.rawValue), "entities": .array(records.entities.map { .string($0) }),
           "inserted": .int(Int64(summary.inserted)), "updated": .int(Int64(summary.updated)), "deleted": .int(Int64(summary.deleted)),
         ])
@@ -92,7 +96,7 @@ extension Store {
       }
     } catch {
       // The schema installed inside the rolled-back transaction is gone from the file.
-      if defines { try? reloadSchema() }
+      if defines { reloadSchemaAfterRollback() }
       throw error
     }
   }

@@ -1,11 +1,11 @@
-import SQLiteCore
+import DatabaseKit
 import SchemaModel
 
 /// Applies a mapping's renames to the tables, in O(1) statements: `ALTER TABLE ... RENAME`,
 /// and one UPDATE of `_ms_entities` per renamed entity (rows keep their `_ent` code).
 /// Afterwards the file holds the old schema's data under the new names.
 struct LayoutRenamer {
-  let connection: Connection
+  let connection: any DatabaseConnection
   let before: ModelGraph
   let after: ModelGraph
   let mapping: SchemaMapping
@@ -14,7 +14,7 @@ struct LayoutRenamer {
   /// Flushed before tables are renamed: its counters are keyed by table name.
   let keys: KeyAllocator
 
-  init(connection: Connection, keys: KeyAllocator, mapping: SchemaMapping) {
+  init(connection: any DatabaseConnection, keys: KeyAllocator, mapping: SchemaMapping) {
     self.connection = connection
     self.keys = keys
     self.mapping = mapping

@@ -22,10 +22,21 @@ public struct MigrationReport {
   public var dataLoss: [JSONValue] = []
   /// `{entity, attribute?, message, ids?}` per reason the stage cannot run.
   public var blockers: [JSONValue] = []
+  /// The error that stopped a dry run of the stage, when one did: the last blocker, kept
+  /// typed so that the caller names its places.
+  public var failure: StoreError?
 
   public init() {}
 
-  static func place(_ entity: String, _ message: String, attribute: String? = nil, relationship: String? = nil, count: Int? = nil, ids: [String] = [])
+  /// `blockers`, then `failure` as `{message}` with its places written by `render`.
+  public func blockers(rendering render: (ErrorPlace) -> String) -> [JSONValue] {
+    guard let failure else { return blockers }
+    return blockers + [.object(["message": .string(failure.text.rendered(render))])]
+  }
+
+  static func place(
+    _ entity: String, _ message: String, attribute: String? = nil, relationship: String? = nil, count: Int? = nil, ids: [String] = []
+  )
     -> JSONValue
   {
     var o: JSONObject = ["entity": .string(entity)]

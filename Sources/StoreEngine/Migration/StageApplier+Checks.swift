@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// The checks of the stored data against the new schema's constraints.
@@ -29,7 +29,7 @@ extension StageApplier {
         case nil:
           var ids: [String] = []
           try connection.prepare("SELECT t.\"_ent\", t.\"_pk\" FROM \(table) t WHERE \(nullFilter) LIMIT 20").forEachRow {
-            ids.append("\(codes.name($0, 0))/\($0.int(1))")
+            ids.append(ObjectID.text(codes.name($0, 0), $0.int(1)))
           }
           report.blockers.append(
             MigrationReport.place(
@@ -76,20 +76,20 @@ extension StageApplier {
     var existing = Set(try managedIndexes().values.map(Self.indexDefinition))
     for root in new.ordered where root.isRoot {
       for sql in StorageLayout.indexSQL(root, graph: new, codes: codes) where existing.insert(Self.indexDefinition(sql)).inserted {
-        do { try createIndex(sql) } catch let e as SQLiteError where e.isConstraint {
+        do { try createIndex(sql) } catch let e as any DatabaseError where e.isConstraint {
           throw try uniquenessConflict(root, e)
         }
       }
     }
   }
 
-  private func uniquenessConflict(_ root: EntityModel, _ e: SQLiteError) throws -> StoreError {
+  private func uniquenessConflict(_ root: EntityModel, _ e: any DatabaseError) throws -> StoreError {
     let table = Identifier.quote(root.name)
     for m in root.hierarchy {
       for keys in m.entity.attributes.filter(\.unique).map({ [$0.name] }) + m.entity.uniqueness {
         let cols = keys.map(Identifier.quote).joined(separator: ", ")
         let filter = m.isRoot ? "" : "WHERE \(codes.filter("\"_ent\"", m.concreteNames))"
-        let id = "\(codes.nameSQL("\"_ent\"", root.hierarchy.map(\.name))) || '/' || \"_pk\""
+        let id = ObjectID.sql(entity: codes.nameSQL("\"_ent\"", root.hierarchy.map(\.name)), pk: "\"_pk\"")
         var groups: [JSONValue] = []
         try connection.prepare(
           "SELECT group_concat(\(id), ' ') FROM \(table) \(filter) GROUP BY \(cols) HAVING count(*) > 1 LIMIT 20"

@@ -1,4 +1,4 @@
-import SQLiteCore
+import DatabaseKit
 import SchemaModel
 
 /// New columns and what the stored rows read in them, without rewriting rows where that
@@ -18,10 +18,10 @@ extension StageApplier {
 
   /// Adds column `c` to `root`'s table; with a `DEFAULT` when every entity stored there
   /// has `c` as a required attribute with one constant default that a literal carries.
-  mutating func addColumn(_ root: EntityModel, _ c: (name: String, affinity: String), step: Bool = true) throws {
+  mutating func addColumn(_ root: EntityModel, _ c: (name: String, content: ColumnContent), step: Bool = true) throws {
     let literal = try defaultLiteral(root, column: c.name)
     try connection.execute(
-      "ALTER TABLE \(Identifier.quote(root.name)) ADD COLUMN \(Identifier.quote(c.name)) \(c.affinity)"
+      "ALTER TABLE \(Identifier.quote(root.name)) ADD COLUMN \(Identifier.quote(c.name)) \(connection.dialect.columnType(c.content))"
         + (literal.map { " DEFAULT \($0)" } ?? ""))
     addedColumns.insert("\(root.name).\(c.name)")
     if literal != nil { defaultedColumns.insert("\(root.name).\(c.name)") }
@@ -41,7 +41,7 @@ extension StageApplier {
       else { return nil }
       value = v
     }
-    guard let value, let literal = value.sqlLiteral, literal.utf8.count <= Self.longestDefaultLiteral else { return nil }
+    guard let value, let literal = connection.dialect.literal(value), literal.utf8.count <= Self.longestDefaultLiteral else { return nil }
     // The literal must read back as exactly the value an insert would bind.
     guard let read = try connection.scalar("SELECT \(literal)"), read.isIdentical(to: value) else { return nil }
     return literal

@@ -1,4 +1,4 @@
-import SQLiteCore
+import DatabaseKit
 import SchemaModel
 
 /// Indexes are compared by definition, not by name: an index whose table, columns,

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Relationship links whose storage changes (a to-one becoming to-many, an inverse added
@@ -62,8 +62,9 @@ extension StageApplier {
       )
     case .joinTable(let table, let source, let destination, let position):
       try connection.execute(
-        "INSERT OR IGNORE INTO \(Identifier.quote(table)) (\"\(source)\", \"\(destination)\", \"\(position)\") SELECT \"src\", \"dst\", coalesce(\"pos\", \"dst\") FROM temp.\"_ms_pairs\""
-      )
+        connection.dialect.insertSkippingDuplicates(
+          "\(Identifier.quote(table)) (\"\(source)\", \"\(destination)\", \"\(position)\") SELECT \"src\", \"dst\", coalesce(\"pos\", \"dst\") FROM temp.\"_ms_pairs\""
+        ))
     }
     markMoved(from, source: oldSource)
     report.steps.append(.init("move the links of \(place) to their new storage", rows: pairs))

@@ -1,12 +1,12 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Runs a custom stage's declarative transforms. They run after `expand` (the new columns
 /// and tables exist, the new schema is installed) and before `contract`, so the columns
 /// the stage removes can still be read.
 extension StageApplier {
-  mutating func run(_ transform: MigrationTransform, path: String, store: Store) throws {
+  mutating func run(_ transform: MigrationTransform, path: ErrorPlace, store: Store) throws {
     let target = try entity(transform.entity, path)
     transformsRan = true
     switch transform {
@@ -31,12 +31,12 @@ extension StageApplier {
     }
   }
 
-  private func entity(_ name: String, _ path: String) throws -> EntityModel {
-    guard let m = new[name] else { throw MigrationStageDecoder.bad("\(path).entity", "the new schema has no entity '\(name)'") }
+  private func entity(_ name: String, _ path: ErrorPlace) throws -> EntityModel {
+    guard let m = new[name] else { throw MigrationStageDecoder.bad(path.key("entity"), "the new schema has no entity '\(name)'") }
     return m
   }
 
-  private func attribute(of m: EntityModel, _ name: String, _ path: String) throws -> Attribute {
+  private func attribute(of m: EntityModel, _ name: String, _ path: ErrorPlace) throws -> Attribute {
     guard let a = m.attribute(name), !a.transient else {
       throw MigrationStageDecoder.bad(path, "'\(m.name)' has no stored attribute '\(name)' in the new schema")
     }
@@ -44,7 +44,7 @@ extension StageApplier {
   }
 
   /// The type of a column in the stage's tables: the new schema's attribute, else the old one's.
-  private func columnType(_ m: EntityModel, _ column: String, _ path: String) throws -> AttributeType {
+  private func columnType(_ m: EntityModel, _ column: String, _ path: ErrorPlace) throws -> AttributeType {
     if let a = m.attribute(column), !a.transient { return a.type }
     if let a = old?[m.name]?.attribute(column), !a.transient { return a.type }
     throw MigrationStageDecoder.bad(path, "'\(m.name)' has no stored attribute '\(column)' in either version")
@@ -53,32 +53,32 @@ extension StageApplier {
   /// Converts rows of `(pk, stored value)` to `type` and writes them to `column`.
   private mutating func write(
     _ rows: [(Int64, SQLValue)], from: AttributeType, to a: Attribute, table: String, rule: ValueConversion.Rule, entity: String,
-    path: String
+    path: ErrorPlace
   ) throws -> Int {
     let update = try connection.prepare("UPDATE \(Identifier.quote(table)) SET \(Identifier.quote(a.name)) = ? WHERE \"_pk\" = ?")
     let defaultValue = try a.storedLiteralDefault()
     var failing: [String] = []
     for (pk, stored) in rows {
       guard let v = ValueConversion.convert(stored, from: from, to: a.type, rule: rule, defaultValue: defaultValue) else {
-        failing.append("\(entity)/\(pk)")
+        failing.append(ObjectID.text(entity, pk))
         continue
       }
       try update.execute([v, .integer(pk)])
     }
     if !failing.isEmpty {
       throw StoreError(
-        .migrationRequired,
-        "\(path): \(failing.count) value\(failing.count == 1 ? "" : "s") of \(entity) do not convert from \(from.rawValue) to \(a.type.rawValue)"
+        .migrationRequired, at: path,
+        "\(failing.count) value\(failing.count == 1 ? "" : "s") of \(entity) do not convert from \(from.rawValue) to \(a.type.rawValue)"
           + (rule == .fail ? "; give a 'rule'" : " with rule '\(rule.rawValue)'"),
         [
-          "path": .string(path), "entity": .string(entity), "attribute": .string(a.name),
+          "entity": .string(entity), "attribute": .string(a.name),
           "ids": .array(failing.prefix(20).map { .string($0) }),
         ])
     }
     return rows.count
   }
 
-  private mutating func copyColumn(_ m: EntityModel, from: String, to: String, rule: ValueConversion.Rule, path: String) throws -> Int {
+  private mutating func copyColumn(_ m: EntityModel, from: String, to: String, rule: ValueConversion.Rule, path: ErrorPlace) throws -> Int {
     let target = try attribute(of: m, to, path)
     let fromType = try columnType(m, from, path)
     guard try existingColumns(m.root.name)[from] != nil else {
@@ -92,33 +92,33 @@ extension StageApplier {
   }
 
   private mutating func compute(
-    _ m: EntityModel, _ name: String, predicate: Predicate?, value: JSONValue?, key: String?, path: String, store: Store
+    _ m: EntityModel, _ name: String, predicate: Predicate?, value: JSONValue?, key: String?, path: ErrorPlace, store: Store
   ) throws -> Int {
     let target = try attribute(of: m, name, path)
     let plan = try store.plan(m.name)
-    var builder = SQLBuilder(store: store, base: plan)
+    var builder = SQLBuilder(catalog: store.catalog, base: plan)
     var source = "NULL"
     var sourceType = target.type
     if let key {
       do {
-        guard case .attribute(let a, let sql) = try builder.resolve(key.split(separator: ".").map(String.init), offset: 0) else {
-          throw MigrationStageDecoder.bad("\(path).key", "'\(key)' must end in an attribute")
+        guard case .attribute(let type, let sql) = try builder.resolve(key.split(separator: ".").map(String.init), offset: 0) else {
+          throw MigrationStageDecoder.bad(path.key("key"), "'\(key)' must end in an attribute")
         }
         source = sql
-        sourceType = a.type
+        sourceType = type
       } catch let e as PredicateError {
-        throw MigrationStageDecoder.bad("\(path).key", e.message)
+        throw MigrationStageDecoder.bad(path.key("key"), ErrorText(e.message))
       }
     }
     let request = FetchRequest(entity: m.name, predicate: predicate)
     let filter: String
     do { filter = try store.whereClause(request, plan, &builder) } catch let e as StoreError where e.kind == .predicate {
-      throw MigrationStageDecoder.bad("\(path).where", e.message)
+      throw MigrationStageDecoder.bad(path.key("where"), e.text)
     }
     var rows: [(Int64, SQLValue)] = []
     let literal: SQLValue? = try value.map { v in
       do { return try target.type.encode(v) } catch let e as ValueError {
-        throw MigrationStageDecoder.bad("\(path).value", "\(e.message) for \(m.name).\(name)")
+        throw MigrationStageDecoder.bad(path.key("value"), "\(e.message) for \(m.name).\(name)")
       }
     }
     try connection.prepare("SELECT t.\"_pk\", \(source) FROM \(plan.table) t" + builder.joinSQL + filter).forEachRow(builder.args) {
@@ -128,10 +128,12 @@ extension StageApplier {
   }
 
   /// Each object's values for `keys` go to a new destination object linked through a to-one.
-  private mutating func split(_ m: EntityModel, _ relationship: String, to: String, keys: [(String, String)], path: String) throws -> Int {
+  private mutating func split(_ m: EntityModel, _ relationship: String, to: String, keys: [(String, String)], path: ErrorPlace) throws
+    -> Int
+  {
     guard let r = m.relationship(relationship), !r.toMany, r.destination == to, let dest = new[to], !dest.entity.abstract else {
       throw MigrationStageDecoder.bad(
-        "\(path).relationship", "'\(m.name).\(relationship)' must be a to-one relationship to a concrete entity '\(to)'")
+        path.key("relationship"), "'\(m.name).\(relationship)' must be a to-one relationship to a concrete entity '\(to)'")
     }
     let targets = try keys.map { (try columnType(m, $0.0, path), try attribute(of: dest, $0.1, path)) }
     let sourceTable = Identifier.quote(m.root.name)
@@ -159,8 +161,8 @@ extension StageApplier {
       for (i, v) in values.enumerated() {
         guard let c = ValueConversion.convert(v, from: targets[i].0, to: targets[i].1.type) else {
           throw StoreError(
-            .migrationRequired, "\(path): \(m.name)/\(pk).\(keys[i].0) does not convert to \(to).\(keys[i].1)",
-            ["path": .string(path), "id": .string("\(m.name)/\(pk)")])
+            .migrationRequired, at: path, "\(ObjectID.text(m.name, pk)).\(keys[i].0) does not convert to \(to).\(keys[i].1)",
+            ["id": .string(ObjectID.text(m.name, pk))])
         }
         converted.append(c)
       }
@@ -173,17 +175,18 @@ extension StageApplier {
   }
 
   /// Copies values from the object a to-one of the old version reaches.
-  private mutating func merge(_ m: EntityModel, _ relationship: String, keys: [(String, String)], removes: Bool, path: String) throws -> Int
+  private mutating func merge(_ m: EntityModel, _ relationship: String, keys: [(String, String)], removes: Bool, path: ErrorPlace) throws
+    -> Int
   {
     guard let oldModel = old?[m.name], let r = oldModel.relationship(relationship), !r.toMany, let source = old?[r.destination] else {
       throw MigrationStageDecoder.bad(
-        "\(path).relationship", "'\(m.name).\(relationship)' must be a to-one relationship of the old version")
+        path.key("relationship"), "'\(m.name).\(relationship)' must be a to-one relationship of the old version")
     }
     let sourceTable = Identifier.quote(source.root.name)
     var written = 0
     for (from, to) in keys {
       guard let a = source.attribute(from), !a.transient else {
-        throw MigrationStageDecoder.bad("\(path).keys.\(from)", "'\(source.name)' has no stored attribute '\(from)'")
+        throw MigrationStageDecoder.bad(path.key("keys").key(from), "'\(source.name)' has no stored attribute '\(from)'")
       }
       let target = try attribute(of: m, to, path)
       var rows: [(Int64, SQLValue)] = []

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Brings the tables from one schema's layout to the next one's, once renames are done
@@ -10,7 +10,7 @@ import SchemaModel
 /// required attributes, checks the stored data against the new constraints and rebuilds
 /// the indexes. Either phase throws `migrationRequired` with every reason it found.
 struct StageApplier {
-  let connection: Connection
+  let connection: any DatabaseConnection
   /// Entity codes of `_ent`, with every entity of the new schema (and the renamed old one).
   let codes: EntityCodes
   /// Keys of objects a transform creates.
@@ -32,7 +32,7 @@ struct StageApplier {
   var clearedColumns: Set<String> = []
   var transformsRan = false
 
-  init(connection: Connection, codes: EntityCodes, keys: KeyAllocator, old: ModelGraph?, new: ModelGraph) {
+  init(connection: any DatabaseConnection, codes: EntityCodes, keys: KeyAllocator, old: ModelGraph?, new: ModelGraph) {
     self.connection = connection
     self.codes = codes
     self.keys = keys
@@ -48,7 +48,7 @@ struct StageApplier {
       if try tableExists(root.name) {
         try addAndConvertColumns(root)
       } else {
-        try connection.execute(StorageLayout.createTableSQL(root, graph: new))
+        try connection.execute(StorageLayout.createTableSQL(root, graph: new, dialect: connection.dialect))
         report.steps.append(.init("create table \(root.name)"))
       }
     }
@@ -72,7 +72,7 @@ struct StageApplier {
         try addColumn(root, c)
         continue
       }
-      if type != c.affinity, try !isConverted(c.name, in: root) {
+      if type != connection.dialect.columnType(c.content), try !isConverted(c.name, in: root) {
         // The column held something else (a removed property of another type).
         let values = try count(root.name, where: "t.\(Identifier.quote(c.name)) IS NOT NULL")
         if values > 0 {
@@ -84,7 +84,7 @@ struct StageApplier {
         try dropIndexes(on: root.name, column: c.name)
         try connection.execute("ALTER TABLE \(table) DROP COLUMN \(Identifier.quote(c.name))")
         try addColumn(root, c, step: false)
-        report.steps.append(.init("retype column \(root.name).\(c.name) to \(c.affinity)"))
+        report.steps.append(.init("retype column \(root.name).\(c.name) to \(connection.dialect.columnType(c.content))"))
       }
     }
     try convertRetypedValues(root, existing: existing)
@@ -115,9 +115,11 @@ struct StageApplier {
         let place = "\(m.name).\(a.name)"
         let rule = conversionRules[place] ?? .fail
         let col = Identifier.quote(a.name)
-        let newClass = existing[a.name] != a.type.columnAffinity
+        let newClass = existing[a.name] != connection.dialect.columnType(a.type.columnContent)
         let target = newClass ? "\"_ms_convert\"" : col
-        if newClass { try connection.execute("ALTER TABLE \(table) ADD COLUMN \"_ms_convert\" \(a.type.columnAffinity)") }
+        if newClass {
+          try connection.execute("ALTER TABLE \(table) ADD COLUMN \"_ms_convert\" \(connection.dialect.columnType(a.type.columnContent))")
+        }
         let defaultValue = try a.storedLiteralDefault()
         var writes: [(Int64, SQLValue)] = []
         var failing: [String] = []
@@ -127,7 +129,7 @@ struct StageApplier {
           let stored = row.value(2)
           guard let converted = ValueConversion.convert(stored, from: b.type, to: a.type, rule: rule, defaultValue: defaultValue) else {
             failures += 1
-            if failing.count < 20 { failing.append("\(codes.name(row, 0))/\(row.int(1))") }
+            if failing.count < 20 { failing.append(ObjectID.text(codes.name(row, 0), row.int(1))) }
             return
           }
           if newClass || converted != stored { writes.append((row.int(1), converted)) }
@@ -199,7 +201,7 @@ struct StageApplier {
       if let model = new[entity], model.root === root {
         var ids: [String] = []
         try connection.prepare("SELECT \"_pk\" FROM \(table) WHERE \"_ent\" = ? LIMIT 20").forEachRow([.integer(code)]) {
-          ids.append("\(entity)/\($0.int(0))")
+          ids.append(ObjectID.text(entity, $0.int(0)))
         }
         report.blockers.append(
           MigrationReport.place(entity, "\(entity) becomes abstract, but \(n) objects are exactly \(entity)", count: n, ids: ids))

@@ -1,6 +1,6 @@
+import DatabaseKit
 import FileAccess
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 #if canImport(Glibc)
@@ -38,8 +38,18 @@ public struct MigrationResult {
     public var stage: MigrationStage
     public var changes: [SchemaChange]
     public var report: MigrationReport
-    /// `applied`, `planned` (dry run), `blocked`, or `notReached` (after a blocked one).
-    public var status: String
+    public var outcome: Status
+    /// `outcome` as the wire spells it.
+    public var status: String { outcome.rawValue }
+  }
+  /// Where a stage stands; the raw values are the wire's.
+  public enum Status: String, Sendable {
+    case applied
+    /// A dry run's stage that would apply.
+    case planned
+    case blocked
+    /// After a blocked stage.
+    case notReached
   }
   public var from: String?
   public var to: String
@@ -49,29 +59,31 @@ public struct MigrationResult {
 
 extension Store {
   /// True while `migrate` runs (a client hook's requests are served meanwhile).
-  public var isMigrating: Bool { migrating }
+  public var isMigrating: Bool { writes.migrating }
 
   /// Decodes and validates one schema; errors name `path`.
-  public static func decodeSchema(_ json: JSONValue, path: String) throws -> Schema {
+  public static func decodeSchema(_ json: JSONValue, path: ErrorPlace) throws -> Schema {
     let (schema, issues) = SchemaValidator.check(json)
     let errors = issues.filter { $0.severity == .error }
     if !errors.isEmpty {
       throw StoreError(
-        .invalidModel, "\(path) has \(errors.count) problem\(errors.count == 1 ? "" : "s"); first: \(errors[0].path): \(errors[0].message)",
-        ["path": .string(path), "issues": .array(issues.map(\.json))])
+        .invalidModel,
+        "\(place: path) has \(errors.count) problem\(errors.count == 1 ? "" : "s"); first: \(errors[0].path): \(errors[0].message)"
+          as ErrorText,
+        ["issues": .array(issues.map(\.json))], about: path)
     }
     return schema
   }
 
   /// Decodes and validates a chain of schema versions, oldest first.
-  public func decodeChain(_ schemas: [JSONValue], path: String) throws -> [Schema] {
-    guard !schemas.isEmpty else { throw StoreError(.invalidArgument, "\(path): give at least one schema", ["path": .string(path)]) }
+  public func decodeChain(_ schemas: [JSONValue], path: ErrorPlace) throws -> [Schema] {
+    guard !schemas.isEmpty else { throw StoreError(.invalidArgument, at: path, "give at least one schema") }
     var seen: Set<String> = []
     return try schemas.enumerated().map { i, json in
-      let schema = try Store.decodeSchema(json, path: "\(path)[\(i)]")
+      let schema = try Store.decodeSchema(json, path: path.index(i))
       guard seen.insert(schema.version).inserted else {
         throw StoreError(
-          .invalidArgument, "\(path)[\(i)]: version '\(schema.version)' appears twice in the chain", ["path": .string("\(path)[\(i)]")])
+          .invalidArgument, at: path.index(i), "version '\(schema.version)' appears twice in the chain")
       }
       return schema
     }
@@ -108,9 +120,7 @@ extension Store {
     chain: [Schema], stages: [MigrationStage], options: MigrationOptions, hooks: MigrationHooks = MigrationHooks()
   ) throws -> MigrationResult {
     if !options.dryRun { try checkWritable() }
-    guard userTransactions == 0, !migrating else {
-      throw StoreError(.transaction, "a migration cannot start inside a client transaction or another migration")
-    }
+    try writes.checkSchemaCanChange(.migration)
     let start = try position(in: chain)
     var result = MigrationResult(from: start.map { chain[$0].version }, to: chain.last!.version)
     let steps = try plannedStages(chain, start: start, stages: stages)
@@ -118,18 +128,18 @@ extension Store {
     if options.backup && !options.dryRun, let path {
       result.backupPath = try backupBeforeMigration(path, from: result.from ?? "empty", to: result.to)
     }
-    migrating = true
-    defer { migrating = false }
+    writes.migrating = true
+    defer { writes.migrating = false }
     if options.dryRun {
       // Every stage runs for real inside one transaction, which is then rolled back.
       try connection.begin()
       defer {
         connection.rollback()
-        try? reloadSchema()
+        reloadSchemaAfterRollback()
       }
       for (k, (old, new, stage)) in steps.enumerated() {
-        if result.stages.last.map({ $0.status == "blocked" }) ?? false {
-          result.stages.append(.init(stage: stage, changes: diff(old, new), report: MigrationReport(), status: "notReached"))
+        if result.stages.last.map({ $0.outcome == .blocked }) ?? false {
+          result.stages.append(.init(stage: stage, changes: diff(old, new), report: MigrationReport(), outcome: .notReached))
           continue
         }
         hooks.progress?(k, steps.count, "plan \(stage.from) → \(stage.to)")
@@ -144,15 +154,15 @@ extension Store {
           try connection.inTransaction { try runStage(old: old, new: new, stage: stage, options: options, hooks: hooks) }
         }
         try install(new)
-        result.stages.append(.init(stage: stage, changes: diff(old, new), report: report, status: "applied"))
+        result.stages.append(.init(stage: stage, changes: diff(old, new), report: report, outcome: .applied))
       } catch var e as StoreError {
-        try? reloadSchema()
+        reloadSchemaAfterRollback()
         e.details["stage"] = stage.json
         e.details["storeVersion"] = .string(schema?.version ?? "")
-        e.message += " (stage \(stage.from) → \(stage.to) rolled back; the store is at version '\(schema?.version ?? "none")')"
+        e.text = e.text + " (stage \(stage.from) → \(stage.to) rolled back; the store is at version '\(schema?.version ?? "none")')"
         throw e
       } catch {
-        try? reloadSchema()
+        reloadSchemaAfterRollback()
         throw error
       }
     }
@@ -172,7 +182,7 @@ extension Store {
     for (i, s) in stages.enumerated() {
       for v in [s.from, s.to] where !versions.contains(v) {
         throw StoreError(
-          .invalidArgument, "params.stages[\(i)]: version '\(v)' is not in the chain", ["path": .string("params.stages[\(i)]")])
+          .invalidArgument, at: ErrorPlace(.stages).index(i), "version '\(v)' is not in the chain")
       }
     }
     guard let start else { return [(nil, chain.last!, MigrationStage(kind: .lightweight, from: "none", to: chain.last!.version))] }
@@ -220,7 +230,7 @@ extension Store {
     if stage.kind == .custom {
       try install(new)
       for (i, t) in stage.transforms.enumerated() {
-        try applier.run(t, path: "params.stages[\(stage.from)→\(stage.to)].transforms[\(i)]", store: self)
+        try applier.run(t, path: ErrorPlace(.stages).stage(from: stage.from, to: stage.to).key("transforms").index(i), store: self)
       }
       if stage.didMigrate { try hooks.didMigrate?(stage) }
       try checkClientTransactions(stage, "didMigrate")
@@ -240,7 +250,7 @@ extension Store {
   }
 
   private func checkClientTransactions(_ stage: MigrationStage, _ hook: String) throws {
-    guard userTransactions > 0 else { return }
+    guard writes.userTransactions > 0 else { return }
     throw StoreError(.transaction, "the client left a transaction open when it answered \(hook) of stage \(stage.from) → \(stage.to)")
   }
 
@@ -298,21 +308,21 @@ extension Store {
   private func dryRunStage(old: Schema?, new: Schema, stage: MigrationStage, options: MigrationOptions) throws -> MigrationResult.Stage {
     let changes = diff(old, new)
     var report = MigrationReport()
-    var status = "planned"
+    var status = MigrationResult.Status.planned
     do {
       var applier = try prepareStage(old: old, new: new, stage: stage, options: options)
       defer { report = applier.report }
       if stage.kind == .custom && stage.willMigrate { applier.report.steps.append(.init("client hook willMigrate (not run in a dry run)")) }
-      do { try applier.expand() } catch let e as StoreError where e.kind == .migrationRequired { status = "blocked" }
+      do { try applier.expand() } catch let e as StoreError where e.kind == .migrationRequired { status = .blocked }
       if stage.kind == .custom {
         try install(new)
         for (i, t) in stage.transforms.enumerated() {
-          try applier.run(t, path: "params.stages[\(stage.from)→\(stage.to)].transforms[\(i)]", store: self)
+          try applier.run(t, path: ErrorPlace(.stages).stage(from: stage.from, to: stage.to).key("transforms").index(i), store: self)
         }
         if stage.didMigrate { applier.report.steps.append(.init("client hook didMigrate (not run in a dry run)")) }
       }
       do { try applier.contract() } catch let e as StoreError where e.kind == .migrationRequired || e.kind == .constraint {
-        status = "blocked"
+        status = .blocked
         if e.kind == .constraint {
           var o = e.details
           o.append("message", .string(e.message))
@@ -320,15 +330,15 @@ extension Store {
         }
       }
     } catch let e as StoreError where e.kind == .migrationRequired || e.kind == .invalidModel {
-      status = "blocked"
-      report.blockers.append(.object(["message": .string(e.message)]))
+      status = .blocked
+      report.failure = e
     }
-    if status == "planned" && !report.blockers.isEmpty { status = "blocked" }
+    if status == .planned && (!report.blockers.isEmpty || report.failure != nil) { status = .blocked }
     // The next stage starts from this one's result (the caller rolls everything back).
-    if status == "planned" {
+    if status == .planned {
       try record(new)
       try install(new)
     }
-    return .init(stage: stage, changes: changes, report: report, status: status)
+    return .init(stage: stage, changes: changes, report: report, outcome: status)
   }
 }

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// The SQL and column bookkeeping for one entity, computed once per schema so that hot
@@ -32,8 +32,8 @@ final class EntityPlan {
   /// The insert's bound values before any given value: the entity code, encoded literal
   /// defaults, NULL elsewhere, the key last (NULL, set by each insert).
   let insertTemplate: [SQLValue]
-  private var cachedInsert: Statement?
-  private var cachedConcreteEntity: Statement?
+  private var cachedInsert: (any PreparedStatement)?
+  private var cachedConcreteEntity: (any PreparedStatement)?
   /// `,"name":` as `JSONWriter` writes it, for each attribute (`model.attributes` order),
   /// then each to-one, then each to-many: the members of an object written straight from
   /// the values an insert bound (`Store.insertEncoded`).
@@ -41,6 +41,8 @@ final class EntityPlan {
   /// `"Entity/` as `JSONWriter` writes the start of an id of this entity; the key and the
   /// closing quote follow.
   let wireIDPrefix: [UInt8]
+  /// `{"_id":"Entity/`: how an object of this entity starts (`WireObject`'s first member).
+  let wireObjectStart: [UInt8]
   /// `,"_entity":"Entity"`.
   let wireEntity: [UInt8]
   /// The type of each of `storedAttributes` (read without copying the attribute).
@@ -57,17 +59,19 @@ final class EntityPlan {
   let unsetChecks: [Int]
 
   /// The prepared insert, kept here so the hot path skips the cache lookup by SQL text.
-  func insertStatement(_ connection: Connection) throws -> Statement {
+  func insertStatement(_ connection: any DatabaseConnection) throws -> any PreparedStatement {
     try kept(&cachedInsert, insertSQL, connection)
   }
 
   /// `SELECT "_ent" FROM table WHERE "_pk" = ?`, kept here like the insert: every to-one
   /// a write sets looks its target up with it (`Store.concreteID`).
-  func concreteEntityStatement(_ connection: Connection) throws -> Statement {
+  func concreteEntityStatement(_ connection: any DatabaseConnection) throws -> any PreparedStatement {
     try kept(&cachedConcreteEntity, "SELECT \"_ent\" FROM \(table) WHERE \"_pk\" = ?", connection)
   }
 
-  private func kept(_ slot: inout Statement?, _ sql: @autoclosure () -> String, _ connection: Connection) throws -> Statement {
+  private func kept(
+    _ slot: inout (any PreparedStatement)?, _ sql: @autoclosure () -> String, _ connection: any DatabaseConnection
+  ) throws -> any PreparedStatement {
     if let s = slot { return s }
     let s = try connection.cached(sql())
     slot = s
@@ -122,14 +126,14 @@ final class EntityPlan {
       w.bytes.append(UInt8(ascii: ":"))
       return w.bytes
     }
-    wireIDPrefix = Array(JSONWriter.encode(.string(model.name + "/")).dropLast())
-    wireEntity = Array(",\"_entity\":".utf8) + JSONWriter.encode(.string(model.name))
+    wireIDPrefix = Array(JSONWriter.encode(.string(model.name + ObjectID.separator)).dropLast())
+    wireObjectStart = [UInt8(ascii: "{")] + JSONWriter.encode(.string(WireObject.idKey)) + [UInt8(ascii: ":")] + wireIDPrefix
+    wireEntity =
+      [UInt8(ascii: ",")] + JSONWriter.encode(.string(WireObject.entityKey)) + [UInt8(ascii: ":")] + JSONWriter.encode(.string(model.name))
     let stored = storedAttributes
     storedTypes = stored.map(\.type)
     replyAttributes = model.attributes.map { a in
-      guard a.transient else { return .stored(a.type) }
-      if case .literal(let v)? = a.defaultValue { return .transient(v) }
-      return .transient(.null)
+      a.transient ? .transient(WireObject.transient(a)) : .stored(a.type)
     }
     unsetChecks = stored.indices.filter {
       if case .literal? = stored[$0].defaultValue { return false }
@@ -155,7 +159,7 @@ final class EntityPlan {
   /// key, or `Entity/key` when the destination's hierarchy has several entities.
   static func idExpression(alias: String, dest: EntityModel, codes: EntityCodes) -> String {
     guard dest.root.hasSubentities else { return "\(alias).\"_pk\"" }
-    return "\(codes.nameSQL("\(alias).\"_ent\"", dest.root.hierarchy.map(\.name))) || '/' || \(alias).\"_pk\""
+    return ObjectID.sql(entity: codes.nameSQL("\(alias).\"_ent\"", dest.root.hierarchy.map(\.name)), pk: "\(alias).\"_pk\"")
   }
 }
 
@@ -289,13 +293,10 @@ final class ReadPlan {
   /// The wire object for the current row of a statement running `selectSQL`: attributes
   /// and to-ones. To-many relationships come from their columns only with
   /// `toManyColumns` (a row of `selectSQL(for:keys:)`); otherwise they are left out.
-  func object(_ row: Row, select: Set<String>? = nil, toManyColumns: Bool = false) -> JSONObject {
+  func object(_ row: any ResultRow, select: Set<String>? = nil, toManyColumns: Bool = false) -> JSONObject {
     let pk = row.int(0)
     let entity = codes.name(row, 1)
-    var o = JSONObject()
-    o.members.reserveCapacity(2 + (slotsByEntity[entity]?.count ?? 0))
-    o.append("_id", .string("\(entity)/\(pk)"))
-    o.append("_entity", .string(entity))
+    var o = WireObject.start(entity, pk, members: slotsByEntity[entity]?.count ?? 0)
     guard let slots = slotsByEntity[entity] else { return o }
     for slot in slots {
       switch slot {
@@ -304,30 +305,19 @@ final class ReadPlan {
         o.append(a.name, a.type.decode(row.value(c)))
       case .transient(let a):
         if let select, !select.contains(a.name) { continue }
-        if case .literal(let v)? = a.defaultValue { o.append(a.name, v) } else { o.append(a.name, .null) }
+        o.append(a.name, WireObject.transient(a))
       case .toOne(let r, let c, let ec, let dest):
         if let select, !select.contains(r.name) { continue }
-        if row.isNull(c) {
-          o.append(r.name, .null)
-        } else {
-          let name = ec.flatMap { row.isNull($0) ? nil : codes.name(row, $0) } ?? dest
-          o.append(r.name, .string("\(name)/\(row.int(c))"))
-        }
+        o.append(r.name, WireObject.toOne(row, column: c, entityColumn: ec, destination: dest, codes: codes))
       case .toMany(let r, let c, let dest):
         guard toManyColumns else { continue }
         if let select, !select.contains(r.name) { continue }
-        o.append(r.name, .array(row.isNull(c) ? [] : Self.splitIDs(row.text(c), dest)))
+        o.append(r.name, WireObject.toMany(row, column: c, destination: dest))
       }
     }
     return o
   }
 
   /// The id of the current row's object (a row of `selectSQL`).
-  func id(_ row: Row) -> ObjectID { ObjectID(entity: codes.name(row, 1), pk: row.int(0)) }
-
-  static func splitIDs(_ text: String, _ dest: String) -> [JSONValue] {
-    text.split(separator: ",").map { part in
-      part.contains("/") ? .string(String(part)) : .string("\(dest)/\(part)")
-    }
-  }
+  func id(_ row: any ResultRow) -> ObjectID { ObjectID(entity: codes.name(row, 1), pk: row.int(0)) }
 }

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Deleting objects with their relationships' delete rules.
@@ -10,7 +10,7 @@ extension Store {
   public func delete(id: String) throws -> [String] {
     try write {
       let ctx = WriteContext()
-      let removed = try deleteObjects([try existingID(id, path: "params.id")], ctx)
+      let removed = try deleteObjects([try existingID(id, path: ErrorPlace(.id))], ctx)
       try finish(ctx)
       return removed.map(\.description)
     }
@@ -54,18 +54,18 @@ extension Store {
         try detach(id, r, plan, graph: graph, doomed: doomed, ctx)
       }
       for (source, r) in plan.incomingWithoutInverse {
-        let sourcePlan = plans[source.name]!
+        let sourcePlan = catalog.plans[source.name]!
         switch sourcePlan.storage[r.name]! {
         case .foreignKey(let col):
           // The sources lose their value; a required one then fails validation. The
           // history lists them as updated.
-          if !r.optional || recordsObjectHistory {
+          if !r.optional || writes.recordsObjectHistory {
             try connection.cached("SELECT \"_ent\", \"_pk\" FROM \(sourcePlan.table) WHERE \(Identifier.quote(col)) = ?").forEachRow([
               .integer(id.pk)
             ]) {
               let source = ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1))
               if !r.optional { ctx.touch(source) }
-              if recordsObjectHistory { requestLog.update(source, keys: CollectionOfOne(r.name)) }
+              if writes.recordsObjectHistory { writes.requestLog.update(source, keys: CollectionOfOne(r.name)) }
             }
           }
           try connection.cached(
@@ -75,11 +75,11 @@ extension Store {
         case .joinTable(let table, let src, let dst, _):
           // The sources' to-many loses a member: the history lists them as updated, so
           // that a live query sending that to-many (ids or count) sees the change.
-          if recordsObjectHistory {
+          if writes.recordsObjectHistory {
             try connection.cached(
               "SELECT s.\"_ent\", s.\"_pk\" FROM \(Identifier.quote(table)) j JOIN \(sourcePlan.table) s ON s.\"_pk\" = j.\(Identifier.quote(src)) WHERE j.\(Identifier.quote(dst)) = ?"
             ).forEachRow([.integer(id.pk)]) {
-              requestLog.update(ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1)), keys: CollectionOfOne(r.name))
+              writes.requestLog.update(ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1)), keys: CollectionOfOne(r.name))
             }
           }
           try connection.cached("DELETE FROM \(Identifier.quote(table)) WHERE \(Identifier.quote(dst)) = ?").execute([.integer(id.pk)])
@@ -89,7 +89,7 @@ extension Store {
     }
     for id in order {
       let plan = try plan(id.entity)
-      if recordsObjectHistory { requestLog.delete(id, tombstone: try tombstone(id, plan)) }
+      if writes.recordsObjectHistory { writes.requestLog.delete(id, tombstone: try tombstone(id, plan)) }
       try connection.cached("DELETE FROM \(plan.table) WHERE \"_pk\" = ?").execute([.integer(id.pk)])
     }
     return order

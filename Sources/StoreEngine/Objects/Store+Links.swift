@@ -1,51 +1,54 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Reading and writing relationship values, keeping inverses in step.
 extension Store {
   /// The key of the object named by `value` for relationship `r`, after checking that it
   /// exists and is of the destination entity (or one of its sub-entities).
-  func resolveTarget(_ value: JSONValue, _ r: Relationship, _ ctx: WriteContext, path makePath: @autoclosure () -> String, owner: String)
+  func resolveTarget(
+    _ value: JSONValue, _ r: Relationship, _ ctx: WriteContext, path makePath: @autoclosure () -> ErrorPlace, owner: String
+  )
     throws -> (ObjectID, EntityPlan)
   {
-    var path: String { makePath() }
+    var path: ErrorPlace { makePath() }
     guard case .string(let text) = value else {
       throw StoreError(
-        .validation, "\(path): expected an object id string for relationship '\(owner).\(r.name)', got \(value.typeName)",
-        ["entity": .string(owner), "relationship": .string(r.name), "path": .string(path)])
+        .validation, at: path, "expected an object id string for relationship '\(owner).\(r.name)', got \(value.typeName)",
+        ["entity": .string(owner), "relationship": .string(r.name)])
     }
     let id: ObjectID
     if text.hasPrefix("$") {
       guard ctx.allowsRefs else {
-        throw StoreError(.validation, "\(path): '\(text)' is a $ref, which only context.save accepts", ["path": .string(path)])
+        throw StoreError(.validation, at: path, "'\(text)' is a $ref, which only context.save accepts")
       }
       guard let resolved = ctx.refs[text] else { throw PendingReference(ref: text) }
       id = resolved
     } else {
       guard let parsed = ObjectID(text) else {
         throw StoreError(
-          .validation, "\(path): '\(text)' is not an object id (expected 'Entity/123')",
-          ["entity": .string(owner), "relationship": .string(r.name), "path": .string(path)])
+          .validation, at: path, "'\(text)' is not an object id (expected 'Entity/123')",
+          ["entity": .string(owner), "relationship": .string(r.name)])
       }
       id = parsed
     }
     let destPlan = try plan(r.destination)
-    guard let named = id.entity == destPlan.model.name ? destPlan : plans[id.entity], destPlan.model.root === named.model.root else {
+    guard let named = id.entity == destPlan.model.name ? destPlan : catalog.plans[id.entity], destPlan.model.root === named.model.root
+    else {
       throw StoreError(
-        .validation, "\(path): '\(text)' is not a \(r.destination), as '\(owner).\(r.name)' requires",
-        ["entity": .string(owner), "relationship": .string(r.name), "id": .string(text)])
+        .validation, at: path, "'\(text)' is not a \(r.destination), as '\(owner).\(r.name)' requires",
+        ["entity": .string(owner), "relationship": .string(r.name), "id": .string(text)], placeInData: false)
     }
     // The id may name the object's own entity or an ancestor of it ("Pet/3" for a Dog).
     guard let concrete = try concreteID(pk: id.pk, plan: named),
-      let target = concrete.entity == named.model.name ? named : plans[concrete.entity], named.model.includes(target.model)
+      let target = concrete.entity == named.model.name ? named : catalog.plans[concrete.entity], named.model.includes(target.model)
     else {
-      throw StoreError(.notFound, "\(path): object \(text) does not exist", ["id": .string(text), "path": .string(path)])
+      throw StoreError(.notFound, at: path, "object \(text) does not exist", ["id": .string(text)])
     }
     guard destPlan.model.includes(target.model) else {
       throw StoreError(
-        .validation, "\(path): \(concrete) is not a \(r.destination), as '\(owner).\(r.name)' requires",
-        ["entity": .string(owner), "relationship": .string(r.name), "id": .string(text)])
+        .validation, at: path, "\(concrete) is not a \(r.destination), as '\(owner).\(r.name)' requires",
+        ["entity": .string(owner), "relationship": .string(r.name), "id": .string(text)], placeInData: false)
     }
     return (concrete, target)
   }
@@ -138,13 +141,14 @@ extension Store {
   }
 
   /// Replaces the members of to-many `r` of `source` with `targets` (in order).
-  func setToMany(_ source: ObjectID, _ r: Relationship, _ targets: [ObjectID], _ plan: EntityPlan, _ ctx: WriteContext, path: String) throws
+  func setToMany(_ source: ObjectID, _ r: Relationship, _ targets: [ObjectID], _ plan: EntityPlan, _ ctx: WriteContext, path: ErrorPlace)
+    throws
   {
     var seen: Set<ObjectID> = []
     for t in targets where !seen.insert(t).inserted {
       throw StoreError(
-        .validation, "\(path): \(t) appears twice in '\(source.entity).\(r.name)'",
-        ["id": .string(source.description), "relationship": .string(r.name)])
+        .validation, at: path, "\(t) appears twice in '\(source.entity).\(r.name)'",
+        ["id": .string(source.description), "relationship": .string(r.name)], placeInData: false)
     }
     let current = try related(source, r, plan)
     let removed = current.filter { !seen.contains($0) }
@@ -209,7 +213,9 @@ extension Store {
         if !currentSet.contains(d) {
           if symmetric {
             try connection.cached(
-              "INSERT OR IGNORE INTO \(t) (\(s), \(ds), \(Identifier.quote(pos))) VALUES (?, ?, (SELECT coalesce(max(\(Identifier.quote(pos))), -1) + 1 FROM \(t) WHERE \(s) = ?))"
+              connection.dialect.insertSkippingDuplicates(
+                "\(t) (\(s), \(ds), \(Identifier.quote(pos))) VALUES (?, ?, (SELECT coalesce(max(\(Identifier.quote(pos))), -1) + 1 FROM \(t) WHERE \(s) = ?))"
+              )
             ).execute([.integer(d.pk), .integer(source.pk), .integer(d.pk)])
           }
           if tracksInverse { ctx.touch(d) }
@@ -224,7 +230,8 @@ extension Store {
   func validateTouched(_ ctx: WriteContext) throws {
     var seen: Set<ObjectID> = []
     for (id, index) in zip(ctx.touched, ctx.touchedIndex) {
-      guard let plan = plans[id.entity], plan.needsRelationshipValidation, seen.insert(id).inserted, try exists(id, plan: plan) else {
+      guard let plan = catalog.plans[id.entity], plan.needsRelationshipValidation, seen.insert(id).inserted, try exists(id, plan: plan)
+      else {
         continue
       }
       do {

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Reading objects by id, with optional prefetching of related objects.
@@ -36,8 +36,8 @@ extension Store {
   /// Every statement reads one snapshot.
   public func get(id: String, include: [String] = [], withVersion: Bool = false, toMany: ToManyMode = .none) throws -> JSONObject {
     try readingOneSnapshot {
-      let oid = try existingID(id, path: "params.id")
-      try validateInclude(include, from: try plan(oid.entity), path: "params.include")
+      let oid = try existingID(id, path: ErrorPlace(.id))
+      try validateInclude(include, from: try plan(oid.entity))
       var list = [try object(oid, withVersion: withVersion)]
       try shape(&list, select: nil, include: include, toMany: toMany)
       return list[0]
@@ -50,7 +50,7 @@ extension Store {
     try readingOneSnapshot {
       var list: [JSONObject] = []
       for (i, id) in ids.enumerated() {
-        list.append(try object(try existingID(id, path: "params.ids[\(i)]"), withVersion: withVersion))
+        list.append(try object(try existingID(id, path: ErrorPlace(.ids).index(i)), withVersion: withVersion))
       }
       try shape(&list, select: nil, include: include, toMany: toMany)
       return list
@@ -62,18 +62,18 @@ extension Store {
   func shape(_ objects: inout [JSONObject], select: Set<String>?, include: [String], toMany: ToManyMode) throws {
     let tree = IncludeTree(include)
     try addToMany(&objects, ToManyShape(toMany, select: select, expanded: tree.keys))
-    try expand(&objects, tree, toMany: toMany, path: "params.include")
+    try expand(&objects, tree, toMany: toMany)
   }
 
   /// Checks that every `include` key path names relationships, whatever the result holds.
-  func validateInclude(_ include: [String], from entity: EntityPlan, path: String) throws {
+  func validateInclude(_ include: [String], from entity: EntityPlan) throws {
     for (i, keyPath) in include.enumerated() {
       var model = entity.model
       for part in keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
-        guard let r = model.relationship(part), let dest = plans[r.destination] else {
+        guard let r = model.relationship(part), let dest = catalog.plans[r.destination] else {
           throw StoreError(
-            .validation, "\(path)[\(i)]: '\(part)' is not a relationship of '\(model.name)' (in include '\(keyPath)')",
-            ["entity": .string(model.name), "relationship": .string(part)])
+            .validation, at: ErrorPlace(.include).index(i), "'\(part)' is not a relationship of '\(model.name)' (in include '\(keyPath)')",
+            ["entity": .string(model.name), "relationship": .string(part)], placeInData: false)
         }
         model = dest.model
       }
@@ -81,10 +81,10 @@ extension Store {
   }
 
   /// Replaces relationship ids by the related objects, one level of `tree` at a time
-  /// (`include: ["category", "tags.owner"]`). `path` names the include param in errors.
-  private func expand(_ objects: inout [JSONObject], _ tree: IncludeTree, toMany: ToManyMode, path: String) throws {
+  /// (`include: ["category", "tags.owner"]`).
+  private func expand(_ objects: inout [JSONObject], _ tree: IncludeTree, toMany: ToManyMode) throws {
     for child in tree.children {
-      try expand(&objects, child.key, below: child.tree, toMany: toMany, path: path, index: child.index)
+      try expand(&objects, child.key, below: child.tree, toMany: toMany, index: child.index)
     }
   }
 
@@ -94,17 +94,17 @@ extension Store {
   /// and the next level is expanded over all of them at once. The number of statements
   /// depends on the include paths and the schema, never on how many objects there are.
   private func expand(
-    _ objects: inout [JSONObject], _ key: String, below: IncludeTree, toMany: ToManyMode, path: String, index: Int
+    _ objects: inout [JSONObject], _ key: String, below: IncludeTree, toMany: ToManyMode, index: Int
   ) throws {
     // 1. What to load: the ids under `key`, grouped by the table that holds them.
     var wanted: [String: [Int64]] = [:]
     var seen: Set<String> = []
     for o in objects {
-      guard case .string(let entity)? = o["_entity"], let plan = plans[entity] else { continue }
+      guard case .string(let entity)? = o["_entity"], let plan = catalog.plans[entity] else { continue }
       guard plan.model.relationship(key) != nil else {
         throw StoreError(
-          .validation, "\(path)[\(index)]: '\(key)' is not a relationship of '\(entity)'",
-          ["entity": .string(entity), "relationship": .string(key)])
+          .validation, at: ErrorPlace(.include).index(index), "'\(key)' is not a relationship of '\(entity)'",
+          ["entity": .string(entity), "relationship": .string(key)], placeInData: false)
       }
       let values: [JSONValue]
       switch o[key] {
@@ -113,13 +113,13 @@ extension Store {
       case nil: values = []
       }
       for case .string(let text) in values where seen.insert(text).inserted {
-        if let id = ObjectID(text), let target = plans[id.entity] { wanted[target.model.root.name, default: []].append(id.pk) }
+        if let id = ObjectID(text), let target = catalog.plans[id.entity] { wanted[target.model.root.name, default: []].append(id.pk) }
       }
     }
     // 2. One statement per table; the keys travel as one JSON array parameter.
     var related: [JSONObject] = []
     for (root, pks) in wanted.sorted(by: { $0.key < $1.key }) {
-      let read = readPlans[root]!
+      let read = catalog.readPlans[root]!
       let list = JSONWriter.encodeString(.array(pks.map { .int($0) }))
       try connection.cached(read.selectSQL + " WHERE t.\"_pk\" IN (SELECT value FROM json_each(?))").forEachRow([.text(list)]) {
         related.append(read.object($0))
@@ -127,7 +127,7 @@ extension Store {
     }
     // 3. Their to-many members, then the next level, over all of them at once.
     try addToMany(&related, ToManyShape(toMany, expanded: below.keys))
-    try expand(&related, below, toMany: toMany, path: path)
+    try expand(&related, below, toMany: toMany)
     var loaded: [String: JSONObject] = [:]
     for o in related { if case .string(let id)? = o["_id"] { loaded[id] = o } }
     // 4. Put them in place; ids of objects that no longer exist (noAction) stay ids.

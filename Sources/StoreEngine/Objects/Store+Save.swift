@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// One change of a `context.save`.
@@ -39,31 +39,34 @@ extension Store {
       while let change = try next() {
         if i & 255 == 0 { try checkCancelled() }
         ctx.currentIndex = i
-        func path() -> String { "params.changes[\(i)]" }  // built only for errors
+        func path() -> ErrorPlace { ErrorPlace(.changes).index(i) }  // built only for errors
         do {
           switch change {
           case .insert(let entity, let ref, let values):
             if let ref {
               guard ref.hasPrefix("$"), ref.count > 1 else {
-                throw StoreError(.validation, "\(path()).ref: a ref must start with '$' (got '\(ref)')", ["index": .int(Int64(i))])
+                throw StoreError(
+                  .validation, at: path().key("ref"), "a ref must start with '$' (got '\(ref)')", ["index": .int(Int64(i))],
+                  placeInData: false)
               }
               guard ctx.refs[ref] == nil else {
                 throw StoreError(
-                  .validation, "\(path()).ref: '\(ref)' is used by two inserts", ["index": .int(Int64(i)), "ref": .string(ref)])
+                  .validation, at: path().key("ref"), "'\(ref)' is used by two inserts", ["index": .int(Int64(i)), "ref": .string(ref)],
+                  placeInData: false)
               }
             }
-            let id = try insertObject(entity, values, ctx, path: "\(path()).values")
+            let id = try insertObject(entity, values, ctx, path: path().key("values"))
             if let ref {
               ctx.refs[ref] = id
               result.refs.append((ref, id))
             }
             result.inserted.append(id)
           case .update(let idText, let values):
-            let id = try resolveSaveID(idText, ctx, path: "\(path()).id")
-            try updateObject(id, values, ctx, path: "\(path()).values")
+            let id = try resolveSaveID(idText, ctx, path: path().key("id"))
+            try updateObject(id, values, ctx, path: path().key("values"))
             result.updated.append(id)
           case .delete(let idText):
-            let id = try resolveSaveID(idText, ctx, path: "\(path()).id")
+            let id = try resolveSaveID(idText, ctx, path: path().key("id"))
             result.deleted.append(contentsOf: try deleteObjects([id], ctx))
           }
         } catch var e as StoreError {
@@ -84,10 +87,11 @@ extension Store {
     }
   }
 
-  private func resolveSaveID(_ text: String, _ ctx: WriteContext, path: String) throws -> ObjectID {
+  private func resolveSaveID(_ text: String, _ ctx: WriteContext, path: ErrorPlace) throws -> ObjectID {
     if text.hasPrefix("$") {
       guard let id = ctx.refs[text] else {
-        throw StoreError(.validation, "\(path): '\(text)' is not the ref of an earlier insert in this save", ["ref": .string(text)])
+        throw StoreError(
+          .validation, at: path, "'\(text)' is not the ref of an earlier insert in this save", ["ref": .string(text)], placeInData: false)
       }
       return id
     }
@@ -97,36 +101,34 @@ extension Store {
   // MARK: - Client transactions
 
   /// Levels opened by `begin` and not yet closed.
-  public var openTransactions: Int { userTransactions }
+  public var openTransactions: Int { writes.userTransactions }
 
   public func begin() throws -> Int {
     try checkWritable()
     try translatingErrors { try connection.begin() }
-    userTransactions += 1
-    transactionLogs.append(ChangeLog())
-    return userTransactions
+    writes.opened()
+    return writes.userTransactions
   }
 
   /// Closes the innermost level; the outermost commit writes the whole transaction's
   /// changes as one history transaction, inside it.
   public func commit() throws -> Int {
-    guard userTransactions > 0 else { throw StoreError(.transaction, "no transaction is open (call transaction.begin first)") }
-    let log = transactionLogs.removeLast()
-    if let outer = transactionLogs.last {
+    guard writes.userTransactions > 0 else { throw StoreError(.transaction, "no transaction is open (call transaction.begin first)") }
+    let log = writes.transactionLogs.removeLast()
+    if let outer = writes.transactionLogs.last {
       outer.merge(log)
     } else {
       try translatingErrors { try appendHistory(log) }
     }
     try translatingErrors { try connection.commit() }
-    userTransactions -= 1
-    return userTransactions
+    writes.userTransactions -= 1
+    return writes.userTransactions
   }
 
   public func rollback() throws -> Int {
-    guard userTransactions > 0 else { throw StoreError(.transaction, "no transaction is open (call transaction.begin first)") }
+    guard writes.userTransactions > 0 else { throw StoreError(.transaction, "no transaction is open (call transaction.begin first)") }
     connection.rollback()
-    userTransactions -= 1
-    transactionLogs.removeLast()
-    return userTransactions
+    writes.rolledBack()
+    return writes.userTransactions
   }
 }

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Reading the to-many relationships of a whole page of objects at once: one statement
@@ -19,7 +19,7 @@ extension Store {
 
   /// True when an object of `entity` or of one of its sub-entities gets a to-many member.
   func readsToMany(_ entity: EntityPlan, _ shape: ToManyShape) -> Bool {
-    entity.model.concreteNames.contains { name in plans[name]?.toMany.contains { shape.read($0) != nil } ?? false }
+    entity.model.concreteNames.contains { name in catalog.plans[name]?.toMany.contains { shape.read($0) != nil } ?? false }
   }
 
   /// The array `w` holds with each object of `open` (written without its closing brace,
@@ -52,7 +52,7 @@ extension Store {
     var wanted: [[(name: String, group: Int)]] = []
     wanted.reserveCapacity(owners.count)
     for owner in owners {
-      guard let owner, let plan = plans[owner.entity] else {
+      guard let owner, let plan = catalog.plans[owner.entity] else {
         wanted.append([])
         continue
       }
@@ -136,7 +136,7 @@ extension Store {
           current = pk
           items = []
         }
-        items.append(.string(polymorphic ? row.text(1) : "\(r.destination)/\(row.int(1))"))
+        items.append(.string(polymorphic ? row.text(1) : ObjectID.text(r.destination, row.int(1))))
       }
       if let c = current { out[c] = .array(items) }
     }

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Inserting and updating objects.
@@ -9,7 +9,7 @@ extension Store {
   public func insert(entity: String, values: JSONObject, toMany: ToManyMode = .none) throws -> JSONObject {
     try write {
       let ctx = WriteContext()
-      let id = try insertObject(entity, values, ctx, path: "params.values")
+      let id = try insertObject(entity, values, ctx, path: ErrorPlace(.values))
       try finish(ctx)
       return try object(id, toMany: toMany)
     }
@@ -22,10 +22,10 @@ extension Store {
   public func insertEncoded(entity: String, values: JSONObject, toMany: ToManyMode = .none) throws -> EncodedJSON {
     try write {
       let ctx = WriteContext()
-      let id = try insertObject(entity, values, ctx, path: "params.values")
+      let id = try insertObject(entity, values, ctx, path: ErrorPlace(.values))
       try finish(ctx)
       if let bound = ctx.lastInsertBound {
-        return encodedFromBound(id, plans[id.entity]!, bound, toOne: ctx.lastInsertToOne, toMany: toMany)
+        return encodedFromBound(id, catalog.plans[id.entity]!, bound, toOne: ctx.lastInsertToOne, toMany: toMany)
       }
       var w = JSONWriter()
       w.write(try object(id, toMany: toMany))
@@ -42,8 +42,7 @@ extension Store {
   ) -> EncodedJSON {
     let quote = UInt8(ascii: "\"")
     var w = JSONWriter(capacity: 256)
-    w.writeRaw("{\"_id\":")
-    w.bytes.append(contentsOf: plan.wireIDPrefix)
+    w.bytes.append(contentsOf: plan.wireObjectStart)
     w.writeInt(id.pk)
     w.bytes.append(quote)
     w.bytes.append(contentsOf: plan.wireEntity)
@@ -92,7 +91,7 @@ extension Store {
   public func update(id: String, values: JSONObject, ifVersion: Int64? = nil, toMany: ToManyMode = .none) throws -> JSONObject {
     try write {
       let ctx = WriteContext()
-      let oid = try existingID(id, path: "params.id")
+      let oid = try existingID(id, path: ErrorPlace(.id))
       if let expected = ifVersion {
         let actual = try version(of: oid)
         guard actual == expected else {
@@ -101,7 +100,7 @@ extension Store {
             ["id": .string(oid.description), "expected": .int(expected), "actual": .int(actual)])
         }
       }
-      try updateObject(oid, values, ctx, path: "params.values")
+      try updateObject(oid, values, ctx, path: ErrorPlace(.values))
       try finish(ctx)
       return try object(oid, withVersion: ifVersion != nil, toMany: toMany)
     }
@@ -126,7 +125,7 @@ extension Store {
       var args: [SQLValue] = []
       for k in keys {
         filter.append("t.\(Identifier.quote(k)) = ?")
-        args.append(try storedValue(plan, key: k, values[k]!, ctx, path: "params.values.\(k)"))
+        args.append(try storedValue(plan, key: k, values[k]!, ctx, path: ErrorPlace(.values).key(k)))
       }
       let ent = plan.entityFilter(alias: "t")
       if !ent.isEmpty { filter.append(ent) }
@@ -136,10 +135,10 @@ extension Store {
       .first(args) { ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1)) }
       let id: ObjectID
       if let existing {
-        try updateObject(existing, values, ctx, path: "params.values")
+        try updateObject(existing, values, ctx, path: ErrorPlace(.values))
         id = existing
       } else {
-        id = try insertObject(entity, values, ctx, path: "params.values")
+        id = try insertObject(entity, values, ctx, path: ErrorPlace(.values))
       }
       try finish(ctx)
       return (try object(id, toMany: toMany), existing == nil)
@@ -150,12 +149,13 @@ extension Store {
     if let on {
       for k in on where values[k] == nil || values[k]!.isNull {
         throw StoreError(
-          .validation, "params.on: key '\(k)' has no value in params.values", ["entity": .string(plan.model.name), "attribute": .string(k)])
+          .validation, at: ErrorPlace(.on), "key '\(k)' has no value in \(place: ErrorPlace(.values))",
+          ["entity": .string(plan.model.name), "attribute": .string(k)], placeInData: false)
       }
       guard plan.model.uniqueness.contains(where: { Set($0) == Set(on) }) else {
         throw StoreError(
-          .validation, "params.on: [\(on.joined(separator: ", "))] is not a uniqueness constraint of '\(plan.model.name)'",
-          ["entity": .string(plan.model.name)])
+          .validation, at: ErrorPlace(.on), "[\(on.joined(separator: ", "))] is not a uniqueness constraint of '\(plan.model.name)'",
+          ["entity": .string(plan.model.name)], placeInData: false)
       }
       return on
     }
@@ -175,7 +175,7 @@ extension Store {
     let pending = ctx.deferred
     ctx.deferred = []
     for d in pending {
-      guard let plan = plans[d.id.entity], try exists(d.id, plan: plan) else { continue }
+      guard let plan = catalog.plans[d.id.entity], try exists(d.id, plan: plan) else { continue }
       ctx.currentIndex = d.index
       try updateObject(d.id, d.values, ctx, path: d.path)
     }
@@ -190,27 +190,30 @@ extension Store {
         }.first ?? "$?"
       var details: JSONObject = ["ref": .string(ref)]
       if let index = unresolved.index { details.append("index", .int(Int64(index))) }
-      throw StoreError(.validation, "\(unresolved.path): '\(ref)' is not the ref of any insert in this save", details)
+      throw StoreError(.validation, at: unresolved.path, "'\(ref)' is not the ref of any insert in this save", details, placeInData: false)
     }
-    if recordsObjectHistory {
+    if writes.recordsObjectHistory {
       // Objects whose links changed as a side effect (inverses, nullified references).
-      for id in ctx.touched where !requestLog.wasInserted(id) { requestLog.update(id, keys: EmptyCollection()) }
+      for id in ctx.touched where !writes.requestLog.wasInserted(id) { writes.requestLog.update(id, keys: EmptyCollection()) }
     }
     try validateTouched(ctx)
   }
 
   /// An existing object named by a wire id; `notFound` otherwise.
-  func existingID(_ text: String, path: String) throws -> ObjectID {
+  func existingID(_ text: String, path: ErrorPlace) throws -> ObjectID {
     _ = try requireGraph()
     guard let id = ObjectID(text) else {
-      throw StoreError(.validation, "\(path): '\(text)' is not an object id (expected 'Entity/123')", ["id": .string(text)])
-    }
-    guard let plan = plans[id.entity] else {
       throw StoreError(
-        .notFound, "\(path): unknown entity '\(id.entity)' in id '\(text)'", ["id": .string(text), "entity": .string(id.entity)])
+        .validation, at: path, "'\(text)' is not an object id (expected 'Entity/123')", ["id": .string(text)], placeInData: false)
+    }
+    guard let plan = catalog.plans[id.entity] else {
+      throw StoreError(
+        .notFound, at: path, "unknown entity '\(id.entity)' in id '\(text)'", ["id": .string(text), "entity": .string(id.entity)],
+        placeInData: false)
     }
     // `_ent` is read from the file: another writer may have put any value there.
-    guard let concrete = try concreteID(pk: id.pk, plan: plan), let target = plans[concrete.entity], plan.model.includes(target.model)
+    guard let concrete = try concreteID(pk: id.pk, plan: plan), let target = catalog.plans[concrete.entity],
+      plan.model.includes(target.model)
     else {
       throw StoreError(.notFound, "object \(text) does not exist", ["id": .string(text)])
     }
@@ -218,45 +221,44 @@ extension Store {
   }
 
   /// The stored form of `value` for attribute or to-one key `key` (for matching).
-  func storedValue(_ plan: EntityPlan, key: String, _ value: JSONValue, _ ctx: WriteContext, path: String) throws -> SQLValue {
+  func storedValue(_ plan: EntityPlan, key: String, _ value: JSONValue, _ ctx: WriteContext, path: ErrorPlace) throws -> SQLValue {
     if let a = plan.model.attribute(key) { return try encode(a, value, plan, path: path) }
     if let r = plan.model.relationship(key), !r.toMany {
       if value.isNull { return .null }
       return .integer(try resolveTarget(value, r, ctx, path: path, owner: plan.model.name).0.pk)
     }
     throw StoreError(
-      .validation, "\(path): '\(key)' is not an attribute or to-one relationship of '\(plan.model.name)'",
-      ["entity": .string(plan.model.name), "attribute": .string(key)])
+      .validation, at: path, "'\(key)' is not an attribute or to-one relationship of '\(plan.model.name)'",
+      ["entity": .string(plan.model.name), "attribute": .string(key)], placeInData: false)
   }
 
   /// `path` is only built when the value is refused: this runs for every attribute written.
-  func encode(_ a: Attribute, _ value: JSONValue, _ plan: EntityPlan, path: @autoclosure () -> String) throws -> SQLValue {
+  func encode(_ a: Attribute, _ value: JSONValue, _ plan: EntityPlan, path: @autoclosure () -> ErrorPlace) throws -> SQLValue {
     do {
       return try a.type.encode(value)
     } catch let e as ValueError {
-      let where_ = path()
       throw StoreError(
-        .validation, "\(where_): \(plan.model.name).\(a.name) \(e.message)",
-        ["entity": .string(plan.model.name), "attribute": .string(a.name), "expected": .string(e.expected), "path": .string(where_)])
+        .validation, at: path(), "\(plan.model.name).\(a.name) \(e.message)",
+        ["entity": .string(plan.model.name), "attribute": .string(a.name), "expected": .string(e.expected)])
     }
   }
 
-  func unknownKey(_ key: String, _ plan: EntityPlan, path: String) -> StoreError {
+  func unknownKey(_ key: String, _ plan: EntityPlan, path: ErrorPlace) -> StoreError {
     StoreError(
-      .validation, "\(path).\(key): '\(key)' is not an attribute or relationship of '\(plan.model.name)'",
-      ["entity": .string(plan.model.name), "attribute": .string(key), "path": .string("\(path).\(key)")])
+      .validation, at: path.key(key), "'\(key)' is not an attribute or relationship of '\(plan.model.name)'",
+      ["entity": .string(plan.model.name), "attribute": .string(key)])
   }
 
   /// Members every object carries on the wire; accepted in `values` only as echoes.
-  func checkWireKey(_ m: JSONObject.Member, _ plan: EntityPlan, path: String, id: ObjectID?) throws -> Bool {
+  func checkWireKey(_ m: JSONObject.Member, _ plan: EntityPlan, path: @autoclosure () -> ErrorPlace, id: ObjectID?) throws -> Bool {
     guard m.key.hasPrefix("_") else { return false }
     switch (m.key, m.value) {
     case ("_entity", .string(let e)) where e == (id?.entity ?? plan.model.name): return true
     case ("_id", .string(let s)) where id != nil && s == id!.description: return true
     default:
       throw StoreError(
-        .validation, "\(path).\(m.key): '\(m.key)' cannot be set (it is assigned by the store)",
-        ["entity": .string(plan.model.name), "attribute": .string(m.key)])
+        .validation, at: path().key(m.key), "'\(m.key)' cannot be set (it is assigned by the store)",
+        ["entity": .string(plan.model.name), "attribute": .string(m.key)], placeInData: false)
     }
   }
 
@@ -265,7 +267,7 @@ extension Store {
   /// `key` gives the new object that primary key instead of a new one (`KeyAllocator`):
   /// imports that keep ids; the caller has checked that no object holds it.
   func insertObject(
-    _ entity: String, _ values: JSONObject, _ ctx: WriteContext, path: @autoclosure () -> String, key: Int64? = nil
+    _ entity: String, _ values: JSONObject, _ ctx: WriteContext, path: @autoclosure () -> ErrorPlace, key: Int64? = nil
   ) throws -> ObjectID {
     let plan = try self.plan(entity)
     let model = plan.model
@@ -303,7 +305,7 @@ extension Store {
         bound[slot] = encoded
       } else {
         // Encoded again for the error that names the attribute and the place.
-        bound[slot] = try encode(plan.storedAttributes[slot - 1], m.value, plan, path: path() + "." + m.key)
+        bound[slot] = try encode(plan.storedAttributes[slot - 1], m.value, plan, path: path().key(m.key))
       }
       given[slot] = true
     }
@@ -315,8 +317,8 @@ extension Store {
       case nil:
         guard a.optional else {
           throw StoreError(
-            .validation, "\(path()).\(a.name): missing required value for '\(entity).\(a.name)' (\(a.type.rawValue), no default)",
-            ["entity": .string(entity), "attribute": .string(a.name), "path": .string("\(path()).\(a.name)")])
+            .validation, at: path().key(a.name), "missing required value for '\(entity).\(a.name)' (\(a.type.rawValue), no default)",
+            ["entity": .string(entity), "attribute": .string(a.name)])
         }
       }
     }
@@ -326,7 +328,7 @@ extension Store {
     for k in plan.toOne.indices where relationshipValues {
       guard let v = values[plan.toOne[k].name], !v.isNull else { continue }
       do {
-        let (target, targetPlan) = try resolveTarget(v, plan.toOne[k], ctx, path: "\(path()).\(plan.toOne[k].name)", owner: entity)
+        let (target, targetPlan) = try resolveTarget(v, plan.toOne[k], ctx, path: path().key(plan.toOne[k].name), owner: entity)
         bound[firstToOne + k] = .integer(target.pk)
         toOneTargets.append((k, target, targetPlan))
       } catch is PendingReference {
@@ -344,11 +346,11 @@ extension Store {
     bound[bound.count - 1] = .integer(pk)
     do {
       try plan.insertStatement(connection).execute(bound)
-    } catch let e as SQLiteError where e.isConstraint {
+    } catch let e as any DatabaseError where e.isConstraint {
       throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path()) ?? StoreError(sqlite: e)
     }
     let id = ObjectID(entity: entity, pk: pk)
-    if recordsObjectHistory { requestLog.insert(id) }
+    if writes.recordsObjectHistory { writes.requestLog.insert(id) }
     // A new object is in `touched` only for the relationship checks at the end (history
     // has it as inserted): a save of 100,000 inserts kept 100,000 entries (4 MB) otherwise.
     if plan.needsRelationshipValidation { ctx.touch(id) }
@@ -358,7 +360,7 @@ extension Store {
     for r in plan.toMany where relationshipValues {
       guard let v = values[r.name], !v.isNull else { continue }
       do {
-        try assignToMany(id, r, v, plan, ctx, path: "\(path()).\(r.name)")
+        try assignToMany(id, r, v, plan, ctx, path: path().key(r.name))
       } catch is PendingReference {
         deferredValues.append(r.name, v)
       }
@@ -374,26 +376,26 @@ extension Store {
     return out
   }
 
-  func assignToMany(_ id: ObjectID, _ r: Relationship, _ v: JSONValue, _ plan: EntityPlan, _ ctx: WriteContext, path: String) throws {
+  func assignToMany(_ id: ObjectID, _ r: Relationship, _ v: JSONValue, _ plan: EntityPlan, _ ctx: WriteContext, path: ErrorPlace) throws {
     guard case .array(let items) = v else {
       throw StoreError(
-        .validation, "\(path): expected an array of object ids for to-many '\(id.entity).\(r.name)', got \(v.typeName)",
-        ["entity": .string(id.entity), "relationship": .string(r.name)])
+        .validation, at: path, "expected an array of object ids for to-many '\(id.entity).\(r.name)', got \(v.typeName)",
+        ["entity": .string(id.entity), "relationship": .string(r.name)], placeInData: false)
     }
     var targets: [ObjectID] = []
     for (i, item) in items.enumerated() {
-      targets.append(try resolveTarget(item, r, ctx, path: "\(path)[\(i)]", owner: id.entity).0)
+      targets.append(try resolveTarget(item, r, ctx, path: path.index(i), owner: id.entity).0)
     }
     try setToMany(id, r, targets, plan, ctx, path: path)
   }
 
   /// Finds which uniqueness constraint `values` break and the object already holding them.
-  func uniqueViolation(_ plan: EntityPlan, values: [String: SQLValue], excluding: Int64?, path: String) throws -> StoreError? {
+  func uniqueViolation(_ plan: EntityPlan, values: [String: SQLValue], excluding: Int64?, path: ErrorPlace) throws -> StoreError? {
     for (keys, owner) in zip(plan.model.uniqueness, plan.model.uniquenessOwners) {
       let vals = keys.map { values[$0] ?? .null }
       if vals.contains(.null) { continue }
       // The constraint covers the objects of the entity that declares it (and below).
-      let scope = entityCodes.filter("\"_ent\"", plans[owner]?.model.concreteNames ?? [owner])
+      let scope = entityCodes.filter("\"_ent\"", catalog.plans[owner]?.model.concreteNames ?? [owner])
       var sql =
         "SELECT \"_ent\", \"_pk\" FROM \(plan.table) WHERE \(scope) AND "
         + keys.map { "\(Identifier.quote($0)) = ?" }.joined(separator: " AND ")
@@ -405,11 +407,11 @@ extension Store {
       if let existing = try connection.prepare(sql + " LIMIT 1").first(args, { ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1)) }) {
         let shown = keys.count == 1 ? "'\(keys[0])'" : "[\(keys.joined(separator: ", "))]"
         return StoreError(
-          .constraint, "\(path): unique constraint \(shown) of '\(plan.model.name)' violated: the value is already used by \(existing)",
+          .constraint, at: path, "unique constraint \(shown) of '\(plan.model.name)' violated: the value is already used by \(existing)",
           [
             "entity": .string(plan.model.name), "attributes": .array(keys.map { .string($0) }), "constraint": "unique",
             "existing": .string(existing.description),
-          ])
+          ], placeInData: false)
       }
     }
     return nil
@@ -417,7 +419,7 @@ extension Store {
 
   // MARK: - Update
 
-  func updateObject(_ id: ObjectID, _ values: JSONObject, _ ctx: WriteContext, path: @autoclosure () -> String) throws {
+  func updateObject(_ id: ObjectID, _ values: JSONObject, _ ctx: WriteContext, path: @autoclosure () -> ErrorPlace) throws {
     let plan = try self.plan(id.entity)
     let model = plan.model
     var sets: [String] = []
@@ -432,10 +434,10 @@ extension Store {
         if a.transient { continue }
         if m.value.isNull && !a.optional {
           throw StoreError(
-            .validation, "\(path()).\(a.name): '\(id.entity).\(a.name)' is required and cannot be set to null",
-            ["entity": .string(id.entity), "attribute": .string(a.name), "id": .string(id.description)])
+            .validation, at: path().key(a.name), "'\(id.entity).\(a.name)' is required and cannot be set to null",
+            ["entity": .string(id.entity), "attribute": .string(a.name), "id": .string(id.description)], placeInData: false)
         }
-        let v = try encode(a, m.value, plan, path: "\(path()).\(a.name)")
+        let v = try encode(a, m.value, plan, path: path().key(a.name))
         sets.append("\(Identifier.quote(a.name)) = ?")
         args.append(v)
         changed[a.name] = v
@@ -448,7 +450,7 @@ extension Store {
           toOneChanges.append((r, nil))
         } else {
           do {
-            toOneChanges.append((r, try resolveTarget(m.value, r, ctx, path: "\(path()).\(r.name)", owner: id.entity).0))
+            toOneChanges.append((r, try resolveTarget(m.value, r, ctx, path: path().key(r.name), owner: id.entity).0))
           } catch is PendingReference {
             deferredValues.append(r.name, m.value)
           }
@@ -472,22 +474,22 @@ extension Store {
       do {
         try connection.cached("UPDATE \(plan.table) SET \(sets.joined(separator: ", ")), \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?")
           .execute(args)
-      } catch let e as SQLiteError where e.isConstraint {
+      } catch let e as any DatabaseError where e.isConstraint {
         var merged = try currentValues(plan, id)
         for (k, v) in changed { merged[k] = v }
         throw try uniqueViolation(plan, values: merged, excluding: id.pk, path: path()) ?? StoreError(sqlite: e)
       }
     }
-    if recordsObjectHistory { requestLog.update(id, keys: values.members.lazy.map(\.key).filter { !$0.hasPrefix("_") }) }
+    if writes.recordsObjectHistory { writes.requestLog.update(id, keys: values.members.lazy.map(\.key).filter { !$0.hasPrefix("_") }) }
     ctx.touch(id)
     for (r, target) in toOneChanges { try linkToOne(id, r, from: previous[r.name] ?? nil, to: target, plan, ctx) }
     for (r, v) in toManyChanges {
       if v.isNull {
-        try setToMany(id, r, [], plan, ctx, path: "\(path()).\(r.name)")
+        try setToMany(id, r, [], plan, ctx, path: path().key(r.name))
         continue
       }
       do {
-        try assignToMany(id, r, v, plan, ctx, path: "\(path()).\(r.name)")
+        try assignToMany(id, r, v, plan, ctx, path: path().key(r.name))
       } catch is PendingReference {
         deferredValues.append(r.name, v)
       }

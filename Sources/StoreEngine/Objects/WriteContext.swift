@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Bookkeeping for one atomic write (a request or a whole `context.save`): `$ref`s
@@ -8,7 +8,7 @@ import SchemaModel
 final class WriteContext {
   var refs: [String: ObjectID] = [:]
   /// Relationship assignments naming a `$ref` that did not exist yet when they were read.
-  var deferred: [(id: ObjectID, values: JSONObject, path: String, index: Int?)] = []
+  var deferred: [(id: ObjectID, values: JSONObject, path: ErrorPlace, index: Int?)] = []
   /// The index of the `context.save` change being applied (nil outside a save); recorded
   /// with deferred work and touched objects so late errors still name their change.
   var currentIndex: Int?

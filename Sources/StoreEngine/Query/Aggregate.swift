@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// What `query.aggregate` asks for, already parsed: objects matching `predicate`, grouped

@@ -1,5 +1,6 @@
-import SQLiteCore
+import DatabaseKit
 import SchemaModel
+import TimeZones
 
 /// A calendar period that dates are grouped by (`sectionBy`, `groupBy`), and the text key
 /// naming the period a date falls in, on the wall clock of a time zone:
@@ -67,34 +68,5 @@ public enum DateBucket: String, CaseIterable, Sendable {
   private func pad(_ v: Int, _ width: Int) -> String {
     let digits = String(abs(v))
     return (v < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
-  }
-}
-
-/// Proleptic Gregorian calendar arithmetic on day numbers (days since 1970-01-01).
-enum CivilDate {
-  static func fromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
-    let (y, m, d) = ISODate.civilFromDays(days)
-    return (y, m, d)
-  }
-
-  /// 0 = Sunday ... 6 = Saturday (1970-01-01 was a Thursday).
-  static func weekday(_ days: Int) -> Int { ((days % 7) + 11) % 7 }
-
-  static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
-
-  static func daysInMonth(_ y: Int, _ m: Int) -> Int {
-    switch m {
-    case 2: return isLeap(y) ? 29 : 28
-    case 4, 6, 9, 11: return 30
-    default: return 31
-    }
-  }
-}
-
-extension Int64 {
-  /// Division rounding toward negative infinity, so times before 1970 fall on the right day.
-  func floorDiv(_ d: Int64) -> Int64 {
-    let q = self / d
-    return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q
   }
 }

@@ -4,9 +4,12 @@ import JSONCore
 public struct FetchRequest {
   public var entity: String
   public var predicate: Predicate?
-  /// When the predicate came in JSON form: the JSON path of each node, indexed by the
-  /// node's `offset` (see `PredicateJSONDecoder`), so errors name the place.
-  public var predicateLocations: [String]?
+  /// Where the predicate is in the request (errors name it; `where` unless it came in
+  /// another member).
+  public var predicatePlace = ErrorPlace(.where)
+  /// When the predicate came in JSON form: the place of each node, indexed by the node's
+  /// `offset` (see `PredicateJSONDecoder`), so errors name it.
+  public var predicateLocations: [ErrorPlace]?
   public var sort: [SortKey] = []
   public var limit: Int?
   public var offset: Int?

@@ -1,12 +1,13 @@
+import DatabaseKit
 import Foundation
 import JSONCore
-import SQLiteCore
 
-/// `MATCHES` inside SQLite: `ms_regexp(pattern, text, flags, offset, path)` is 1 when the
+/// `MATCHES` inside SQLite: `ms_regexp(pattern, text, flags, offset, place, node)` is 1 when the
 /// whole text matches the pattern (ICU, as NSPredicate's MATCHES, through
 /// NSRegularExpression), 0 when not, nil when the text is nil. Flags: 1 case-insensitive
 /// (`[c]`), 2 diacritic-insensitive (`[d]`, folding both sides as `ms_fold` does).
-/// `offset` and `path` (nil for the text form) name the comparison in errors.
+/// `offset` and `place` (`ErrorPlace.encoded`: the predicate's, or with `node` 1 the JSON-form
+/// node's) name the comparison in errors.
 ///
 /// The work of one match is bounded (`budget`): ICU reports progress every `stepsPerTick`
 /// steps of its engine, and the match stops with a `predicate` error once the budget is
@@ -99,18 +100,19 @@ enum RegexMatching {
   /// Where the comparison is, for errors raised while the statement runs.
   struct Place {
     var offset: Int
-    /// The JSON path of a JSON-form comparison; nil for the text form.
-    var path: String?
+    /// The predicate's place, or the comparison's node when `node` (the JSON form).
+    var place: ErrorPlace
+    var node: Bool
 
     func error(_ message: String) -> StoreError {
-      if let path { return StoreError(.predicate, "\(path): \(message)", ["path": .string(path)]) }
-      return StoreError(.predicate, "params.where: \(message) (at character \(offset))", ["offset": .int(Int64(offset))])
+      if node { return StoreError(.predicate, at: place, message) }
+      return StoreError.predicate(PredicateError(message, offset: offset), at: place)
     }
   }
 
-  static func register(on connection: Connection) throws {
+  static func register(on connection: any DatabaseConnection) throws {
     let cache = Cache()
-    try connection.createFunction("ms_regexp", argumentCount: 5) { [weak connection] args in
+    try connection.createFunction("ms_regexp", argumentCount: 6) { [weak connection] args in
       guard case .text(let pattern) = args[0] else {
         if case .null = args[0] { return .null }
         throw RegexError("MATCHES needs a string pattern")
@@ -126,8 +128,8 @@ enum RegexMatching {
       guard case .integer(let flags) = args[2], case .integer(let offset) = args[3] else {
         throw RegexError("ms_regexp flags and offset must be integers")
       }
-      var path: String?
-      if case .text(let p) = args[4] { path = p }
+      var predicatePlace = ErrorPlace(.where)
+      if case .text(let p) = args[4], let decoded = ErrorPlace(encoded: p) { predicatePlace = decoded }
       let key = "\(flags):\(pattern)"
       let regex: NSRegularExpression
       if let cached = cache.patterns[key] {
@@ -138,7 +140,7 @@ enum RegexMatching {
         cache.patterns[key] = regex
       }
       let subject = flags & 2 != 0 ? TextFolding.fold(text, caseInsensitive: false, diacriticInsensitive: true) : text
-      let place = Place(offset: Int(offset), path: path)
+      let place = Place(offset: Int(offset), place: predicatePlace, node: args[5] == .integer(1))
       let matched = try wholeMatch(regex, subject, pattern: pattern, place: place) { connection?.pollInterrupt() ?? false }
       return .integer(matched ? 1 : 0)
     }

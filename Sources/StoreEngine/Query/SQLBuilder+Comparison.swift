@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Comparisons: which side is what (a value, a column, a to-many collection), the
@@ -229,7 +229,7 @@ extension SQLBuilder {
     let name = l.name
     guard case .attribute(let type) = l.kind else {
       guard case .object(let entity) = l.kind else { preconditionFailure() }
-      guard case .string(let s) = value, let id = ObjectID(s), let target = store.plans[id.entity], entity.includes(target.model) else {
+      guard case .string(let s) = value, let id = ObjectID(s), let target = catalog.plans[id.entity], entity.includes(target.model) else {
         throw PredicateError(
           "'\(name)' is \(name == "SELF" ? "the object" : "a relationship to \(entity.name)"); compare it with an id such as \"\(entity.name)/1\" or nil",
           offset: c.offset)
@@ -334,11 +334,12 @@ extension SQLBuilder {
     return "ms_regexp(\(bind(pattern)), \(column), \(flags), \(regexPlace(c)))"
   }
 
-  /// `ms_regexp`'s last two arguments: where the comparison is, for errors raised while
-  /// the statement runs (its JSON path when the predicate came in the JSON form).
+  /// `ms_regexp`'s last three arguments: where the comparison is, for errors raised while
+  /// the statement runs: its offset and the place of the predicate, or of its node when
+  /// the predicate came in the JSON form (`ErrorPlace.encoded`).
   private mutating func regexPlace(_ c: Comparison) -> String {
-    let path = locations.flatMap { c.offset < $0.count ? $0[c.offset] : nil }
-    return "\(bind(.integer(Int64(c.offset)))), \(bind(path.map { .text($0) } ?? .null))"
+    let node = locations.flatMap { c.offset < $0.count ? $0[c.offset] : nil }
+    return "\(bind(.integer(Int64(c.offset)))), \(bind(.text((node ?? predicatePlace).encoded))), \(bind(.integer(node == nil ? 0 : 1)))"
   }
 
   // MARK: - Against another key path

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Function expressions that SQL can evaluate: `CAST` (date literals, number and string

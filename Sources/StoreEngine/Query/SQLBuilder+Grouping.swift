@@ -1,6 +1,7 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
+import TimeZones
 
 /// A key objects are grouped by: a key path (an attribute, a to-one relationship, or
 /// `rel.@count`, through any to-one relationships), or the calendar period of a date
@@ -42,7 +43,7 @@ enum ColumnKind: Equatable {
     switch (self, v) {
     case (_, .null): return .null
     case (.attribute(let t), _): return t.decode(v)
-    case (.relationship(let dest, _), .integer(let pk)): return .string("\(dest)/\(pk)")
+    case (.relationship(let dest, _), .integer(let pk)): return .string(ObjectID.text(dest, pk))
     case (_, .integer(let i)): return .int(i)
     case (_, .real(let d)): return .double(d)
     case (_, .text(let s)): return .string(s)
@@ -120,20 +121,20 @@ struct TrailingArgs {
 
 extension SQLBuilder {
   /// Resolves a grouping key (adding its joins); errors name `path`.
-  mutating func groupColumn(_ key: GroupingKey, path: String, zones: TimeZoneCache) throws -> GroupedColumn {
+  mutating func groupColumn(_ key: GroupingKey, path: ErrorPlace, zones: TimeZoneCache) throws -> GroupedColumn {
     let (column, kind) = try keyPathColumn(key.keyPath, path: path)
     if case .attribute(.json) = kind {
-      throw invalid("\(path): json attribute '\(key.keyPath)' cannot be grouped (its stored form is opaque)", path)
+      throw invalid("json attribute '\(key.keyPath)' cannot be grouped (its stored form is opaque)", path)
     }
     if let bucket = key.bucket {
       guard case .attribute(.date) = kind else {
         throw invalid(
-          "\(path).bucket: '\(bucket.rawValue)' buckets need a date attribute, but '\(key.keyPath)' is \(kind.expected)", path + ".bucket")
+          "'\(bucket.rawValue)' buckets need a date attribute, but '\(key.keyPath)' is \(kind.expected)", path.key("bucket"))
       }
       do { _ = try zones.rules(key.timeZone) } catch let e as TimeZoneRules.LoadError {
         throw StoreError(
-          .invalidArgument, "\(path).timeZone: unknown time zone '\(key.timeZone)' (\(e.reason))",
-          ["path": .string(path + ".timeZone"), "timeZone": .string(key.timeZone)])
+          .invalidArgument, at: path.key("timeZone"), "unknown time zone '\(key.timeZone)' (\(e.reason))",
+          ["timeZone": .string(key.timeZone)])
       }
       return GroupedColumn(name: key.name, column: column, bucket: bucket, timeZone: key.timeZone, kind: .bucket)
     }
@@ -142,27 +143,27 @@ extension SQLBuilder {
 
   /// The SQL of a key path ending in an attribute, a to-one relationship (its key, or
   /// `Entity/pk` for a destination with sub-entities) or `@count`.
-  mutating func keyPathColumn(_ keyPath: String, path: String) throws -> (String, ColumnKind) {
+  mutating func keyPathColumn(_ keyPath: String, path: ErrorPlace) throws -> (String, ColumnKind) {
     let parts = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     let target: Target
     do { target = try resolve(parts, offset: 0) } catch let e as PredicateError {
-      throw invalid("\(path): \(e.message)", path)
+      throw invalid(e.message, path)
     }
     switch target {
-    case .attribute(let a, let sql): return (sql, .attribute(a.type))
+    case .attribute(let type, let sql): return (sql, .attribute(type))
     case .count(let sql): return (sql, .count)
-    case .toOne(let r, let sql):
-      let dest = store.plans[r.destination]!
-      guard dest.model.root.hasSubentities else { return (sql, .relationship(destination: r.destination, polymorphic: false)) }
+    case .toOne(let destination, let sql):
+      let dest = catalog.plans[destination.name]!
+      guard dest.model.root.hasSubentities else { return (sql, .relationship(destination: dest.model.name, polymorphic: false)) }
       let id =
-        "(SELECT \(EntityPlan.idExpression(alias: "d", dest: dest.model, codes: store.entityCodes)) FROM \(dest.table) d WHERE d.\"_pk\" = \(sql))"
-      return (id, .relationship(destination: r.destination, polymorphic: true))
+        "(SELECT \(EntityPlan.idExpression(alias: "d", dest: dest.model, codes: catalog.entityCodes)) FROM \(dest.table) d WHERE d.\"_pk\" = \(sql))"
+      return (id, .relationship(destination: dest.model.name, polymorphic: true))
     case .selfKey:
-      throw invalid("\(path): '\(keyPath)' does not name a value", path)
+      throw invalid("'\(keyPath)' does not name a value", path)
     }
   }
 
-  func invalid(_ message: String, _ path: String) -> StoreError {
-    StoreError(.invalidArgument, message, ["path": .string(path), "entity": .string(base.model.name)])
+  func invalid(_ message: String, _ path: ErrorPlace) -> StoreError {
+    StoreError(.invalidArgument, at: path, message, ["entity": .string(base.model.name)])
   }
 }

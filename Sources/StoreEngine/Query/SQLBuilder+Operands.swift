@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// A compiled scalar operand: SQL for one value per row, and what that value is.
@@ -114,9 +114,10 @@ extension SQLBuilder {
 
   /// Follows `parts` from `scope` (or from the elements of `collection`): to-one hops
   /// become LEFT JOINs, to-many hops start or extend a correlated collection.
-  mutating func walk(_ parts: [String], from scope: Scope, collection: ToManyElements?, offset: Int, label: String = "") throws
-    -> Compiled
-  {
+  /// With `toOneOnly` (`resolve`), a to-many hop may only end the path.
+  mutating func walk(
+    _ parts: [String], from scope: Scope, collection: ToManyElements?, offset: Int, label: String = "", toOneOnly: Bool = false
+  ) throws -> Compiled {
     var alias = scope.alias
     var model = scope.model
     var coll = collection
@@ -147,8 +148,8 @@ extension SQLBuilder {
         let owner = through.isEmpty ? "entity '\(model.name)'" : "'\(model.name)' (reached through '\(through)')"
         throw PredicateError("'\(part)' is not an attribute or relationship of \(owner)", offset: offset)
       }
-      let plan = store.plans[model.name]!
-      let dest = store.plans[r.destination]!
+      let plan = catalog.plans[model.name]!
+      let dest = catalog.plans[r.destination]!
       prefix = prefix.isEmpty ? part : "\(prefix).\(part)"
       if !r.toMany {
         if last {
@@ -166,6 +167,7 @@ extension SQLBuilder {
         model = dest.model
         continue
       }
+      if toOneOnly && !last { throw Self.onlyCount(parts[...i], offset: offset) }
       let element = newAlias()
       var key = "\(element).\"_pk\""
       switch plan.storage[r.name]! {
@@ -264,7 +266,7 @@ extension SQLBuilder {
 
   /// A collection reached through a nil to-one is nil, so its @count and other folds read
   /// nil rather than 0 (as every key path through a nil to-one does).
-  private func nilThroughToOne(_ c: ToManyElements, _ sql: String) -> String {
+  func nilThroughToOne(_ c: ToManyElements, _ sql: String) -> String {
     c.owner == "t" ? sql : "CASE WHEN \(c.owner).\"_pk\" IS NULL THEN NULL ELSE \(sql) END"
   }
 

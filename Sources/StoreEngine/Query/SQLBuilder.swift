@@ -1,12 +1,12 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Compiles predicates and sort keys over one entity into SQL: a WHERE fragment, LEFT
 /// JOINs for to-one key paths (one per distinct path prefix), and bound arguments. Values
 /// are always bound, names always quoted.
 struct SQLBuilder {
-  let store: Store
+  let catalog: SchemaCatalog
   let base: EntityPlan
   private(set) var joins: [String] = []
   /// The joins as SQL text, with a leading space when there are any.
@@ -21,69 +21,61 @@ struct SQLBuilder {
   /// Set while compiling an ordering comparison: decimals are stored as canonical text,
   /// so they are compared as numbers there (equality stays exact on the text).
   var orderingDecimal = false
-  /// The JSON paths of a JSON-form predicate's nodes (`PredicateJSONDecoder`), by offset.
-  var locations: [String]?
+  /// Where the predicate being compiled is (the param holding it), for errors found
+  /// while its statement runs.
+  var predicatePlace = ErrorPlace(.where)
+  /// The places of a JSON-form predicate's nodes (`PredicateJSONDecoder`), by offset.
+  var locations: [ErrorPlace]?
   /// Nesting of the SQL being written, in `PredicateLimits.maxSQLNesting` units.
   private var sqlNesting = 0
   /// Predicate and expression nodes being compiled, one inside the other.
   var recursion = 0
 
-  init(store: Store, base: EntityPlan) {
-    self.store = store
+  init(catalog: SchemaCatalog, base: EntityPlan) {
+    self.catalog = catalog
     self.base = base
   }
 
   /// What a key path ends in.
   enum Target {
-    case attribute(Attribute, sql: String)
-    case toOne(Relationship, sql: String)
+    case attribute(AttributeType, sql: String)
+    /// A to-one relationship: the destination's key.
+    case toOne(destination: EntityModel, sql: String)
     case count(sql: String)
     case selfKey(sql: String)
   }
 
   // MARK: - Key paths
 
-  /// A key path through to-one relationships only (sort keys, and what other query
-  /// features build on); predicates use `walk`, which also crosses to-many ones.
+  /// A key path giving one value per fetched object (sort keys, grouping, a transform's
+  /// key): `walk` from the fetched object through to-one relationships only, or `@count`
+  /// after a to-many relationship that ends the path.
   mutating func resolve(_ parts: [String], offset: Int) throws -> Target {
-    var model = base.model
-    var alias = "t"
-    var prefix = ""
-    for (i, part) in parts.enumerated() {
-      let last = i == parts.count - 1
-      let plan = store.plans[model.name]!
-      if let a = model.attribute(part) {
-        guard last else {
-          throw PredicateError("'\(part)' is an attribute of '\(model.name)', so the key path cannot continue after it", offset: offset)
-        }
-        if a.transient {
-          throw PredicateError(
-            "transient attribute '\(model.name).\(part)' is not stored and cannot be used in a predicate or sort", offset: offset)
-        }
-        return .attribute(a, sql: "\(alias).\(Identifier.quote(a.name))")
+    let counted = parts.count >= 2 && parts[parts.count - 1].lowercased() == "@count"
+    let path = counted ? Array(parts.dropLast()) : parts
+    let top = Scope(alias: "t", model: base.model, sink: nil)
+    switch try walk(path, from: top, collection: nil, offset: offset, toOneOnly: true) {
+    case .collection(let c):
+      guard counted else { throw Self.onlyCount(path, offset: offset) }
+      // Through a nil to-one the collection is nil, so its count is nil (not 0), as in
+      // predicates: sorts then place it with the nils.
+      return .count(sql: nilThroughToOne(c, "(SELECT count(*) \(c.fromSQL) WHERE \(c.correlation))"))
+    case .scalar(let operand):
+      // `@count` after an attribute or a to-one: the whole path says why it cannot be.
+      if counted { _ = try walk(parts, from: top, collection: nil, offset: offset, toOneOnly: true) }
+      switch operand.kind {
+      case .attribute(let type): return .attribute(type, sql: operand.sql)
+      case .object(let model): return path.isEmpty ? .selfKey(sql: operand.sql) : .toOne(destination: model, sql: operand.sql)
       }
-      guard let r = model.relationship(part) else {
-        let owner = model === base.model ? "entity '\(model.name)'" : "'\(model.name)' (reached through '\(prefix)')"
-        throw PredicateError("'\(part)' is not an attribute or relationship of \(owner)", offset: offset)
-      }
-      if r.toMany {
-        if i + 1 == parts.count - 1, parts[i + 1].lowercased() == "@count" {
-          // Through a nil to-one the collection is nil, so its count is nil (not 0), as
-          // in predicates: sorts then place it with the nils.
-          let count = countSQL(r, plan: plan, alias: alias)
-          return .count(sql: alias == "t" ? count : "CASE WHEN \(alias).\"_pk\" IS NULL THEN NULL ELSE \(count) END")
-        }
-        throw PredicateError(
-          "'\(parts[0...i].joined(separator: "."))' is a to-many relationship; only its @count can be used here",
-          offset: offset)
-      }
-      if last { return .toOne(r, sql: "\(alias).\(Identifier.quote(r.name))") }
-      prefix = prefix.isEmpty ? part : "\(prefix).\(part)"
-      alias = topLevelJoin(r, from: alias, prefix: prefix)
-      model = store.plans[r.destination]!.model
+    case .value: preconditionFailure("a key path is never a constant")
     }
-    return .selfKey(sql: "\(alias).\"_pk\"")
   }
+
+  static func onlyCount(_ path: ArraySlice<String>, offset: Int) -> PredicateError {
+    PredicateError("'\(path.joined(separator: "."))' is a to-many relationship; only its @count can be used here", offset: offset)
+  }
+
+  static func onlyCount(_ path: [String], offset: Int) -> PredicateError { onlyCount(path[...], offset: offset) }
 
   /// The alias of the LEFT JOIN for the to-one path `prefix` from the fetched object,
   /// added once however many key paths go through it.
@@ -91,19 +83,8 @@ struct SQLBuilder {
     if let existing = aliases[prefix] { return existing }
     let a = "j\(aliases.count + 1)"
     aliases[prefix] = a
-    joins.append("LEFT JOIN \(store.plans[r.destination]!.table) \(a) ON \(a).\"_pk\" = \(alias).\(Identifier.quote(r.name))")
+    joins.append("LEFT JOIN \(catalog.plans[r.destination]!.table) \(a) ON \(a).\"_pk\" = \(alias).\(Identifier.quote(r.name))")
     return a
-  }
-
-  private func countSQL(_ r: Relationship, plan: EntityPlan, alias: String) -> String {
-    switch plan.storage[r.name]! {
-    case .inverseForeignKey(let table, let col, _):
-      return "(SELECT count(*) FROM \(Identifier.quote(table)) c WHERE c.\(Identifier.quote(col)) = \(alias).\"_pk\")"
-    case .joinTable(let table, let src, _, _):
-      return "(SELECT count(*) FROM \(Identifier.quote(table)) c WHERE c.\(Identifier.quote(src)) = \(alias).\"_pk\")"
-    case .foreignKey(let col):
-      return "(\(alias).\(Identifier.quote(col)) IS NOT NULL)"
-    }
   }
 
   // MARK: - Predicates
@@ -240,16 +221,22 @@ struct SQLBuilder {
       let parts = k.keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
       let target: Target
       do { target = try resolve(parts, offset: 0) } catch let e as PredicateError {
-        throw StoreError(.validation, "params.sort[\(i)].key: \(e.message)", ["key": .string(k.keyPath)])
+        throw StoreError(.validation, at: ErrorPlace(.sort).index(i).key("key"), e.message, ["key": .string(k.keyPath)], placeInData: false)
       }
       var expr: String
       switch target {
-      case .attribute(let a, let sql):
-        if a.type == .json { throw StoreError(.validation, "params.sort[\(i)].key: json attribute '\(k.keyPath)' cannot be sorted") }
-        expr = a.type == .decimal ? "CAST(\(sql) AS REAL)" : sql
+      case .attribute(let type, let sql):
+        if type == .json {
+          throw StoreError(
+            .validation, at: ErrorPlace(.sort).index(i).key("key"), "json attribute '\(k.keyPath)' cannot be sorted", placeInData: false)
+        }
+        expr = type == .decimal ? "CAST(\(sql) AS REAL)" : sql
         if k.caseInsensitive {
-          guard a.type == .string || a.type == .url else {
-            throw StoreError(.validation, "params.sort[\(i)].caseInsensitive applies to strings, but '\(k.keyPath)' is \(a.type.rawValue)")
+          guard type == .string || type == .url else {
+            let place = ErrorPlace(.sort).index(i).key("caseInsensitive")
+            throw StoreError(
+              .validation, "\(place: place) applies to strings, but '\(k.keyPath)' is \(type.rawValue)", about: place,
+              placeInData: false)
           }
           expr = "ms_fold(\(sql), 3)"
         }

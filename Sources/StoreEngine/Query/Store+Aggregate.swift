@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// `query.aggregate`: grouped counts, sums, averages, minima and maxima, computed by
@@ -16,20 +16,19 @@ extension Store {
       let plan = try self.plan(request.entity)
       guard !request.aggregates.isEmpty || !request.groupBy.isEmpty else {
         throw StoreError(
-          .invalidArgument, "params.aggregates: give at least one aggregate (or a groupBy to list distinct keys)",
-          ["path": "params.aggregates"])
+          .invalidArgument, at: ErrorPlace(.aggregates), "give at least one aggregate (or a groupBy to list distinct keys)")
       }
-      var builder = SQLBuilder(store: self, base: plan)
+      var builder = SQLBuilder(catalog: catalog, base: plan)
       var scope = FetchRequest(entity: request.entity, predicate: request.predicate)
       scope.includeSubentities = request.includeSubentities
       let filter = try whereClause(scope, plan, &builder)
       let groups = try request.groupBy.enumerated().map { i, key in
-        try builder.groupColumn(key, path: "params.groupBy[\(i)]", zones: timeZones)
+        try builder.groupColumn(key, path: ErrorPlace(.groupBy).index(i), zones: timeZones)
       }
       try checkNames(request, groups)
       var values: [(sql: String, kind: ColumnKind)] = []
       for (i, a) in request.aggregates.enumerated() {
-        values.append(try aggregateColumn(a, path: "params.aggregates[\(i)]", &builder))
+        values.append(try aggregateColumn(a, path: ErrorPlace(.aggregates).index(i), &builder))
       }
 
       var args = TrailingArgs(after: builder)
@@ -46,9 +45,7 @@ extension Store {
       if let having = request.having {
         let compiler = HavingCompiler(columns: columns, names: groups.map(\.name) + request.aggregates.map(\.alias))
         do { sql += " WHERE " + (try compiler.compile(having, &args)) } catch let e as PredicateError {
-          throw StoreError(
-            .predicate, "params.having: \(e.message) (at character \(e.offset))",
-            ["path": "params.having", "offset": .int(Int64(e.offset))])
+          throw StoreError.predicate(e, at: ErrorPlace(.having))
         }
       }
       sql += try orderClause(request, groups, columns)
@@ -65,7 +62,7 @@ extension Store {
           out.append(AggregateGroup(key: key, values: vals))
           if out.count & 1023 == 0 { try checkCancelled() }
         }
-      } catch let e as SQLiteError where e.isIntegerOverflow {
+      } catch let e as any DatabaseError where e.isIntegerOverflow {
         throw overflow(request, values.map(\.kind))
       }
       return out
@@ -75,56 +72,54 @@ extension Store {
   /// The error for an integer sum beyond 64 bits, naming the integer sums that may be it.
   private func overflow(_ request: AggregateRequest, _ kinds: [ColumnKind]) -> StoreError {
     let sums = request.aggregates.indices.filter { request.aggregates[$0].function == .sum && kinds[$0] == .count }
-    let path = sums.count == 1 ? "params.aggregates[\(sums[0])]" : "params.aggregates"
+    let path = sums.count == 1 ? ErrorPlace(.aggregates).index(sums[0]) : ErrorPlace(.aggregates)
     let names = sums.map { "sum(\(request.aggregates[$0].keyPath ?? ""))" }.joined(separator: ", ")
     return StoreError(
-      .invalidArgument,
-      "\(path): \(names) is beyond 64 bits (-9223372036854775808 ... 9223372036854775807) over the stored integers",
-      ["path": .string(path), "reason": "integerOverflow"])
+      .invalidArgument, at: path,
+      "\(names) is beyond 64 bits (-9223372036854775808 ... 9223372036854775807) over the stored integers",
+      ["reason": "integerOverflow"])
   }
 
   /// Aliases are identifiers, unique, and distinct from the group names, which are unique too.
   private func checkNames(_ request: AggregateRequest, _ groups: [GroupedColumn]) throws {
-    var taken: [String: String] = [:]
+    var taken: [String: ErrorPlace] = [:]
     for (i, g) in groups.enumerated() {
-      let path = "params.groupBy[\(i)]"
+      let path = ErrorPlace(.groupBy).index(i)
       if let alias = request.groupBy[i].alias, !Names.isIdentifier(alias) {
         throw StoreError(
-          .invalidArgument, "\(path).as: '\(alias)' is not an identifier (a letter, then letters, digits or '_')",
-          ["path": .string(path + ".as")])
+          .invalidArgument, at: path.key("as"), "'\(alias)' is not an identifier (a letter, then letters, digits or '_')")
       }
       if let other = taken[g.name] {
         throw StoreError(
-          .invalidArgument, "\(path): the group name '\(g.name)' is already used by \(other); name this one with \"as\"",
-          ["path": .string(path)])
+          .invalidArgument, at: path, "the group name '\(g.name)' is already used by \(place: other); name this one with \"as\"")
       }
       taken[g.name] = path
     }
     for (i, a) in request.aggregates.enumerated() {
-      let path = "params.aggregates[\(i)].as"
+      let path = ErrorPlace(.aggregates).index(i).key("as")
       guard Names.isIdentifier(a.alias) else {
         throw StoreError(
-          .invalidArgument, "\(path): '\(a.alias)' is not an identifier (a letter, then letters, digits or '_')", ["path": .string(path)])
+          .invalidArgument, at: path, "'\(a.alias)' is not an identifier (a letter, then letters, digits or '_')")
       }
       if let other = taken[a.alias] {
-        throw StoreError(.invalidArgument, "\(path): '\(a.alias)' is already used by \(other)", ["path": .string(path)])
+        throw StoreError(.invalidArgument, at: path, "'\(a.alias)' is already used by \(place: other)")
       }
       taken[a.alias] = path
     }
   }
 
   /// The SQL of one aggregate and what its value is; checks the function suits the key.
-  private func aggregateColumn(_ a: Aggregate, path: String, _ builder: inout SQLBuilder) throws -> (sql: String, kind: ColumnKind) {
+  private func aggregateColumn(_ a: Aggregate, path: ErrorPlace, _ builder: inout SQLBuilder) throws -> (sql: String, kind: ColumnKind) {
     let fn = a.function.rawValue
     if a.distinct && (a.function == .min || a.function == .max) {
-      throw builder.invalid("\(path).distinct: distinct applies to count, sum and avg, not \(fn)", path + ".distinct")
+      throw builder.invalid("distinct applies to count, sum and avg, not \(fn)", path.key("distinct"))
     }
     guard let keyPath = a.keyPath else {
-      guard a.function == .count else { throw builder.invalid("\(path).key: \(fn) needs a key", path + ".key") }
-      if a.distinct { throw builder.invalid("\(path).distinct: count distinct needs a key", path + ".distinct") }
+      guard a.function == .count else { throw builder.invalid("\(fn) needs a key", path.key("key")) }
+      if a.distinct { throw builder.invalid("count distinct needs a key", path.key("distinct")) }
       return ("count(*)", .count)
     }
-    var (column, kind) = try builder.keyPathColumn(keyPath, path: path + ".key")
+    var (column, kind) = try builder.keyPathColumn(keyPath, path: path.key("key"))
     let distinct = a.distinct ? "DISTINCT " : ""
     if a.function == .count { return ("count(\(distinct)\(column))", .count) }
 
@@ -133,7 +128,7 @@ extension Store {
     case .attribute(let t): type = t
     case .count: type = .int
     default:
-      throw builder.invalid("\(path).key: \(fn) needs an attribute, but '\(keyPath)' is a to-one relationship", path + ".key")
+      throw builder.invalid("\(fn) needs an attribute, but '\(keyPath)' is a to-one relationship", path.key("key"))
     }
     if type == .decimal {
       // Stored as canonical text; aggregated as a number.
@@ -143,7 +138,7 @@ extension Store {
     switch a.function {
     case .sum, .avg:
       guard type.isNumeric else {
-        throw builder.invalid("\(path).key: \(fn) needs a numeric attribute, but '\(keyPath)' is \(type.rawValue)", path + ".key")
+        throw builder.invalid("\(fn) needs a numeric attribute, but '\(keyPath)' is \(type.rawValue)", path.key("key"))
       }
       // As NSExpression's sum:, the sum of no values is 0; a sum that is not a number
       // (+inf and -inf together, which SQLite gives as NULL) stays null.
@@ -155,7 +150,7 @@ extension Store {
     default:
       guard type.isNumeric || type == .date || type == .string else {
         throw builder.invalid(
-          "\(path).key: \(fn) needs a number, date or string attribute, but '\(keyPath)' is \(type.rawValue)", path + ".key")
+          "\(fn) needs a number, date or string attribute, but '\(keyPath)' is \(type.rawValue)", path.key("key"))
       }
       return ("\(fn)(\(column))", kind)
     }
@@ -169,8 +164,7 @@ extension Store {
       guard let (sql, kind) = columns[k.key] else {
         let names = (groups.map(\.name) + request.aggregates.map(\.alias)).map { "'\($0)'" }.joined(separator: ", ")
         throw StoreError(
-          .invalidArgument, "params.sort[\(i)].key: '\(k.key)' is not a group key or aggregate alias (use \(names))",
-          ["path": .string("params.sort[\(i)].key")])
+          .invalidArgument, at: ErrorPlace(.sort).index(i).key("key"), "'\(k.key)' is not a group key or aggregate alias (use \(names))")
       }
       let expr = kind.isDecimal ? "CAST(\(sql) AS REAL)" : sql
       terms.append("\(expr) \(k.ascending ? "ASC" : "DESC")")

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Fetching, counting and batch changes by predicate.
@@ -24,14 +24,14 @@ extension Store {
       if let select = request.select {
         for (i, k) in select.enumerated() where plan.model.attribute(k) == nil && plan.model.relationship(k) == nil {
           throw StoreError(
-            .validation, "params.select[\(i)]: '\(k)' is not an attribute or relationship of '\(request.entity)'",
-            ["entity": .string(request.entity), "attribute": .string(k)])
+            .validation, at: ErrorPlace(.select).index(i), "'\(k)' is not an attribute or relationship of '\(request.entity)'",
+            ["entity": .string(request.entity), "attribute": .string(k)], placeInData: false)
         }
       }
-      try validateInclude(request.include, from: plan, path: "params.include")
-      var builder = SQLBuilder(store: self, base: plan)
+      try validateInclude(request.include, from: plan)
+      var builder = SQLBuilder(catalog: catalog, base: plan)
       let filter = try whereClause(request, plan, &builder)
-      let section = try request.sectionBy.map { try builder.groupColumn($0, path: "params.sectionBy", zones: timeZones) }
+      let section = try request.sectionBy.map { try builder.groupColumn($0, path: ErrorPlace(.sectionBy), zones: timeZones) }
       let order = try builder.orderBy(request.sortGroupingSections)
       var trailing = TrailingArgs(after: builder)
       var sql = section.map { read.selectSQL(appending: $0.sql(&trailing)) } ?? read.selectSQL
@@ -81,7 +81,7 @@ extension Store {
   public func count(_ request: FetchRequest) throws -> Int {
     try translatingErrors {
       let plan = try self.plan(request.entity)
-      var builder = SQLBuilder(store: self, base: plan)
+      var builder = SQLBuilder(catalog: catalog, base: plan)
       let filter = try whereClause(request, plan, &builder)
       let sql = "SELECT count(*) FROM \(plan.table) t" + builder.joinSQL + filter
       return Int(try connection.cached(sql).first(builder.args) { $0.int(0) } ?? 0)
@@ -102,9 +102,9 @@ extension Store {
   func matchingIDsAndSections(_ request: FetchRequest) throws -> (ids: [ObjectID], sections: [Section]?) {
     try translatingErrors {
       let plan = try self.plan(request.entity)
-      var builder = SQLBuilder(store: self, base: plan)
+      var builder = SQLBuilder(catalog: catalog, base: plan)
       let filter = try whereClause(request, plan, &builder)
-      let section = try request.sectionBy.map { try builder.groupColumn($0, path: "params.sectionBy", zones: timeZones) }
+      let section = try request.sectionBy.map { try builder.groupColumn($0, path: ErrorPlace(.sectionBy), zones: timeZones) }
       let order = try builder.orderBy(request.sortGroupingSections)
       var trailing = TrailingArgs(after: builder)
       let key = section.map { ", " + $0.sql(&trailing) } ?? ""
@@ -128,7 +128,7 @@ extension Store {
       let ctx = WriteContext()
       for (i, id) in ids.enumerated() {
         if i & 255 == 0 { try checkCancelled() }
-        try updateObject(id, values, ctx, path: "params.values")
+        try updateObject(id, values, ctx, path: ErrorPlace(.values))
       }
       try finish(ctx)
       return ids.map(\.description)
@@ -154,16 +154,11 @@ extension Store {
     if !entityFilter.isEmpty { conditions.append(entityFilter) }
     if let p = request.predicate {
       builder.locations = request.predicateLocations
+      builder.predicatePlace = request.predicatePlace
       do {
         conditions.append(try builder.compile(p))
       } catch let e as PredicateError {
-        if let locations = request.predicateLocations {
-          let path = e.offset < locations.count ? locations[e.offset] : "params.where"
-          throw StoreError(.predicate, "\(path): \(e.message)", ["path": .string(path), "entity": .string(request.entity)])
-        }
-        throw StoreError(
-          .predicate, "params.where: \(e.message) (at character \(e.offset))",
-          ["offset": .int(Int64(e.offset)), "entity": .string(request.entity)])
+        throw StoreError.predicate(e, at: request.predicatePlace, locations: request.predicateLocations, entity: request.entity)
       }
     }
     return conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")

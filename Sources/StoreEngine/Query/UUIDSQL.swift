@@ -1,4 +1,4 @@
-import SQLiteCore
+import DatabaseKit
 import SchemaModel
 
 /// SQL over uuid columns, which hold 16-byte blobs (their order is the canonical text's, so
@@ -16,7 +16,7 @@ enum UUIDSQL {
   static func bytes(_ expression: String) -> String { "ms_uuid_bytes(\(expression))" }
 
   /// Registers `ms_uuid_bytes(text)`: the 16 bytes of a UUID string, NULL for anything else.
-  static func register(on connection: Connection) throws {
+  static func register(on connection: any DatabaseConnection) throws {
     try connection.createFunction("ms_uuid_bytes", argumentCount: 1) { args in
       guard case .text(let s) = args[0], let b = UUIDText.bytes(s) else { return .null }
       return .blob(b)

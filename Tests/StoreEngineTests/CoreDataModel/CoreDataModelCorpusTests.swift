@@ -1,3 +1,4 @@
+import CoreDataTooling
 import Foundation
 import SchemaModel
 import XCTest
@@ -7,40 +8,11 @@ import XCTest
 /// Every real-world Core Data model of the corpus (shared/corpus/coredata-models, see its
 /// MANIFEST.md): each bundle and standalone model imports without a crash, at least 95% of
 /// the versions import without errors, and every version that does installs in a fresh
-/// in-memory store.
+/// in-memory store; every multi-version bundle gives a migration chain the engine classifies.
+/// (The code generated for the corpus is checked in CodeGenerationTests.)
 final class CoreDataModelCorpusTests: XCTestCase {
-  static var corpusDirectory: URL {
-    URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent()  // CoreDataModel
-      .deletingLastPathComponent()  // StoreEngineTests
-      .deletingLastPathComponent()  // Tests
-      .deletingLastPathComponent()  // repository root
-      .deletingLastPathComponent()
-      .appendingPathComponent("shared/corpus/coredata-models")
-  }
-
-  /// Every `.xcdatamodeld` bundle and every `.xcdatamodel` that is not inside one, sorted.
-  static func modelUnits() throws -> [String] {
-    let root = corpusDirectory.path
-    guard FileManager.default.fileExists(atPath: root) else {
-      throw XCTSkip("Core Data model corpus not found at \(root) (it lives beside the repository in shared/corpus)")
-    }
-    var units: [String] = []
-    let walker = FileManager.default.enumerator(atPath: root)
-    while let relative = walker?.nextObject() as? String {
-      if relative.hasSuffix(".xcdatamodeld") {
-        units.append(root + "/" + relative)
-        walker?.skipDescendants()
-      } else if relative.hasSuffix(".xcdatamodel") {
-        units.append(root + "/" + relative)
-        walker?.skipDescendants()
-      }
-    }
-    return units.sorted()
-  }
-
   func testEveryCorpusModelImportsAndInstalls() throws {
-    let units = try Self.modelUnits()
+    let units = try CoreDataModelCorpus.modelUnits()
     XCTAssertGreaterThan(units.count, 100)
     var versions = 0
     var clean = 0
@@ -82,44 +54,6 @@ final class CoreDataModelCorpusTests: XCTestCase {
     XCTAssertGreaterThan(versions, 280)
   }
 
-  /// Code for every corpus model without errors in every target, checked by the toolchains
-  /// in one run each (swiftc -parse, tsc --noEmit, py_compile); skipped per missing tool.
-  func testGeneratedCodeForEveryCorpusModelIsAccepted() throws {
-    var byTarget: [CodeGenerator.Target: [CodeGenerator.File]] = [:]
-    for unit in try Self.modelUnits() {
-      let model = try CoreDataModelImporter.importModel(at: unit)
-      guard model.current?.schema != nil else { continue }
-      for target in CodeGenerator.Target.allCases {
-        byTarget[target, default: []] += try model.generate(target).files
-      }
-    }
-    XCTAssertGreaterThan(byTarget[.swiftdata]?.count ?? 0, 300)
-    var checked: [String] = []
-    if let swiftc = CodeGeneratorTests.swiftc {
-      // One file: a swiftc job per file takes minutes, one parse of everything a second
-      // (Swift allows imports anywhere at file scope; -parse does not resolve names).
-      let files = byTarget[.swiftdata]! + byTarget[.coredata]!
-      let joined = CodeGenerator.File(name: "Corpus.swift", text: files.map(\.text).joined(separator: "\n"))
-      if let failure = try CodeGeneratorTests.check([joined], [swiftc, "-parse"]) { XCTFail(String(failure.prefix(4000))) }
-      checked.append("\(files.count) Swift files")
-    }
-    if let tsc = CodeGeneratorTests.tsc {
-      let files = byTarget[.typescript]!
-      if let failure = try CodeGeneratorTests.check(files, [tsc, "--noEmit", "--strict"], numbered: true) {
-        XCTFail(String(failure.prefix(4000)))
-      }
-      checked.append("\(files.count) TypeScript files")
-    }
-    if let python = CodeGeneratorTests.python {
-      let files = byTarget[.python]!
-      if let failure = try CodeGeneratorTests.check(files, [python, "-m", "py_compile"], numbered: true) {
-        XCTFail(String(failure.prefix(4000)))
-      }
-      checked.append("\(files.count) Python files")
-    }
-    print("generated code accepted: " + checked.joined(separator: ", "))
-  }
-
   /// Every multi-version bundle gives a chain (its error-free versions in natural name
   /// order) whose every step `SchemaDiff` classifies as lightweight or custom.
   func testEveryMultiVersionBundleGivesAClassifiedMigrationChain() throws {
@@ -127,7 +61,7 @@ final class CoreDataModelCorpusTests: XCTestCase {
     var lightweight = 0
     var custom = 0
     var changes = 0
-    for unit in try Self.modelUnits() where unit.hasSuffix(".xcdatamodeld") {
+    for unit in try CoreDataModelCorpus.modelUnits() where unit.hasSuffix(".xcdatamodeld") {
       let chain = try CoreDataModelImporter.importModel(at: unit).versions.compactMap(\.schema)
       guard chain.count > 1 else { continue }
       bundles += 1

@@ -9,7 +9,9 @@ import XCTest
 /// Every read path over columns filled, behind the engine's back, with every kind of value
 /// SQLite can hold: each answer is a well-formed result or a precise error, never a trap.
 final class ExtremeValuesTests: XCTestCase {
-  static let types = ["string", "int", "int16", "int32", "int64", "double", "float", "decimal", "bool", "date", "uuid", "data", "url", "json"]
+  static let types = [
+    "string", "int", "int16", "int32", "int64", "double", "float", "decimal", "bool", "date", "uuid", "data", "url", "json",
+  ]
 
   /// A ModelStore store whose `Odd` rows each hold one extreme in every attribute column.
   private func modelStoreWithExtremes() throws -> Store {
@@ -26,10 +28,12 @@ final class ExtremeValuesTests: XCTestCase {
       let pk = try XCTUnwrap(ObjectID(id)).pk
       let e = expression == "?" ? "?1" : expression
       try store.connection.run(
-        "UPDATE \"Odd\" SET \(columns.map { "\($0) = \(e)" }.joined(separator: ", ")) WHERE \"_pk\" = ?2", [ExtremeValues.nan, .integer(pk)])
+        "UPDATE \"Odd\" SET \(columns.map { "\($0) = \(e)" }.joined(separator: ", ")) WHERE \"_pk\" = ?2",
+        [ExtremeValues.nan, .integer(pk)])
     }
     // A history row of another writer, with a timestamp no calendar has.
-    try store.connection.run("UPDATE \(Store.historyTable) SET \"timestamp\" = 1e300 WHERE \"token\" = (SELECT min(\"token\") FROM \(Store.historyTable))")
+    try store.connection.run(
+      "UPDATE \(Store.historyTable) SET \"timestamp\" = 1e300 WHERE \"token\" = (SELECT min(\"token\") FROM \(Store.historyTable))")
     return store
   }
 
@@ -65,7 +69,8 @@ final class ExtremeValuesTests: XCTestCase {
     XCTAssertEqual(byDouble["1e300"], .double(1e300))
     XCTAssertEqual(byDouble["9223372036854775807"], .double(9.223372036854775807e18))
     XCTAssertEqual(try rows(store, "a_int")["-9223372036854775808"], .int(.min))
-    XCTAssertEqual(try rows(store, "a_string")["CAST(x'fffe00c3' AS TEXT)"], .string("\u{FFFD}\u{FFFD}\u{0}\u{FFFD}"), "invalid UTF-8 is repaired")
+    XCTAssertEqual(
+      try rows(store, "a_string")["CAST(x'fffe00c3' AS TEXT)"], .string("\u{FFFD}\u{FFFD}\u{0}\u{FFFD}"), "invalid UTF-8 is repaired")
 
     // Every date without a calendar date falls in the nil section, in every zone and bucket.
     for zone in ExtremeValues.zones {
@@ -101,9 +106,9 @@ final class ExtremeValuesTests: XCTestCase {
     var sum = AggregateRequest(entity: "N")
     sum.aggregates = [Aggregate(.sum, "d", as: "real"), Aggregate(.sum, "i", as: "total")]
     let e = expectStoreError(.invalidArgument) { try store.aggregate(sum) }
-    XCTAssertEqual(e?.details["path"], "params.aggregates[1]")
+    XCTAssertEqual(e?.place?.description, "aggregates[1]")
     XCTAssertEqual(e?.details["reason"], "integerOverflow")
-    XCTAssertEqual(e?.message.hasPrefix("params.aggregates[1]: sum(i) is beyond 64 bits"), true, e?.message ?? "")
+    XCTAssertEqual(e?.message.hasPrefix("aggregates[1]: sum(i) is beyond 64 bits"), true, e?.message ?? "")
     var avg = AggregateRequest(entity: "N")
     avg.aggregates = [Aggregate(.avg, "i", as: "mean")]
     XCTAssertEqual(try store.aggregate(avg).first?.values["mean"], .double(9.223372036854775807e18), "avg sums as doubles")

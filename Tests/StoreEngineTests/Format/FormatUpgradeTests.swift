@@ -38,7 +38,7 @@ final class FormatUpgradeTests: XCTestCase {
   }
 
   private func rows(
-    _ c: Connection, skip: Set<String>, _ map: (String, String, SQLValue) throws -> SQLValue
+    _ c: any DatabaseConnection, skip: Set<String>, _ map: (String, String, SQLValue) throws -> SQLValue
   ) throws -> [String: [[String: SQLValue]]] {
     var tables: [String] = []
     try c.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").forEachRow {

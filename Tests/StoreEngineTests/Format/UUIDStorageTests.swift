@@ -124,7 +124,7 @@ final class UUIDStorageTests: XCTestCase {
     XCTAssertEqual(try s.idsWhere("Token", "v IN %@", [.array(members + [.null])]).count, 700, "nil matches the missing values")
     XCTAssertEqual(try s.idsWhere("Token", "NOT (u IN %@)", [.array(members)]).count, 700 - wanted.count)
     let plan = try s.plan("Token")
-    var builder = SQLBuilder(store: s, base: plan)
+    var builder = SQLBuilder(catalog: s.catalog, base: plan)
     let sql = try builder.compile(try PredicateParser.parse("u IN %@", args: [.array(members)]))
     XCTAssertTrue(sql.contains("ms_uuid_bytes(value)"), sql)
     XCTAssertEqual(builder.args.count, 1, "one bound value")

@@ -170,24 +170,12 @@ final class MigrationChainTests: XCTestCase {
       try store.migrate(
         [Seeds.taskV1, Seeds.appV2], stages: .array([custom("1.0.0", "2.0.0", transforms: [["copy": ["entity": "Task"]]])]))
     }
-    XCTAssertEqual(e?.details["path"], "stages[0].custom.transforms[0].copy.from")
+    XCTAssertEqual(e?.place, ErrorPlace(.stages, [.index(0), .key("custom"), .key("transforms"), .index(0), .key("copy"), .key("from")]))
+    XCTAssertEqual(e?.placeInData, true)
     let f = expectStoreError(.invalidArgument) {
       try store.migrate([Seeds.taskV1, Seeds.appV2], stages: .array([lightweight("1.0.0", "9")]))
     }
     XCTAssertTrue(f?.message.contains("'9' is not in the chain") ?? false)
+    XCTAssertEqual(f?.place, ErrorPlace(.stages).index(0))
   }
-
-  func testSchemaDiffClassifiesChanges() {
-    let d = SchemaDiff(from: ModelGraphFixture.schema(Seeds.taskV1), to: ModelGraphFixture.schema(Seeds.appV2))
-    XCTAssertEqual(d.changes.map(\.kind), [.renameAttribute, .addAttribute])
-    XCTAssertTrue(d.isLightweight)
-    let narrowing = SchemaDiff(
-      from: ModelGraphFixture.schema(schema(entity("A", [attr("x", "int")]))),
-      to: ModelGraphFixture.schema(schema(entity("A", [attr("x", "int16")]))))
-    XCTAssertEqual(narrowing.changes.first?.condition, .valuesConvert(entity: "A", attribute: "x", from: .int, to: .int16))
-  }
-}
-
-enum ModelGraphFixture {
-  static func schema(_ json: JSONValue) -> Schema { SchemaValidator.check(json).0 }
 }

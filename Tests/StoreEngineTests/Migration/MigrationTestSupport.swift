@@ -13,7 +13,8 @@ extension Store {
     hooks: MigrationHooks = MigrationHooks()
   ) throws -> MigrationResult {
     try migrate(
-      chain: try decodeChain(schemas, path: "schemas"), stages: try MigrationStageDecoder.decode(stages, path: "stages"),
+      chain: try decodeChain(schemas, path: ErrorPlace(.schemas)),
+      stages: try MigrationStageDecoder.decode(stages, path: ErrorPlace(.stages)),
       options: MigrationOptions(allowDataLoss: allowDataLoss, dryRun: dryRun), hooks: hooks)
   }
 
@@ -45,7 +46,9 @@ extension Store {
   }
 }
 
-func lightweight(_ from: String, _ to: String) -> JSONValue { .object(["lightweight": .object(["from": .string(from), "to": .string(to)])]) }
+func lightweight(_ from: String, _ to: String) -> JSONValue {
+  .object(["lightweight": .object(["from": .string(from), "to": .string(to)])])
+}
 
 func custom(_ from: String, _ to: String, transforms: [JSONValue] = [], willMigrate: Bool = false, didMigrate: Bool = false) -> JSONValue {
   .object([

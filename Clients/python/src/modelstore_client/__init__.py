@@ -11,7 +11,7 @@ Typical use::
 
 from .client import Client, resolve_binary
 from .live import LiveQuery, apply_change
-from .methods import ToMany
+from .methods import Predicate, SortKey, ToMany
 from .errors import (
     BinaryNotFoundError,
     BusyError,
@@ -42,6 +42,8 @@ __version__ = "0.1.0"
 __all__ = [
     "Client",
     "LiveQuery",
+    "Predicate",
+    "SortKey",
     "ToMany",
     "apply_change",
     "resolve_binary",

@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
-from typing import Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Union
 
 JSONObject = Dict[str, Any]
 
 #: How returned objects carry their to-many relationships (protocol.md, the object
 #: shape): left out (``"none"``, the server's default), as arrays of ids, or as counts.
 ToMany = Literal["none", "ids", "count"]
+
+#: A predicate: NSPredicate-format text, or its JSON form (protocol.md, "The JSON form").
+Predicate = Union[str, Mapping[str, Any]]
+
+#: A sort key: a key path (ascending), or ``{"key", "ascending", "caseInsensitive"}``.
+SortKey = Union[str, Mapping[str, Any]]
 
 log = logging.getLogger("modelstore_client")
 
@@ -46,14 +52,16 @@ class StoreMethods:
         self,
         client_info: Optional[Mapping[str, Any]] = None,
         capabilities: Optional[Mapping[str, Any]] = None,
+        author: Optional[str] = None,
     ) -> Any:
-        """Handshake; client_info defaults to this package's name and version."""
+        """Handshake; client_info defaults to this package's name and version; ``author``
+        is recorded in the history for this session's commits."""
         if client_info is None:
             from . import __version__
 
             client_info = {"name": CLIENT_NAME, "version": __version__}
         return self.call(
-            "initialize", _params(clientInfo=client_info, capabilities=capabilities)
+            "initialize", _params(clientInfo=client_info, capabilities=capabilities, author=author)
         )
 
     # ---------------------------------------------------------------- store
@@ -281,20 +289,43 @@ class StoreMethods:
     def update_where(
         self,
         entity: str,
-        where: str,
+        where: Optional[Predicate],
         values: Mapping[str, Any],
         args: Optional[Sequence[Any]] = None,
+        variables: Optional[Mapping[str, Any]] = None,
+        include_subentities: Optional[bool] = None,
     ) -> Any:
+        """``objects.updateWhere``; ``where=None`` updates every object of ``entity``."""
         return self.call(
             "objects.updateWhere",
-            _params(entity=entity, where=where, values=values, args=_list(args)),
+            _params(
+                entity=entity,
+                where=where,
+                values=values,
+                args=_list(args),
+                variables=variables,
+                includeSubentities=include_subentities,
+            ),
         )
 
     def delete_where(
-        self, entity: str, where: str, args: Optional[Sequence[Any]] = None
+        self,
+        entity: str,
+        where: Optional[Predicate],
+        args: Optional[Sequence[Any]] = None,
+        variables: Optional[Mapping[str, Any]] = None,
+        include_subentities: Optional[bool] = None,
     ) -> Any:
+        """``objects.deleteWhere``; ``where=None`` deletes every object of ``entity``."""
         return self.call(
-            "objects.deleteWhere", _params(entity=entity, where=where, args=_list(args))
+            "objects.deleteWhere",
+            _params(
+                entity=entity,
+                where=where,
+                args=_list(args),
+                variables=variables,
+                includeSubentities=include_subentities,
+            ),
         )
 
     def save(self, changes: Sequence[Mapping[str, Any]], author: Optional[str] = None) -> Any:
@@ -330,9 +361,9 @@ class StoreMethods:
     def fetch(
         self,
         entity: str,
-        where: Optional[str] = None,
+        where: Optional[Predicate] = None,
         args: Optional[Sequence[Any]] = None,
-        sort: Optional[Sequence[Mapping[str, Any]]] = None,
+        sort: Optional[Sequence[SortKey]] = None,
         limit: Optional[int] = None,
         offset: Optional[int] = None,
         include: Optional[Sequence[str]] = None,
@@ -340,6 +371,7 @@ class StoreMethods:
         include_subentities: Optional[bool] = None,
         section_by: Optional[Any] = None,
         to_many: Optional[ToMany] = None,
+        variables: Optional[Mapping[str, Any]] = None,
     ) -> Any:
         """``section_by``: a key path or ``{keyPath, bucket, timeZone}``; the result
         then has ``sections`` ([{key, count, range}]). ``to_many``: ``"ids"`` or
@@ -350,6 +382,7 @@ class StoreMethods:
                 entity=entity,
                 where=where,
                 args=_list(args),
+                variables=variables,
                 sort=_list(sort),
                 limit=limit,
                 offset=offset,
@@ -364,14 +397,18 @@ class StoreMethods:
     def observe(
         self,
         entity: str,
-        where: Optional[str] = None,
+        where: Optional[Predicate] = None,
         args: Optional[Sequence[Any]] = None,
-        sort: Optional[Sequence[Mapping[str, Any]]] = None,
+        sort: Optional[Sequence[SortKey]] = None,
         limit: Optional[int] = None,
         select: Optional[Sequence[str]] = None,
         section_by: Optional[Any] = None,
         callback: Optional[Callable[[Any, Dict[str, Any]], None]] = None,
         to_many: Optional[ToMany] = None,
+        variables: Optional[Mapping[str, Any]] = None,
+        offset: Optional[int] = None,
+        include: Optional[Sequence[str]] = None,
+        include_subentities: Optional[bool] = None,
     ) -> Any:
         """``query.observe``: a :class:`~modelstore_client.live.LiveQuery` whose
         ``objects`` follow every commit (of any process on the store), applied in stream
@@ -384,9 +421,13 @@ class StoreMethods:
             entity=entity,
             where=where,
             args=_list(args),
+            variables=variables,
             sort=_list(sort),
             limit=limit,
+            offset=offset,
             select=_list(select),
+            include=_list(include),
+            includeSubentities=include_subentities,
             sectionBy=section_by,
             toMany=to_many,
         )
@@ -408,9 +449,49 @@ class StoreMethods:
         return self.call("history.delete", {"before": before})
 
     def count(
-        self, entity: str, where: Optional[str] = None, args: Optional[Sequence[Any]] = None
+        self,
+        entity: str,
+        where: Optional[Predicate] = None,
+        args: Optional[Sequence[Any]] = None,
+        variables: Optional[Mapping[str, Any]] = None,
+        include_subentities: Optional[bool] = None,
     ) -> Any:
-        return self.call("query.count", _params(entity=entity, where=where, args=_list(args)))
+        return self.call(
+            "query.count",
+            _params(
+                entity=entity,
+                where=where,
+                args=_list(args),
+                variables=variables,
+                includeSubentities=include_subentities,
+            ),
+        )
+
+    def ids(
+        self,
+        entity: str,
+        where: Optional[Predicate] = None,
+        args: Optional[Sequence[Any]] = None,
+        variables: Optional[Mapping[str, Any]] = None,
+        sort: Optional[Sequence[SortKey]] = None,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+        include_subentities: Optional[bool] = None,
+    ) -> Any:
+        """``query.ids``: ``{ids}`` of the matching objects, in sort order."""
+        return self.call(
+            "query.ids",
+            _params(
+                entity=entity,
+                where=where,
+                args=_list(args),
+                variables=variables,
+                sort=_list(sort),
+                limit=limit,
+                offset=offset,
+                includeSubentities=include_subentities,
+            ),
+        )
 
     def query_parse(
         self,
@@ -431,13 +512,14 @@ class StoreMethods:
         entity: str,
         aggregates: Sequence[Mapping[str, Any]],
         group_by: Optional[Sequence[Any]] = None,
-        where: Optional[str] = None,
+        where: Optional[Predicate] = None,
         args: Optional[Sequence[Any]] = None,
         having: Optional[str] = None,
-        sort: Optional[Sequence[Any]] = None,
+        sort: Optional[Sequence[SortKey]] = None,
         limit: Optional[int] = None,
         offset: Optional[int] = None,
         include_subentities: Optional[bool] = None,
+        variables: Optional[Mapping[str, Any]] = None,
     ) -> Any:
         """``query.aggregate``: returns ``{groups: [{key, values}]}``."""
         return self.call(
@@ -446,6 +528,7 @@ class StoreMethods:
                 entity=entity,
                 where=where,
                 args=_list(args),
+                variables=variables,
                 groupBy=_list(group_by),
                 aggregates=list(aggregates),
                 having=having,
@@ -461,12 +544,13 @@ class StoreMethods:
     def export_json(
         self,
         entities: Optional[Sequence[str]] = None,
-        where: Any = None,
+        where: Optional[Predicate] = None,
         args: Optional[Sequence[Any]] = None,
         format: Optional[str] = None,
         path: Optional[str] = None,
         progress_token: Optional[Any] = None,
         with_related: Optional[bool] = None,
+        variables: Optional[Mapping[str, Any]] = None,
     ) -> Any:
         """``export.json``: ``{format, objects, counts, bytes}`` plus ``path`` (written to a
         new file) or ``data`` (the export's text, inline below 8 MiB). ``with_related``
@@ -477,6 +561,7 @@ class StoreMethods:
                 entities=_list(entities),
                 where=where,
                 args=_list(args),
+                variables=variables,
                 format=format,
                 path=path,
                 progressToken=progress_token,

@@ -1,5 +1,5 @@
+import DatabaseKit
 import FileAccess
-import SQLiteCore
 
 #if canImport(Glibc)
   import Glibc

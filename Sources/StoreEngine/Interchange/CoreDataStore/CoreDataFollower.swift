@@ -1,4 +1,4 @@
-import SQLiteCore
+import DatabaseKit
 
 #if canImport(Glibc)
   import Glibc
@@ -33,7 +33,7 @@ final class CoreDataFollower {
   /// Whether the files changed since the last call; attaches them again when needed (outside
   /// any transaction: SQLite refuses ATTACH inside one). When that fails (the writer was
   /// between states of its files) the next call tries again.
-  func check(_ c: Connection) throws -> Bool {
+  func check(_ c: any DatabaseConnection) throws -> Bool {
     let now = Self.signature(path)
     if now == signature {
       guard file.access == "readonlyShm" else { return false }
@@ -61,7 +61,7 @@ extension CoreDataFollower {
   /// last connection checkpoints, then removes `-wal` and `-shm`: a `-shm` chosen for
   /// `readonlyShm` can be gone when SQLite opens it), so a failure is retried after 1 ms,
   /// for up to about 50 ms, before it is reported.
-  fileprivate func attachAgain(_ c: Connection) throws {
+  fileprivate func attachAgain(_ c: any DatabaseConnection) throws {
     var attempt = 0
     while true {
       do {

@@ -1,4 +1,5 @@
-import SQLiteCore
+import CoreDataTooling
+import DatabaseKit
 
 /// The facts a Core Data SQLite store states about itself, read from an attached schema:
 /// `Z_PRIMARYKEY` (entities, inheritance, last keys), `Z_METADATA` (store UUID and the
@@ -41,13 +42,13 @@ struct CoreDataLayout {
 
   /// Reads the layout of the store attached as `schemaName`; `notAStore` when it lacks
   /// `Z_PRIMARYKEY` or `Z_METADATA`, naming `path`.
-  static func read(_ c: Connection, schemaName: String, path: String) throws -> CoreDataLayout {
+  static func read(_ c: any DatabaseConnection, schemaName: String, path: String) throws -> CoreDataLayout {
     var layout = CoreDataLayout(schema: Identifier.quote(schemaName))
     let q = layout.schema
     var names: [String] = []
     do {
       try c.prepare("SELECT name FROM \(q).sqlite_schema WHERE type = 'table' ORDER BY name").forEachRow { names.append($0.text(0)) }
-    } catch let e as SQLiteError where e.isNotADatabase {
+    } catch let e as any DatabaseError where e.isNotADatabase {
       throw StoreError(.notAStore, "'\(path)' is not a Core Data store (not an SQLite database)", ["path": .string(path)])
     }
     guard names.contains("Z_PRIMARYKEY"), names.contains("Z_METADATA") else {

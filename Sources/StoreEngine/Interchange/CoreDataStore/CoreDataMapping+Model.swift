@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 extension CoreDataMapping {
@@ -7,7 +7,7 @@ extension CoreDataMapping {
   /// types come from the model; columns are Core Data's `Z<NAME>` (a collision within a
   /// table takes the next free `Z<NAME>1`, `Z<NAME>2`, ...), many-to-many pairs are found
   /// by their key columns `Z_<n><NAME>`.
-  init(layout: CoreDataLayout, model schema: Schema, externalStorage: Set<String>, connection c: Connection) throws {
+  init(layout: CoreDataLayout, model schema: Schema, externalStorage: Set<String>, connection c: any DatabaseConnection) throws {
     self.layout = layout
     modelSchema = schema
     let graph = ModelGraph(schema)

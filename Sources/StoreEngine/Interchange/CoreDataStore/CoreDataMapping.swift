@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// Which Core Data column holds each attribute and relationship of a ModelStore schema
@@ -65,7 +65,7 @@ struct CoreDataMapping {
   /// The concrete rows of each entity are those with its `Z_ENT`.
   func number(of entity: String) -> Int64? { entities.first { $0.entity.name == entity }?.entity.number }
 
-  init(layout: CoreDataLayout, connection c: Connection) throws {
+  init(layout: CoreDataLayout, connection c: any DatabaseConnection) throws {
     self.layout = layout
     var claimed: [String: Set<String>] = [:]  // names used per hierarchy root (attributes live on roots)
     for e in layout.entities {
@@ -247,9 +247,9 @@ struct CoreDataMapping {
   /// ends in `ID` or contains `UUID` and that holds at least one 16-byte value is a UUID
   /// (a value of another length is then an error), one whose values all start with an
   /// external-storage marker (1 or 2, at least one a file reference) is external data.
-  static func attributeType(_ column: String, _ declared: String, table: String, layout: CoreDataLayout, _ c: Connection) throws -> (
-    AttributeType, CoreDataValueKind
-  ) {
+  static func attributeType(
+    _ column: String, _ declared: String, table: String, layout: CoreDataLayout, _ c: any DatabaseConnection
+  ) throws -> (AttributeType, CoreDataValueKind) {
     switch declared {
     case "VARCHAR", "TEXT", "CLOB": return (.string, .plain)
     case "INTEGER", "INT": return (.int64, .plain)

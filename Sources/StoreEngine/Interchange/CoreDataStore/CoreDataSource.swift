@@ -1,5 +1,6 @@
+import CoreDataTooling
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// A Core Data store attached read-only to a connection, with its layout, the schema
@@ -16,16 +17,16 @@ final class CoreDataSource {
 
   /// Attaches `path` as `schemaName` (outside any transaction: SQLite refuses ATTACH
   /// inside one) and reads it. On failure nothing stays attached.
-  init(path: String, model: String? = nil, connection c: Connection, schemaName: String) throws {
+  init(path: String, model: String? = nil, connection c: any DatabaseConnection, schemaName: String) throws {
     self.path = path
     self.schemaName = schemaName
     file = try CoreDataFile.open(path)
     do {
       do {
         try c.run("ATTACH DATABASE ? AS \(Identifier.quote(schemaName))", [.text(file.uri)])
-      } catch let e as SQLiteError where e.isNotADatabase {
+      } catch let e as any DatabaseError where e.isNotADatabase {
         throw StoreError(.notAStore, "'\(path)' is not a Core Data store (not an SQLite database)", ["path": .string(path)])
-      } catch let e as SQLiteError {
+      } catch let e as any DatabaseError {
         throw StoreError(.notFound, "cannot open Core Data store '\(path)': \(e.message)", ["path": .string(path)])
       }
       do {
@@ -35,7 +36,7 @@ final class CoreDataSource {
         } else {
           mapping = try CoreDataMapping(layout: layout, connection: c)
         }
-      } catch let e as SQLiteError {
+      } catch let e as any DatabaseError {
         throw StoreError(.storage, "cannot read Core Data store '\(path)': \(e.message)", ["path": .string(path)])
       }
       try CoreDataValues.registerFunctions(on: c, externalDirectory: file.externalDirectory)
@@ -58,13 +59,20 @@ final class CoreDataSource {
   /// the versions with exactly the store's entity names, the one whose properties and the
   /// store's columns match best (fewest properties without a column plus columns without
   /// a property); ties go to the current version, then the newest.
-  static func modelMapping(_ path: String, _ layout: CoreDataLayout, _ c: Connection) throws -> CoreDataMapping {
-    let model = try CoreDataModelImporter.importModel(at: path)
+  static func modelMapping(_ path: String, _ layout: CoreDataLayout, _ c: any DatabaseConnection) throws -> CoreDataMapping {
+    let model: ImportedModel
+    do {
+      model = try CoreDataModelImporter.importModel(at: path)
+    } catch let e as ToolingError {
+      throw StoreError(e)
+    }
     let stored = Set(layout.entities.map(\.name))
     let readable = model.versions.filter { $0.schema != nil }.reversed().sorted { $0.isCurrent && !$1.isCurrent }
     guard !readable.isEmpty else {
       let reason = model.current?.unsupportedReason ?? model.allErrors.first?.description ?? "no version could be read"
-      throw StoreError(.invalidModel, "params.model: '\(path)' has no usable model version: \(reason)", ["path": .string(path)])
+      throw StoreError(
+        .invalidModel, at: ErrorPlace(.model), "'\(path)' has no usable model version: \(reason)", ["path": .string(path)],
+        placeInData: false)
     }
     var best: (mapping: CoreDataMapping, score: Int)? = nil
     for version in readable where Set(version.schema!.entities.map(\.name)) == stored {
@@ -74,20 +82,20 @@ final class CoreDataSource {
     }
     guard let best else {
       throw StoreError(
-        .invalidModel,
-        "params.model: no version of '\(path)' (\(readable.map(\.name).joined(separator: ", "))) has exactly the store's entities (\(stored.sorted().joined(separator: ", ")))",
-        ["path": .string(path)])
+        .invalidModel, at: ErrorPlace(.model),
+        "no version of '\(path)' (\(readable.map(\.name).joined(separator: ", "))) has exactly the store's entities (\(stored.sorted().joined(separator: ", ")))",
+        ["path": .string(path)], placeInData: false)
     }
     return best.mapping
   }
 
   /// Detaches the store and removes any temporary copy.
-  func close(_ c: Connection) {
+  func close(_ c: any DatabaseConnection) {
     Self.detach(c, schemaName)
     file.cleanUp()
   }
 
-  private static func detach(_ c: Connection, _ name: String) {
+  private static func detach(_ c: any DatabaseConnection, _ name: String) {
     // Cached statements may still reference the attached schema; DETACH needs them gone.
     c.clearCache()
     try? c.run("DETACH DATABASE \(Identifier.quote(name))")

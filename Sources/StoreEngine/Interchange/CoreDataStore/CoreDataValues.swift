@@ -1,4 +1,5 @@
-import SQLiteCore
+import CoreDataTooling
+import DatabaseKit
 import SchemaModel
 
 /// How a Core Data column's stored value becomes ModelStore's stored value, as an SQL
@@ -21,8 +22,8 @@ enum CoreDataValueKind: Equatable {
 }
 
 enum CoreDataValues {
-  /// Seconds from 1970-01-01 to 2001-01-01, Core Data's reference date.
-  static let referenceDateOffset = 978_307_200.0
+  /// Seconds from 1970-01-01 to 2001-01-01, Core Data's reference date (that of property lists too).
+  static let referenceDateOffset = PlistValue.referenceDateOffset
 
   /// The SQL expression converting column `column` (already qualified and quoted).
   static func expression(_ kind: CoreDataValueKind, _ column: String) -> String {
@@ -93,7 +94,7 @@ enum CoreDataValues {
 
   /// Registers `ms_cd_decimal` and `ms_cd_external` on `connection`; external files are
   /// looked up in `externalDirectory`.
-  static func registerFunctions(on connection: Connection, externalDirectory: String) throws {
+  static func registerFunctions(on connection: any DatabaseConnection, externalDirectory: String) throws {
     try connection.createFunction("ms_cd_decimal", argumentCount: 1) { decimal($0[0]) }
     try connection.createFunction("ms_cd_external", argumentCount: 1) { args in
       guard case .blob(let b) = args[0], let marker = b.first else { return args[0] }

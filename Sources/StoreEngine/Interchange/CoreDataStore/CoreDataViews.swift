@@ -1,4 +1,4 @@
-import SQLiteCore
+import DatabaseKit
 import SchemaModel
 
 /// TEMP views over an attached Core Data store with exactly the names and columns of

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 /// What `import.coreData` did.
@@ -28,10 +28,10 @@ extension Store {
   /// gives exact names and types instead of inferring them. `progress(phase, done,
   /// total)` reports `rows` after every chunk of 50,000 keys of a table.
   public func importCoreData(
-    path: String, model: String? = nil, progress: ((_ phase: String, _ done: Int, _ total: Int?) -> Void)? = nil
+    path: String, model: String? = nil, progress: ((_ phase: ImportPhase, _ done: Int, _ total: Int?) -> Void)? = nil
   ) throws -> CoreDataImportSummary {
     try checkWritable()
-    if userTransactions > 0 {
+    if writes.userTransactions > 0 {
       throw StoreError(
         .transaction, "import.coreData cannot run inside a client transaction (it attaches the source file); commit or roll back first")
     }
@@ -70,13 +70,13 @@ extension Store {
           }
         }
         var done = 0
-        progress?("rows", 0, total)
+        progress?(.rows, 0, total)
         views = CoreDataViews.views(source.mapping, graph: target, prefix: "_ms_coredata_", codes: entityCodes)
         for view in views {
           try connection.execute(view.sql)
           let copied = try copy(view, path: path, isHierarchy: target[view.table] != nil) { n in
             done += n
-            progress?("rows", done, total)
+            progress?(.rows, done, total)
           }
           if target[view.table] != nil {
             try keys.noteCopied(view.table)  // Core Data's keys are kept: new ones go above them
@@ -87,14 +87,14 @@ extension Store {
         try checkCounts(source, target, sourceCounts, &s)
         s.warnings += try clearDanglingKeys(target)
         // History gets one summary of the import (as for import.json), not an entry per object.
-        requestLog.addBulk([
+        writes.requestLog.addBulk([
           "op": "bulk", "kind": "import", "mode": "insert", "entities": .array(s.counts.map { .string($0.entity) }),
           "inserted": .int(Int64(s.objects)), "updated": 0, "deleted": 0,
         ])
         return s
       }
     } catch {
-      if defines { try? reloadSchema() }
+      if defines { reloadSchemaAfterRollback() }
       dropViews(views)
       throw error
     }
@@ -133,7 +133,7 @@ extension Store {
         start = end
       }
       return total
-    } catch let e as SQLiteError where e.isConstraint {
+    } catch let e as any DatabaseError where e.isConstraint {
       throw StoreError(
         .constraint, "copying '\(view.table)' from '\(path)' broke a constraint of the schema: \(e.message)",
         ["entity": .string(view.table), "path": .string(path)])

@@ -1,5 +1,5 @@
+import DatabaseKit
 import JSONCore
-import SQLiteCore
 import SchemaModel
 
 extension Store {
@@ -26,7 +26,7 @@ extension Store {
       store.coreData = source.metadataJSON
       store.isReadOnly = true
       return store
-    } catch let e as SQLiteError {
+    } catch let e as any DatabaseError {
       store.close()
       throw StoreError(.storage, "cannot open Core Data store '\(path)': \(e.message)", ["path": .string(path)])
     } catch {

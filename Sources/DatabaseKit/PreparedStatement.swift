@@ -1,0 +1,47 @@
+/// A prepared statement of a `DatabaseConnection`, owned by it (directly or through its
+/// cache). Each use binds, steps and resets it, so no read stays open after it.
+public protocol PreparedStatement: AnyObject {
+  var sql: String { get }
+  var parameterCount: Int { get }
+  var columnCount: Int { get }
+  func columnName(_ i: Int) -> String
+  /// True when running the statement cannot change the database.
+  var isReadOnly: Bool { get }
+  /// Binds one value (1-based index).
+  func bind(_ value: SQLValue, at index: Int) throws
+  /// Steps once: true while a row is available, false when done.
+  @discardableResult func step() throws -> Bool
+  /// Ends the current run and clears the bindings.
+  func reset()
+  /// Binds, runs to completion, resets. For INSERT/UPDATE/DELETE.
+  func execute(_ values: [SQLValue]) throws
+  /// Binds, calls `body` once per row, resets.
+  func forEachRow(_ values: [SQLValue], _ body: (any ResultRow) throws -> Void) throws
+  /// Binds and returns the first row mapped by `body`, or nil.
+  func first<T>(_ values: [SQLValue], _ body: (any ResultRow) throws -> T) throws -> T?
+}
+
+extension PreparedStatement {
+  public func execute() throws { try execute([]) }
+  public func forEachRow(_ body: (any ResultRow) throws -> Void) throws { try forEachRow([], body) }
+}
+
+/// The current row of a stepping statement. Valid only inside the callback it is passed to.
+public protocol ResultRow {
+  var count: Int { get }
+  func isNull(_ i: Int) -> Bool
+  func int(_ i: Int) -> Int64
+  func double(_ i: Int) -> Double
+  /// A text column; invalid UTF-8 from a foreign writer is repaired (U+FFFD).
+  func text(_ i: Int) -> String
+  func blob(_ i: Int) -> [UInt8]
+  func value(_ i: Int) -> SQLValue
+  func storageClass(_ i: Int) -> StorageClass
+  /// Calls `body` with a text column's bytes, without making a String, when they are all
+  /// ASCII; returns false without calling it otherwise.
+  func withASCIIText(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool
+}
+
+extension PreparedStatement {
+  public func first<T>(_ body: (any ResultRow) throws -> T) throws -> T? { try first([], body) }
+}

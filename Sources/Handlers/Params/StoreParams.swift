@@ -1,0 +1,60 @@
+import JSONCore
+import RPCCore
+import StoreEngine
+
+/// `store.open`.
+struct StoreOpenParams: MethodParams {
+  static let method = "store.open"
+  static let shape = ParamShape(describing: Self.self)
+  static let result = JSONSchema.ref("StoreInfo")
+
+  let memory: Bool
+  let path: String?
+  var options: Store.OpenOptions
+  let format: String
+  let model: String?
+  let readOnly: Bool?
+  let create: Bool?
+
+  init(_ r: ParamReader) throws {
+    memory = try r.read("memory") ?? false
+    path = try r.read("path")
+    try r.check(
+      memory != (path != nil), RPCError.invalidParams("give exactly one of 'path' or 'memory: true'", ["path": "params"]))
+    readOnly = try r.read("readOnly")
+    create = try r.read("create")
+    options = Store.OpenOptions(readOnly: readOnly ?? false, create: create ?? true)
+    if let keep: String = try r.read("historyRetention") {
+      do { options.historyRetention = try HistoryRetention.parse(keep) } catch let e as StoreError {
+        throw RPCError.invalidParams("params.historyRetention: \(e.message)", ["path": "params.historyRetention"])
+      }
+    }
+    format = try r.read("format", schema: JSONSchema.enumeration(["modelstore", "coredata"])) ?? "modelstore"
+    model = try r.read("model")
+  }
+}
+
+/// `store.info`.
+struct StoreInfoParams: NoParams {
+  static let method = "store.info"
+  static let shape = ParamShape(describing: Self.self)
+  static let result = JSONSchema.ref("StoreInfo")
+}
+
+/// `store.backup`.
+struct StoreBackupParams: MethodParams {
+  static let method = "store.backup"
+  static let shape = ParamShape(describing: Self.self)
+  static let result = JSONSchema.object(["path": JSONSchema.string, "bytes": JSONSchema.integer])
+  let to: String
+  init(_ r: ParamReader) throws { to = try r.require("to") }
+}
+
+/// `store.check`.
+struct StoreCheckParams: NoParams {
+  static let method = "store.check"
+  static let shape = ParamShape(describing: Self.self)
+  static let result = JSONSchema.object([
+    "ok": JSONSchema.boolean, "integrity": JSONSchema.array(JSONSchema.string), "problems": JSONSchema.array(JSONSchema.object),
+  ])
+}

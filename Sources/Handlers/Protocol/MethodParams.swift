@@ -1,0 +1,50 @@
+import JSONCore
+import RPCCore
+
+/// One method's typed description: its wire name, its params (the struct itself, read by
+/// `init(_:)`) and the JSON Schema of its result. The method table (`Session.methods()`)
+/// takes its names from these types, and `modelstore protocol --json` describes the
+/// protocol from them (`ProtocolDescription`).
+protocol MethodParams: ParamObject {
+  /// The wire name, `namespace.verb`.
+  static var method: String { get }
+  /// The JSON Schema of the result.
+  static var result: JSONValue { get }
+}
+
+/// One entry of the method table: a params type and the handler it feeds.
+struct MethodEntry {
+  let params: any MethodParams.Type
+  let handler: MethodHandler
+
+  /// The handler gets its params read and checked: a member the params type does not
+  /// read is refused first (`params.x: unknown member 'x'`), then `init(_:)` reads the rest.
+  init<P: MethodParams>(_ type: P.Type, _ body: @escaping (P, RequestContext) throws -> JSONValue) {
+    params = type
+    let shape = P.shape
+    handler = { json, context in
+      try shape.rejectUnknown(json)
+      return try body(try P(ParamReader(json)), context)
+    }
+  }
+
+  var name: String { params.method }
+}
+
+extension ParamReader {
+  /// A check that combines members (`give exactly one of 'path' or 'memory: true'`), made
+  /// where it was always made; skipped while describing, where every member is absent.
+  func check(_ ok: @autoclosure () throws -> Bool, _ error: @autoclosure () -> Error) throws {
+    guard !isDescribing else { return }
+    if try !ok() { throw error() }
+  }
+}
+
+/// Params of a method that takes none: any member is refused.
+protocol NoParams: MethodParams {
+  init()
+}
+
+extension NoParams {
+  init(_ r: ParamReader) throws { self.init() }
+}

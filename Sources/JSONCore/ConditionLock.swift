@@ -1,0 +1,31 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A mutex with a condition variable, for threads that wait for each other's work (the
+/// parse-ahead threads). Both live on the heap: pthreads require that their address
+/// never changes, which a Swift stored property does not promise (`&property` may be a
+/// temporary copy). `Synchronization.Mutex` is the lock where nobody waits on a condition.
+public final class ConditionLock: @unchecked Sendable {
+  private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+  private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+  public init() {
+    pthread_mutex_init(mutex, nil)
+    pthread_cond_init(condition, nil)
+  }
+
+  deinit {
+    pthread_cond_destroy(condition)
+    pthread_mutex_destroy(mutex)
+    condition.deallocate()
+    mutex.deallocate()
+  }
+
+  public func lock() { pthread_mutex_lock(mutex) }
+  public func unlock() { pthread_mutex_unlock(mutex) }
+  /// Waits for a `broadcast`, the lock held before and after (it is released meanwhile).
+  public func wait() { pthread_cond_wait(condition, mutex) }
+  /// Wakes every thread in `wait`; called with the lock held.
+  public func broadcast() { pthread_cond_broadcast(condition) }
+}

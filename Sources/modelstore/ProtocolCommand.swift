@@ -1,0 +1,25 @@
+import Handlers
+import RPCCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// `modelstore protocol --json`: prints the machine-readable protocol description
+// (OpenRPC style) generated from the server's params types; `protocol.json` at the
+// repository root is its output.
+
+func runProtocol(_ args: ArraySlice<String>) -> Never {
+  var it = ArgumentCursor(args)
+  var json = false
+  while let a = it.next() {
+    switch a {
+    case "--json": json = true
+    default: fail("unknown option '\(a)' for protocol")
+    }
+  }
+  guard json else { fail("protocol needs --json (the one output it has)") }
+  let session = Session(server: Server(log: Logger(level: .error)), store: nil)
+  printOut(ProtocolDescription.text(session))
+  exit(0)
+}

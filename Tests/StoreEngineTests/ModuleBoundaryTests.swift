@@ -1,0 +1,58 @@
+import XCTest
+
+/// The database seam, as the source files show it (CONTRIBUTING.md, "Database seam"): the
+/// engine reaches SQLite only through DatabaseKit's interface, except in the file that
+/// opens a SQLite store and in the Core Data store reader; the schema model is pure data.
+final class ModuleBoundaryTests: XCTestCase {
+  private static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
+
+  /// The modules each Swift file under `Sources/<module>` imports, by path inside the module.
+  private func imports(of module: String) throws -> [String: Set<String>] {
+    let root = Self.sources.appendingPathComponent(module)
+    guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
+      throw XCTSkip("no sources at \(root.path)")
+    }
+    var out: [String: Set<String>] = [:]
+    for case let url as URL in walker where url.pathExtension == "swift" {
+      let relative = String(url.path.dropFirst(root.path.count + 1))
+      var names: Set<String> = []
+      for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
+        // `import X`, `@testable import X`, `@_exported import X`, `import struct X.Y`.
+        let words = line.split(separator: " ").filter { !$0.hasPrefix("@") }
+        guard words.first == "import", words.count >= 2 else { continue }
+        let target =
+          words.count >= 3 && ["struct", "class", "enum", "protocol", "func", "var", "typealias"].contains(words[1]) ? words[2] : words[1]
+        names.insert(String(target.split(separator: ".")[0]))
+      }
+      out[relative] = names
+    }
+    XCTAssertFalse(out.isEmpty, "no Swift files under \(root.path)")
+    return out
+  }
+
+  func testOnlyTheOpenerAndTheCoreDataReaderImportSQLiteCore() throws {
+    for (file, names) in try imports(of: "StoreEngine") where names.contains("SQLiteCore") || names.contains("CSQLite") {
+      XCTAssertTrue(
+        file == "Database/SQLiteDatabase.swift" || file.hasPrefix("Interchange/CoreDataStore/"),
+        "StoreEngine/\(file) imports SQLiteCore: use DatabaseKit's interface (the connection, the dialect) instead")
+    }
+    for module in [
+      "Handlers", "modelstore", "SchemaModel", "RPCCore", "JSONCore", "TimeZones", "CoreDataTooling", "CodeGeneration",
+    ] {
+      for (file, names) in try imports(of: module) {
+        XCTAssertTrue(names.isDisjoint(with: ["SQLiteCore", "CSQLite", "DatabaseKit"]), "\(module)/\(file) imports \(names)")
+      }
+    }
+  }
+
+  func testTheSchemaModelIsPureData() throws {
+    for (file, names) in try imports(of: "SchemaModel") {
+      XCTAssertTrue(names.isSubset(of: ["JSONCore", "Glibc"]), "SchemaModel/\(file) imports \(names.sorted())")
+    }
+  }
+
+  func testDatabaseKitImportsNothing() throws {
+    for (file, names) in try imports(of: "DatabaseKit") { XCTAssertEqual(names, [], "DatabaseKit/\(file)") }
+  }
+}
