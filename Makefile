@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make run    build (release) and run a short example session against an in-memory store
-#   make test   build and run every test: Swift (unit, end-to-end, golden) and both clients
+#   make test   build and run every test: Swift (unit, end-to-end, golden), both clients and a
+#               pygls session (lsp-test: pygls from PyPI in .build/pyvenv-lsp)
 # Also: make bench (benchmarks beside the sqlite3 CLI), make fuzz (long fuzz run, see
 # README "Fuzzing"), make build, make wheel (the Python client's platform wheel, with the
 # binary), make clean.
@@ -10,7 +11,7 @@ RELEASE_BIN := .build/release/modelstore
 DEBUG_BIN := .build/debug/modelstore
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: run test build wheel deps test-deps swift-test python-test node-test docs-test fuzz-quick self-contained install-check fuzz bench clean
+.PHONY: run test build wheel deps test-deps swift-test python-test node-test lsp-test docs-test fuzz-quick self-contained install-check fuzz bench clean
 
 deps:
 	@scripts/ensure-deps.sh build
@@ -28,7 +29,7 @@ run: build
 
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory swift-test python-test node-test docs-test fuzz-quick self-contained install-check
+	$(MAKE) --no-print-directory swift-test python-test node-test lsp-test docs-test fuzz-quick self-contained install-check
 
 # The release binary's dynamic dependencies, and `make run`'s session with the toolchain hidden.
 self-contained: build
@@ -58,6 +59,11 @@ node-test:
 # <!-- not run: REASON -->); protocol.md's exchanges parse and replay (Tests/Docs).
 docs-test:
 	MODELSTORE_BIN=$(abspath $(DEBUG_BIN)) python3 -m unittest discover -s Tests/Docs
+
+# A whole session driven by pygls's JsonRPCClient (a third-party LSP client), installed from
+# PyPI into its own virtual environment, .build/pyvenv-lsp (protocol.md, "LSP clients").
+lsp-test:
+	MODELSTORE_BIN=$(abspath $(DEBUG_BIN)) python3 Tests/LSP/run.py .build/pyvenv-lsp
 
 # A brief fuzz run inside `make test` (about 20 s on the 2-core machine), a fixed seed
 # unless FUZZ_SEED is given. `make fuzz` runs long against the release binary:

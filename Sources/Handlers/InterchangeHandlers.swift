@@ -25,7 +25,8 @@ enum InterchangeHandlers {
     let sink: ByteSink = try memory ?? FileSink.create(path: path!, place: ErrorPlace(.path))
     let summary = try store.export(
       options, to: sink,
-      progress: token.map { t in { done, total in context.progress(token: t, done: done, total: total, message: "export") } })
+      progress: context.progressReporter(token: token).map { r in { done, total in r.report(done: done, total: total, message: "export") } }
+    )
     var result: JSONObject = [
       "format": .string(options.layout.rawValue), "objects": .int(Int64(summary.objects)),
       "counts": .object(JSONObject(summary.counts.map { .init($0.entity, .int(Int64($0.count))) })),
@@ -45,11 +46,23 @@ enum InterchangeHandlers {
     let mode = p.mode
     let summary = try store.importObjects(
       p.input, mode: mode,
-      progress: token.map { t in { phase, done, total in context.progress(token: t, done: done, total: total, message: phase.rawValue) } })
+      progress: context.progressReporter(token: token).map { r in
+        { phase, done, total in r.report(done: done, total: total, message: phase.rawValue, percentage: phase.percentage(done, total)) }
+      })
     return .object([
       "format": .string(summary.layout.rawValue), "mode": .string(summary.mode.rawValue), "objects": .int(Int64(summary.objects)),
       "inserted": .int(Int64(summary.inserted)), "updated": .int(Int64(summary.updated)), "deleted": .int(Int64(summary.deleted)),
       "schemaDefined": .bool(summary.schemaDefined), "migrated": .array(summary.migrated.map(\.json)),
     ])
+  }
+}
+
+extension ImportPhase {
+  /// An import's share done (for LSP's work-done progress): the rows pass is the first
+  /// half (unknown while an ndjson file's count is), the links pass the second.
+  func percentage(_ done: Int, _ total: Int?) -> Int? {
+    guard let total else { return nil }
+    let half = total > 0 ? done * 50 / total : 50
+    return self == .rows ? half : 50 + half
   }
 }

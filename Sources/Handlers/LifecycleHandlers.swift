@@ -10,6 +10,7 @@ enum LifecycleHandlers {
         s.clientInfo = p.clientInfo
         s.clientCapabilities = p.capabilities
         s.author = p.author
+        s.server.log.forward(at: p.options?.logMessages)
         return .object([
           "serverInfo": .object(["name": "modelstore", "version": .string(Session.version)]),
           "protocolVersion": .string(Session.protocolVersion),
@@ -20,6 +21,8 @@ enum LifecycleHandlers {
             ]),
             "deleteRules": .array(["nullify", "cascade", "deny", "noAction"]),
             "cancellation": true, "batches": true, "migrationHooks": true,
+            "workDoneProgress": true, "logMessages": true,
+            "methods": .array(s.server.methodNames.map { .string($0) }),
           ]),
           "sqliteVersion": .string(Store.sqliteVersion),
         ])

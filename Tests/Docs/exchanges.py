@@ -1,6 +1,6 @@
 """protocol.md's example exchanges: `→ message` / `← message` lines in a text block.
 
-Every message must be JSON (`[...]` and `{...}` may stand for parts left out; a `Content-Length: N\\r\\n\\r\\n` prefix must count the body's
+Every message must be JSON (`[...]`, `{...}` and `,...` before a closing bracket may stand for parts left out; a `Content-Length: N\\r\\n\\r\\n` prefix must count the body's
 bytes), except a request shown on purpose as malformed, which the next reply answers with
 -32700. A block is replayed against a fresh `modelstore serve --memory` unless it is marked
 `<!-- not replayed: REASON -->`, through the golden transcript replayer of the Python
@@ -52,12 +52,18 @@ def parse(text: str) -> Optional[List[Message]]:
 
 def _json(text: str) -> Tuple[Any, bool]:
     """The value of a message, and whether it has `[...]` / `{...}` elisions (None: not JSON)."""
-    for elided, candidate in ((False, text), (True, text.replace("[...]", "[]").replace("{...}", "{}"))):
+    for elided, candidate in ((False, text), (True, _unelided(text))):
         try:
             return json.loads(candidate), elided
         except ValueError:
             continue
     return None, False
+
+
+def _unelided(text: str) -> str:
+    for elision, rest in (("[...]", "[]"), ("{...}", "{}"), (",...}", "}"), (",...]", "]")):
+        text = text.replace(elision, rest)
+    return text
 
 
 def check_parses(messages: List[Message]) -> None:

@@ -20,7 +20,7 @@ import type {
   StoreOpenParams, ToMany, UpdateOptions, UpsertOptions, UpsertResult, WhereOptions,
 } from "./types.js";
 import type {
-  ExportJsonParams, HistoryFetchParams, ImportCoreDataParams, ImportJsonParams, MigrationApplyParams, MigrationPlanParams,
+  ExportJsonParams, HistoryFetchParams, InitializeParams, ImportCoreDataParams, ImportJsonParams, MigrationApplyParams, MigrationPlanParams,
   QueryParseParams,
 } from "./protocol.js";
 import type { AuditParams, AuditResult, GenerateParams, GenerateResult, ImportXcdatamodelResult, ModelSource } from "./types.js";
@@ -98,8 +98,10 @@ export class ModelStoreClient<M = UntypedEntities> extends RpcConnection {
     clientInfo: { name: string; version?: string } = { name: CLIENT_NAME, version: CLIENT_VERSION },
     capabilities?: Record<string, unknown>,
     author?: string,
+    /** `{ logMessages: "warning" }`: the server's log lines of that level come as `window/logMessage`. */
+    initializationOptions?: InitializeParams["initializationOptions"],
   ): Promise<T> {
-    return this.call<T>("initialize", { clientInfo, capabilities, author });
+    return this.call<T>("initialize", { clientInfo, capabilities, author, initializationOptions });
   }
 
   storeOpen<T = Loose>(params: StoreOpenParams): Promise<T> {

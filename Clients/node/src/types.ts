@@ -155,6 +155,12 @@ export interface InitializeResult {
     batches: boolean;
     /** The server can call `migration/willMigrate` / `migration/didMigrate` hooks. */
     migrationHooks: boolean;
+    /** A request's `workDoneToken` gets LSP's `$/progress` begin/report/end. */
+    workDoneProgress: boolean;
+    /** `initializationOptions.logMessages` gets the server's log lines as `window/logMessage`. */
+    logMessages: boolean;
+    /** Every method the server has, in its table's order. */
+    methods: string[];
   };
   sqliteVersion: string;
 }

@@ -24,7 +24,7 @@ type Invoke = (c: ModelStoreClient, p: P) => Promise<unknown>;
 
 /** How each method is called through the client, given its params `p`. */
 const INVOKE: Record<string, Invoke> = {
-  initialize: (c, p) => c.initialize(p.clientInfo, p.capabilities, p.author),
+  initialize: (c, p) => c.initialize(p.clientInfo, p.capabilities, p.author, p.initializationOptions),
   "store.open": (c, p) => c.storeOpen(p),
   "store.info": (c) => c.storeInfo(),
   "store.backup": (c, p) => c.storeBackup(p.to),

@@ -25,9 +25,10 @@ class AsyncStoreMethods:
         client_info: Optional[Mapping[str, Any]] = None,
         capabilities: Optional[Mapping[str, Any]] = None,
         author: Optional[str] = None,
+        initialization_options: Optional[Mapping[str, Any]] = None,
     ) -> Any:
         """Awaitable :meth:`StoreMethods.initialize`."""
-        return await cast(Any, _sync.initialize(self, client_info=client_info, capabilities=capabilities, author=author))
+        return await cast(Any, _sync.initialize(self, client_info=client_info, capabilities=capabilities, author=author, initialization_options=initialization_options))
 
     async def store_open(
         self,

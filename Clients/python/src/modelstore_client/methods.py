@@ -72,15 +72,24 @@ class StoreMethods:
         client_info: Optional[Mapping[str, Any]] = None,
         capabilities: Optional[Mapping[str, Any]] = None,
         author: Optional[str] = None,
+        initialization_options: Optional[Mapping[str, Any]] = None,
     ) -> Any:
         """Handshake; client_info defaults to this package's name and version; ``author``
-        is recorded in the history for this session's commits."""
+        is recorded in the history for this session's commits;
+        ``initialization_options={"logMessages": "warning"}`` asks for the server's log
+        lines of that level as ``window/logMessage`` notifications."""
         if client_info is None:
             from . import __version__
 
             client_info = {"name": CLIENT_NAME, "version": __version__}
         return self.call(
-            "initialize", _params(clientInfo=client_info, capabilities=capabilities, author=author)
+            "initialize",
+            _params(
+                clientInfo=client_info,
+                capabilities=capabilities,
+                author=author,
+                initializationOptions=initialization_options,
+            ),
         )
 
     # ---------------------------------------------------------------- store
