@@ -1,6 +1,7 @@
 #ifndef MODELSTORE_CSQLITE_JOURNAL_VFS_H
 #define MODELSTORE_CSQLITE_JOURNAL_VFS_H
-// A VFS that is the default (unix) one except for statement journals' files.
+// A VFS that is the default (unix) one except for statement journals' files and the
+// `-wal` of a database opened with `readonly_shm=1`.
 #include <sqlite3.h>
 
 /// The unix VFS's write keeps only the low 17 bits of its count (`nBuf &= 0x1ffff` in
@@ -47,8 +48,24 @@ static const sqlite3_io_methods cs_split_methods = {
   cs_split_lock, cs_split_unlock, cs_split_reserved, cs_split_control, cs_split_sector, cs_split_device,
 };
 
+/// SQLite's `readonly_shm=1` (with `mode=ro`) opens `-shm` read-only and never creates it,
+/// but still opens `-wal` with O_RDWR|O_CREAT (sqlite3WalOpen asks for READWRITE|CREATE
+/// whatever the database's mode): when the `-wal` is gone by the time the database is
+/// read (its writer's last connection checkpointed and removed it), that creates an empty
+/// `-wal` beside the database, and the read then fails on the missing `-shm`. A Core Data
+/// store is read this way and must have nothing written beside it (CoreDataFile.swift),
+/// so here the `-wal` of such a database is opened read-only and never created: a missing
+/// one fails the open (SQLITE_CANTOPEN), as the missing `-shm` would. (The unix VFS falls
+/// back to opening a `-wal` read-only by itself when it may not write it, so SQLite reads
+/// through a read-only `-wal` as it does for a user without write permission.)
+static int cs_wal_flags(const char *name, int flags) {
+  if (!(flags & SQLITE_OPEN_WAL) || !sqlite3_uri_boolean(name, "readonly_shm", 0)) return flags;
+  return (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_READONLY;
+}
+
 static int cs_split_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *out) {
   sqlite3_vfs *unix_vfs = (sqlite3_vfs *)vfs->pAppData;
+  flags = cs_wal_flags(name, flags);
   if (!(flags & SQLITE_OPEN_SUBJOURNAL)) return unix_vfs->xOpen(unix_vfs, name, f, flags, out);
   cs_split_file *s = (cs_split_file *)f;
   s->real = (sqlite3_file *)(s + 1);

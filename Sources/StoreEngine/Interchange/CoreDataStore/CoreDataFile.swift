@@ -11,7 +11,10 @@ import FileAccess
 /// (sqlite 3.40, running as root, so file modes do not stop writes):
 /// - no `-wal` (or an empty one): `mode=ro&immutable=1`, no lock, no side file touched;
 /// - `-wal` and `-shm` present: `mode=ro&readonly_shm=1` reads the WAL through the
-///   existing index and leaves both files untouched (bytes and mtime);
+///   existing index and leaves both files untouched (bytes and mtime). SQLite opens that
+///   `-shm` read-only but its `-wal` with O_CREAT, so a `-wal` the writer removed after
+///   this choice came back empty; the process's VFS opens it read-only and never creates
+///   it (CSQLite/journal_vfs.h), and the ATTACH then fails (`CoreDataFollower` retries);
 /// - `-wal` without `-shm`: SQLite cannot read it without creating `-shm`, so the main
 ///   file and its `-wal` are copied into a private temporary directory and read there
 ///   (the copy is removed when the store closes).

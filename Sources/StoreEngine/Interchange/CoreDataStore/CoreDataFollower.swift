@@ -58,9 +58,10 @@ final class CoreDataFollower {
 
 extension CoreDataFollower {
   /// Attaches the file the way its files need now. The writer may be between states (its
-  /// last connection checkpoints, then removes `-wal` and `-shm`: a `-shm` chosen for
-  /// `readonlyShm` can be gone when SQLite opens it), so a failure is retried after 1 ms,
-  /// for up to about 50 ms, before it is reported.
+  /// last connection checkpoints, then removes `-wal` and `-shm`: a `-wal` or `-shm` chosen
+  /// for `readonlyShm` can be gone when SQLite opens it, and is then not created but fails
+  /// the ATTACH), so a failure is retried after 1 ms, for up to about 50 ms, before it is
+  /// reported.
   fileprivate func attachAgain(_ c: any DatabaseConnection) throws {
     var attempt = 0
     while true {
