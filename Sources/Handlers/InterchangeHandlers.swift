@@ -16,7 +16,7 @@ enum InterchangeHandlers {
     ]
   }
 
-  private static func export(_ s: Session, _ p: ExportJSONParams, _ context: RequestContext) throws -> JSONValue {
+  private static func export(_ s: Session, _ p: ExportJSONParams, _ context: RequestContext) throws -> ExportJSONResult {
     let store = try s.requireStore()
     let options = p.options
     let token = p.progressToken
@@ -26,30 +26,18 @@ enum InterchangeHandlers {
     let summary = try store.export(
       options, to: sink,
       progress: token.map { t in { done, total in context.progress(token: t, done: done, total: total, message: "export") } })
-    var result: JSONObject = [
-      "format": .string(options.layout.rawValue), "objects": .int(Int64(summary.objects)),
-      "counts": .object(JSONObject(summary.counts.map { .init($0.entity, .int(Int64($0.count))) })),
-      "bytes": .int(Int64(summary.bytes)),
-    ]
-    if let memory {
-      result.append("data", .string(String(decoding: memory.bytes, as: UTF8.self)))
-    } else {
-      result.append("path", .string(path!))
-    }
-    return .object(result)
+    return ExportJSONResult(
+      format: options.layout.rawValue, objects: summary.objects, counts: ResultMap(summary.counts.map { ($0.entity, $0.count) }),
+      bytes: summary.bytes, data: memory.map { String(decoding: $0.bytes, as: UTF8.self) }, path: memory == nil ? path : nil)
   }
 
-  private static func importJSON(_ s: Session, _ p: ImportJSONParams, _ context: RequestContext) throws -> JSONValue {
+  private static func importJSON(_ s: Session, _ p: ImportJSONParams, _ context: RequestContext) throws -> ImportJSONResult {
     let store = try s.requireStore()
     let token = p.progressToken
     let mode = p.mode
     let summary = try store.importObjects(
       p.input, mode: mode,
       progress: token.map { t in { phase, done, total in context.progress(token: t, done: done, total: total, message: phase.rawValue) } })
-    return .object([
-      "format": .string(summary.layout.rawValue), "mode": .string(summary.mode.rawValue), "objects": .int(Int64(summary.objects)),
-      "inserted": .int(Int64(summary.inserted)), "updated": .int(Int64(summary.updated)), "deleted": .int(Int64(summary.deleted)),
-      "schemaDefined": .bool(summary.schemaDefined), "migrated": .array(summary.migrated.map(\.json)),
-    ])
+    return ImportJSONResult(summary)
   }
 }

@@ -4,15 +4,7 @@ import JSONCore
 struct InitializeParams: MethodParams {
   static let method = "initialize"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object([
-    "serverInfo": JSONSchema.object(["name": JSONSchema.string, "version": JSONSchema.string]), "protocolVersion": JSONSchema.string,
-    "capabilities": JSONSchema.object([
-      "framing": JSONSchema.array(JSONSchema.string), "attributeTypes": JSONSchema.array(JSONSchema.string),
-      "deleteRules": JSONSchema.array(JSONSchema.string),
-      "cancellation": JSONSchema.boolean, "batches": JSONSchema.boolean, "migrationHooks": JSONSchema.boolean,
-    ]),
-    "sqliteVersion": JSONSchema.string,
-  ])
+  typealias Result = InitializeResult
 
   let clientInfo: JSONValue
   let capabilities: JSONObject
@@ -29,13 +21,13 @@ struct InitializeParams: MethodParams {
 struct ShutdownParams: NoParams {
   static let method = "shutdown"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.null
+  typealias Result = NullResult
 }
 
 /// `exit`: its params are ignored.
 struct ExitParams: MethodParams {
   static let method = "exit"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.null
+  typealias Result = NullResult
   init(_ r: ParamReader) throws { r.acceptAnyMembers() }
 }
