@@ -27,7 +27,7 @@ enum InterchangeHandlers {
       options, to: sink,
       progress: token.map { t in { done, total in context.progress(token: t, done: done, total: total, message: "export") } })
     return ExportJSONResult(
-      format: options.layout.rawValue, objects: summary.objects, counts: ResultMap(summary.counts.map { ($0.entity, $0.count) }),
+      format: options.layout, objects: summary.objects, counts: ResultMap(summary.counts.map { ($0.entity, $0.count) }),
       bytes: summary.bytes, data: memory.map { String(decoding: $0.bytes, as: UTF8.self) }, path: memory == nil ? path : nil)
   }
 

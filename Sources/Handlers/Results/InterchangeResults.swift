@@ -3,7 +3,7 @@ import StoreEngine
 
 /// `export.json`: the summary, and the data inline (`data`) or the file written (`path`).
 struct ExportJSONResult: ResultObject {
-  let format: String
+  let format: InterchangeFormat.Layout
   let objects: Int
   let counts: ResultMap<Int>
   let bytes: Int
@@ -19,8 +19,8 @@ struct ExportJSONResult: ResultObject {
 
 /// `import.json`.
 struct ImportJSONResult: ResultObject {
-  let format: String
-  let mode: String
+  let format: InterchangeFormat.Layout
+  let mode: ImportMode
   let objects: Int
   let inserted: Int
   let updated: Int
@@ -28,8 +28,8 @@ struct ImportJSONResult: ResultObject {
   let schemaDefined: Bool
   let migrated: [SchemaChangeJSON]
   init(_ summary: ImportSummary) {
-    format = summary.layout.rawValue
-    mode = summary.mode.rawValue
+    format = summary.layout
+    mode = summary.mode
     objects = summary.objects
     inserted = summary.inserted
     updated = summary.updated
@@ -44,6 +44,9 @@ struct ImportJSONResult: ResultObject {
     ]
   }
 }
+
+extension InterchangeFormat.Layout: ResultWord {}
+extension ImportMode: ResultWord {}
 
 /// `import.coreData`.
 struct ImportCoreDataResult: ResultObject {

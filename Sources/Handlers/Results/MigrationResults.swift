@@ -53,10 +53,8 @@ struct MigrationStatusResult: ResultObject {
   var reasons: [MigrationReasonJSON]?
   var dataLoss: [MigrationPlaceJSON]?
 
-  enum Status: String, CaseIterable, ResultValue {
+  enum Status: String, ResultWord {
     case empty, noSchema, current, newer, custom, blocked, lightweight
-    static var resultSchema: JSONValue { JSONSchema.enumeration(allCases.map(\.rawValue)) }
-    var resultJSON: JSONValue { .string(rawValue) }
   }
 
   static var members: [ResultMember<Self>] {
@@ -73,8 +71,8 @@ struct MigrationRunResult: ResultObject {
   struct Stage: ResultObject {
     let from: String
     let to: String
-    let kind: String
-    let status: String
+    let kind: MigrationStage.Kind
+    let status: MigrationResult.Status
     let changes: [SchemaChangeJSON]
     let steps: [OpenObjectJSON]
     let dataLoss: [MigrationPlaceJSON]
@@ -82,8 +80,8 @@ struct MigrationRunResult: ResultObject {
     init(_ st: MigrationResult.Stage) {
       from = st.stage.from
       to = st.stage.to
-      kind = st.stage.kind.rawValue
-      status = st.status
+      kind = st.stage.kind
+      status = st.outcome
       changes = st.changes.map { SchemaChangeJSON($0.json) }
       steps = st.report.steps.map { OpenObjectJSON($0.json) }
       dataLoss = st.report.dataLoss.map(MigrationPlaceJSON.init)
@@ -117,6 +115,9 @@ struct MigrationRunResult: ResultObject {
     ]
   }
 }
+
+extension MigrationStage.Kind: ResultWord {}
+extension MigrationResult.Status: ResultWord {}
 
 /// One transaction of the persistent history (`HistoryTransaction.json()`).
 struct HistoryTransactionJSON: OpenJSON {

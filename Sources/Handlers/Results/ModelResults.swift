@@ -130,6 +130,8 @@ struct ModelAuditResult: ResultValue {
   }
 }
 
+extension CodeGenerator.Target: ResultWord {}
+
 /// `model.generate`.
 struct ModelGenerateResult: ResultObject {
   struct File: ResultObject {
@@ -142,11 +144,11 @@ struct ModelGenerateResult: ResultObject {
     let reason: String
     static var members: [ResultMember<Self>] { [.init("name", \.name), .init("reason", \.reason)] }
   }
-  let target: String
+  let target: CodeGenerator.Target
   let files: [File]
   let skippedVersions: [Skipped]?
   init(target: CodeGenerator.Target, files: [CodeGenerator.File], skipped: [ImportedModel.SkippedVersion]) {
-    self.target = target.rawValue
+    self.target = target
     self.files = files.map { File(name: $0.name, text: $0.text) }
     skippedVersions = skipped.isEmpty ? nil : skipped.map { Skipped(name: $0.name, reason: $0.reason) }
   }

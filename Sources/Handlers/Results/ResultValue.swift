@@ -111,6 +111,14 @@ struct ResultMap<Value: ResultValue>: ResultValue {
   var resultJSON: JSONValue { .object(JSONObject(pairs.map { .init($0.key, $0.value.resultJSON) })) }
 }
 
+/// A word of a closed set (an enum's raw values): its schema lists them all.
+protocol ResultWord: ResultValue, RawRepresentable, CaseIterable where RawValue == String {}
+
+extension ResultWord {
+  static var resultSchema: JSONValue { JSONSchema.enumeration(allCases.map(\.rawValue)) }
+  var resultJSON: JSONValue { .string(rawValue) }
+}
+
 /// The result of a method that answers `null` (`shutdown`, `exit`, `query.unobserve`).
 struct NullResult: ResultValue {
   static var resultSchema: JSONValue { JSONSchema.null }
