@@ -1,0 +1,123 @@
+import Foundation
+import JSONCore
+import TestSupport
+import XCTest
+
+/// The Node client's result interfaces (`Clients/node/src/types.ts`) against the result
+/// schemas of protocol.json, member by member: every described member is in the
+/// interface and every member of the interface is described (where the description lists
+/// all), a member is optional (`?`) exactly where the description does not require it, and
+/// `| null` exactly where the description allows null. Member types beyond null are not
+/// compared (types.ts names its own types).
+final class NodeResultTypesTests: XCTestCase {
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+  /// Method -> its result interface in types.ts (and, for a `oneOf` result, which alternative).
+  static let interfaces: [(method: String, interface: String, alternative: Int?)] = [
+    ("initialize", "InitializeResult", nil), ("store.backup", "BackupResult", nil), ("model.diff", "SchemaDiffResult", nil),
+    ("model.importXcdatamodel", "ImportXcdatamodelResult", nil), ("model.audit", "AuditResult", nil),
+    ("model.generate", "GenerateResult", nil), ("objects.upsert", "UpsertResult", nil), ("objects.delete", "DeleteResult", nil),
+    ("objects.get", "ObjectsResult", 1), ("query.fetch", "FetchResult", nil), ("query.observe", "ObserveResult", nil),
+    ("query.count", "CountResult", nil), ("query.aggregate", "AggregateResult", nil), ("migration.apply", "MigrationResult", nil),
+    ("migration.plan", "MigrationResult", nil), ("history.fetch", "HistoryResult", nil), ("import.coreData", "ImportCoreDataResult", nil),
+  ]
+
+  func testResultInterfacesMatchTheDescription() throws {
+    let text = try String(contentsOf: Self.root.appendingPathComponent("Clients/node/src/types.ts"), encoding: .utf8)
+    let checker = ResultSchemaChecker.shared
+    let components = try JSONParser.parse(String(contentsOf: Self.root.appendingPathComponent("protocol.json"), encoding: .utf8))[
+      "components"]?["schemas"]
+    func resolve(_ s: JSONValue) -> JSONValue {
+      guard let ref = s["$ref"]?.stringValue, let name = ref.split(separator: "/").last else { return s }
+      return components?[String(name)] ?? s
+    }
+    var problems: [String] = []
+    for (method, name, alternative) in Self.interfaces {
+      guard var schema = checker.results[method].map(resolve) else {
+        problems.append("\(method): not in the description")
+        continue
+      }
+      if let alternative { schema = resolve(schema["oneOf"]?.arrayValue?[alternative] ?? .null) }
+      guard let members = TypeScriptInterface.members(of: name, in: text) else {
+        problems.append("\(method): types.ts has no interface \(name)")
+        continue
+      }
+      let properties = schema["properties"]?.objectValue ?? [:]
+      let required = Set((schema["required"]?.arrayValue ?? []).compactMap(\.stringValue))
+      for p in properties.members {
+        guard let m = members.first(where: { $0.name == p.key }) else {
+          problems.append("\(method): \(name) lacks the described member '\(p.key)'")
+          continue
+        }
+        if m.optional == required.contains(p.key) {
+          problems.append("\(method): \(name).\(p.key) is \(m.optional ? "optional" : "required"), the description says \(required.contains(p.key) ? "required" : "optional")")
+        }
+        let nullable = resolve(p.value)["oneOf"]?.arrayValue?.contains { $0["type"] == "null" } ?? false
+        if nullable != m.nullable {
+          problems.append("\(method): \(name).\(p.key) is \(m.nullable ? "" : "not ")nullable in types.ts, \(nullable ? "" : "not ")in the description")
+        }
+      }
+      if schema["additionalProperties"] == .bool(false) {
+        for m in members where properties[m.name] == nil { problems.append("\(method): \(name).\(m.name) is not described") }
+      }
+    }
+    XCTAssertEqual(problems, [], problems.joined(separator: "\n"))
+  }
+}
+
+/// The top-level members of an `export interface` in a TypeScript file (with those of the
+/// interfaces it extends): names, `?`, and whether the type admits `null`.
+enum TypeScriptInterface {
+  struct Member {
+    var name: String
+    var optional: Bool
+    var nullable: Bool
+  }
+
+  static func members(of name: String, in text: String) -> [Member]? {
+    guard let start = text.range(of: "export interface \(name)") else { return nil }
+    let rest = text[start.upperBound...]
+    guard let open = rest.firstIndex(of: "{") else { return nil }
+    // Generic params (`<T extends StoredObject = StoredObject>`) are no `extends` clause.
+    let header = String(rest[..<open]).replacingOccurrences(of: #"<[^>]*>"#, with: "", options: .regularExpression)
+    var inherited: [Member] = []
+    if let ext = header.range(of: "extends ") {
+      let parent = header[ext.upperBound...].split(whereSeparator: { !$0.isLetter && !$0.isNumber }).first.map(String.init) ?? ""
+      inherited = members(of: parent, in: text) ?? []
+    }
+    // The body up to its closing brace, comments removed, split at top-level `;`.
+    var depth = 0
+    var body = ""
+    var i = rest.index(after: open)
+    while i < rest.endIndex {
+      let c = rest[i]
+      if c == "{" || c == "(" || c == "[" || c == "<" { depth += 1 }
+      if c == "}" || c == ")" || c == "]" || c == ">" {
+        if depth == 0 { break }
+        depth -= 1
+      }
+      body.append(depth == 0 && c == ";" ? "\u{1}" : c)
+      i = rest.index(after: i)
+    }
+    let cleaned = body.replacingOccurrences(of: #"/\*[\s\S]*?\*/"#, with: "", options: .regularExpression)
+      .replacingOccurrences(of: #"//[^\n]*"#, with: "", options: .regularExpression)
+    return inherited
+      + cleaned.split(separator: "\u{1}").compactMap { part in
+        let field = part.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let colon = field.firstIndex(of: ":") else { return nil }
+        var key = String(field[..<colon]).trimmingCharacters(in: .whitespaces)
+        let optional = key.hasSuffix("?")
+        if optional { key.removeLast() }
+        let type = field[field.index(after: colon)...]
+        // `| null` at the top level of the member's type (not inside a nested object).
+        var level = 0
+        var topLevel = ""
+        for c in type {
+          if "{([<".contains(c) { level += 1 }
+          if "})]>".contains(c) { level -= 1 }
+          if level == 0 { topLevel.append(c) }
+        }
+        return Member(name: key, optional: optional, nullable: topLevel.contains("null"))
+      }
+  }
+}
