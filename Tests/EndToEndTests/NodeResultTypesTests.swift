@@ -50,11 +50,14 @@ final class NodeResultTypesTests: XCTestCase {
           continue
         }
         if m.optional == required.contains(p.key) {
-          problems.append("\(method): \(name).\(p.key) is \(m.optional ? "optional" : "required"), the description says \(required.contains(p.key) ? "required" : "optional")")
+          problems.append(
+            "\(method): \(name).\(p.key) is \(m.optional ? "optional" : "required"), the description says \(required.contains(p.key) ? "required" : "optional")"
+          )
         }
         let nullable = resolve(p.value)["oneOf"]?.arrayValue?.contains { $0["type"] == "null" } ?? false
         if nullable != m.nullable {
-          problems.append("\(method): \(name).\(p.key) is \(m.nullable ? "" : "not ")nullable in types.ts, \(nullable ? "" : "not ")in the description")
+          problems.append(
+            "\(method): \(name).\(p.key) is \(m.nullable ? "" : "not ")nullable in types.ts, \(nullable ? "" : "not ")in the description")
         }
       }
       if schema["additionalProperties"] == .bool(false) {

@@ -31,7 +31,7 @@ extension ResultObject {
     var properties = JSONObject()
     var required: [JSONValue] = []
     for m in members {
-      properties.append(m.key, m.schema)
+      properties.append(m.key, m.describe())
       if m.required { required.append(.string(m.key)) }
     }
     var o: JSONObject = ["type": "object", "properties": .object(properties)]
@@ -47,18 +47,19 @@ extension ResultObject {
   }
 }
 
-/// One member of a `ResultObject`: its key, its schema (from the property's type), whether
-/// it is always written, and how it is written.
+/// One member of a `ResultObject`: its key, its schema (from the property's type, made only
+/// when the description asks: a reply never builds it), whether it is always written, and
+/// how it is written.
 struct ResultMember<Root> {
   let key: String
-  let schema: JSONValue
+  let describe: () -> JSONValue
   let required: Bool
   let write: (Root, inout JSONObject) -> Void
 
   /// Always written; an optional property is written as `null` when nil.
   init<V: ResultValue>(_ key: String, _ path: KeyPath<Root, V>) {
     self.key = key
-    schema = V.resultSchema
+    describe = { V.resultSchema }
     required = true
     write = { root, o in o.append(key, root[keyPath: path].resultJSON) }
   }
@@ -66,7 +67,7 @@ struct ResultMember<Root> {
   /// Written only when the property is not nil.
   init<V: ResultValue>(ifPresent key: String, _ path: KeyPath<Root, V?>) {
     self.key = key
-    schema = V.resultSchema
+    describe = { V.resultSchema }
     required = false
     write = { root, o in if let v = root[keyPath: path] { o.append(key, v.resultJSON) } }
   }
