@@ -1,15 +1,17 @@
 # The two commands of the README:
 #   make run    build (release) and run a short example session against an in-memory store
-#   make test   build and run every test: Swift (unit, end-to-end, golden) and both clients
+#   make test   build and run every test: Swift (unit, end-to-end, golden), both clients and a
+#               pygls session (lsp-test: pygls from PyPI in .build/pyvenv-lsp)
 # Also: make bench (benchmarks beside the sqlite3 CLI), make fuzz (long fuzz run, see
-# README "Fuzzing"), make build, make clean.
+# README "Fuzzing"), make build, make wheel (the Python client's platform wheel, with the
+# binary), make clean.
 
 SWIFT ?= swift
 RELEASE_BIN := .build/release/modelstore
 DEBUG_BIN := .build/debug/modelstore
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: run test build deps test-deps swift-test python-test node-test fuzz-quick self-contained fuzz bench clean
+.PHONY: run test build wheel deps test-deps swift-test python-test node-test lsp-test fuzz-quick self-contained install-check fuzz bench clean
 
 deps:
 	@scripts/ensure-deps.sh build
@@ -27,11 +29,22 @@ run: build
 
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory swift-test python-test node-test fuzz-quick self-contained
+	$(MAKE) --no-print-directory swift-test python-test node-test lsp-test fuzz-quick self-contained install-check
 
 # The release binary's dynamic dependencies, and `make run`'s session with the toolchain hidden.
 self-contained: build
 	scripts/check-self-contained.sh $(RELEASE_BIN)
+
+# The Python client's platform wheel carrying the release binary, into WHEEL_DIR:
+# `pip install .build/wheels/modelstore_client-*.whl` puts `modelstore` on PATH.
+WHEEL_DIR ?= .build/wheels
+wheel: build
+	scripts/build-wheel.sh $(RELEASE_BIN) $(WHEEL_DIR)
+
+# Both clients installed as their ecosystems do (wheel into a fresh venv, npm install of the
+# folder and of the npm pack tarball) and run, the toolchain hidden (scripts/check-install.sh).
+install-check: build
+	scripts/check-install.sh $(RELEASE_BIN)
 
 swift-test:
 	$(SWIFT) test --skip-build
@@ -41,6 +54,11 @@ python-test:
 
 node-test:
 	MODELSTORE_BIN=$(abspath $(DEBUG_BIN)) bash Clients/node/test.sh
+
+# A whole session driven by pygls's JsonRPCClient (a third-party LSP client), installed from
+# PyPI into its own virtual environment, .build/pyvenv-lsp (protocol.md, "LSP clients").
+lsp-test:
+	MODELSTORE_BIN=$(abspath $(DEBUG_BIN)) python3 Tests/LSP/run.py .build/pyvenv-lsp
 
 # A brief fuzz run inside `make test` (about 20 s on the 2-core machine), a fixed seed
 # unless FUZZ_SEED is given. `make fuzz` runs long against the release binary:

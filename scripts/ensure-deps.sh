@@ -17,6 +17,8 @@ fi
 if [ "${1:-build}" = test ]; then
   command -v node >/dev/null || need+=(nodejs)
   command -v tsc >/dev/null || need+=(node-typescript)
+  # lsp-test makes a virtual environment for pygls (.build/pyvenv-lsp, from PyPI)
+  python3 -c "import venv, ensurepip" 2>/dev/null || need+=(python3-venv)
 fi
 if ! command -v swift >/dev/null; then
   echo "error: the Swift toolchain (swift 5.9 or newer) is not on PATH; install it first (swift.org)." >&2

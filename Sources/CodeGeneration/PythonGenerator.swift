@@ -1,8 +1,11 @@
 import SchemaModel
 
-/// Python `TypedDict`s of the objects the clients exchange with the store: one per entity
-/// for fetched objects and one for the `values` of an insert (the keys that need no value
-/// are not required). Keys that are Python keywords force the functional `TypedDict` form.
+/// Python `TypedDict`s of the objects the clients exchange with the store: per entity one
+/// for fetched objects, one for the `values` of an insert (the keys that need no value are
+/// not required) and one for an update (no key required), and the entity's descriptor
+/// (`modelstore_client.typed`), which types the client's calls. Values are the Python types
+/// the client converts to and from (`datetime`, `Decimal`, `UUID`, `bytes`). Keys that are
+/// Python keywords force the functional `TypedDict` form.
 enum PythonGenerator {
   static let keywords: Set<String> = [
     "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else",
@@ -10,7 +13,9 @@ enum PythonGenerator {
     "return", "try", "while", "with", "yield",
   ]
   /// Names the generated module itself defines or imports.
-  static let taken: Set<String> = ["ObjectId", "Any", "List", "Optional", "TypedDict", "NotRequired", "annotations"]
+  static let taken: Set<String> = [
+    "ObjectId", "Any", "List", "Optional", "TypedDict", "NotRequired", "annotations", "Entity", "Insertable",
+  ]
 
   struct Field {
     var key: String
@@ -21,50 +26,77 @@ enum PythonGenerator {
   static func file(_ schema: Schema) -> CodeGenerator.File {
     let graph = ModelGraph(schema)
     var body = ""
-    var needsNotRequired = false
+    var used = Set(graph.ordered.map { className($0.entity.name) })
+    func derived(_ base: String) -> String {
+      var name = base
+      while used.contains(name) { name += "_" }
+      used.insert(name)
+      return name
+    }
     for model in graph.ordered {
       let e = model.entity
       let name = className(e.name)
       func objectFields(_ attributes: [Attribute], _ relationships: [Relationship]) -> [Field] {
         attributes.map { Field(key: $0.name, type: $0.optional || $0.transient ? "Optional[\(valueType($0.type))]" : valueType($0.type)) }
-          + relationships.map { Field(key: $0.name, type: $0.toMany ? "List[ObjectId]" : "Optional[ObjectId]") }
+          + relationships.map { Field(key: $0.name, type: $0.toMany ? "NotRequired[List[ObjectId]]" : "Optional[ObjectId]") }
       }
       let head = [Field(key: "_id", type: "ObjectId"), Field(key: "_entity", type: "str")]
       let all = head + objectFields(model.attributes, model.relationships)
-      let doc = "An object of entity `\(e.name)` as the store returns it."
+      let doc = "An object of entity `\(e.name)` as the store returns it (to-many keys only when asked for)."
       if all.contains(where: { keywords.contains($0.key) }) {
         body += "\n\n" + functional(name, doc: doc, all)
       } else {
         let own = (e.parent == nil ? head : []) + objectFields(e.attributes, e.relationships)
         body += "\n\n" + classForm(name, base: e.parent.map(className) ?? "TypedDict", doc: doc, own, total: true)
       }
-      if e.abstract { continue }
+      let descriptor = derived(name + "Entity")
+      if e.abstract {
+        body +=
+          "\n\n\(descriptor): Entity[\(name)] = Entity(\(pyString(e.name)))\n\"\"\"Entity `\(e.name)` (abstract): types fetch, get and observe.\"\"\"\n"
+        continue
+      }
       var values: [Field] = model.attributes.map { a in
         Field(
-          key: a.name, type: a.optional || a.transient ? "Optional[\(valueType(a.type))]" : valueType(a.type),
+          key: a.name, type: a.optional || a.transient ? "Optional[\(valueType(a.type, in: true))]" : valueType(a.type, in: true),
           required: !a.optional && a.defaultValue == nil && !a.transient)
       }
       values += model.relationships.map { r in
         let required = !r.toMany && !r.optional
         return Field(key: r.name, type: r.toMany ? "List[ObjectId]" : (required ? "ObjectId" : "Optional[ObjectId]"), required: required)
       }
+      let valuesName = derived(name + "Values")
+      let requiredName = derived("_\(name)RequiredValues")
+      let updateName = derived(name + "Update")
       let valuesDoc = "The `values` of an insert of `\(e.name)`."
+      let updates = values.map { f in
+        Field(key: f.key, type: f.type.hasPrefix("List[") ? "Optional[\(f.type)]" : f.type, required: false)
+      }
+      let updateDoc = "The `values` of an update of `\(e.name)`: only the keys to change."
       if values.contains(where: { keywords.contains($0.key) }) {
-        needsNotRequired = true
-        body += "\n\n" + functional("\(name)Values", doc: valuesDoc, values)
+        body += "\n\n" + functional(valuesName, doc: valuesDoc, values)
+        body += "\n\n" + functional(updateName, doc: updateDoc, updates)
       } else {
         body +=
           "\n\n"
           + classForm(
-            "_\(name)RequiredValues", base: "TypedDict", doc: "The keys an insert of `\(e.name)` must give.", values.filter(\.required),
+            requiredName, base: "TypedDict", doc: "The keys an insert of `\(e.name)` must give.", values.filter(\.required),
             total: true)
         body +=
-          "\n\n" + classForm("\(name)Values", base: "_\(name)RequiredValues", doc: valuesDoc, values.filter { !$0.required }, total: false)
+          "\n\n" + classForm(valuesName, base: requiredName, doc: valuesDoc, values.filter { !$0.required }, total: false)
+        body += "\n\n" + classForm(updateName, base: "TypedDict", doc: updateDoc, updates, total: false)
       }
+      body +=
+        "\n\n\(descriptor): Insertable[\(name), \(valuesName), \(updateName)] = Insertable(\(pyString(e.name)))\n"
+        + "\"\"\"Entity `\(e.name)`: types insert, update, upsert, get, fetch and observe.\"\"\"\n"
     }
     var t = "\"\"\"Generated by modelstore (model.generate, target python) from schema version \(pyString(schema.version)).\"\"\"\n\n"
     t += "from __future__ import annotations\n\n"
-    t += "from typing import Any, List, \(needsNotRequired ? "NotRequired, " : "")Optional, TypedDict\n\n"
+    t += "from datetime import date as _Date, datetime as _DateTime\n"
+    t += "from decimal import Decimal as _Decimal\n"
+    t += "from typing import Any, List, NotRequired, Optional, TypedDict\n"
+    t += "from uuid import UUID as _UUID\n\n"
+    t += "from modelstore_client.typed import Entity, Insertable\n\n"
+    t += "_Bytes = bytes\n\n"
     t += "ObjectId = str\n\"\"\"An object id: \\\"Entity/pk\\\".\"\"\"\n"
     return CodeGenerator.File(name: "models.py", text: t + body)
   }
@@ -83,9 +115,14 @@ enum PythonGenerator {
     return "\(name) = TypedDict(\(pyString(name)), {\(items.joined(separator: ", "))})\n\"\"\"\(doc)\"\"\"\n"
   }
 
-  static func valueType(_ t: AttributeType) -> String {
+  /// The Python type of a value the client returns, or (`in`) accepts.
+  static func valueType(_ t: AttributeType, in: Bool = false) -> String {
     switch t {
-    case .string, .decimal, .date, .uuid, .url, .data: return "str"
+    case .string, .url: return "str"
+    case .date: return `in` ? "_Date" : "_DateTime"
+    case .decimal: return "_Decimal"
+    case .uuid: return "_UUID"
+    case .data: return "_Bytes"
     case .int, .int16, .int32, .int64: return "int"
     case .double, .float: return "float"
     case .bool: return "bool"

@@ -10,7 +10,9 @@ extension InterchangeHandlers {
     let token = p.progressToken
     let summary = try store.importCoreData(
       path: p.store, model: p.model,
-      progress: token.map { t in { phase, done, total in context.progress(token: t, done: done, total: total, message: phase.rawValue) } })
+      progress: context.progressReporter(token: token).map { r in
+        { phase, done, total in r.report(done: done, total: total, message: phase.rawValue) }
+      })
     return ImportCoreDataResult(summary)
   }
 

@@ -25,7 +25,8 @@ enum InterchangeHandlers {
     let sink: ByteSink = try memory ?? FileSink.create(path: path!, place: ErrorPlace(.path))
     let summary = try store.export(
       options, to: sink,
-      progress: token.map { t in { done, total in context.progress(token: t, done: done, total: total, message: "export") } })
+      progress: context.progressReporter(token: token).map { r in { done, total in r.report(done: done, total: total, message: "export") } }
+    )
     return ExportJSONResult(
       format: options.layout, objects: summary.objects, counts: ResultMap(summary.counts.map { ($0.entity, $0.count) }),
       bytes: summary.bytes, data: memory.map { String(decoding: $0.bytes, as: UTF8.self) }, path: memory == nil ? path : nil)
@@ -37,7 +38,19 @@ enum InterchangeHandlers {
     let mode = p.mode
     let summary = try store.importObjects(
       p.input, mode: mode,
-      progress: token.map { t in { phase, done, total in context.progress(token: t, done: done, total: total, message: phase.rawValue) } })
+      progress: context.progressReporter(token: token).map { r in
+        { phase, done, total in r.report(done: done, total: total, message: phase.rawValue, percentage: phase.percentage(done, total)) }
+      })
     return ImportJSONResult(summary)
+  }
+}
+
+extension ImportPhase {
+  /// An import's share done (for LSP's work-done progress): the rows pass is the first
+  /// half (unknown while an ndjson file's count is), the links pass the second.
+  func percentage(_ done: Int, _ total: Int?) -> Int? {
+    guard let total else { return nil }
+    let half = total > 0 ? done * 50 / total : 50
+    return self == .rows ? half : 50 + half
   }
 }

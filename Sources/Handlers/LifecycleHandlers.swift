@@ -10,6 +10,7 @@ enum LifecycleHandlers {
         s.clientInfo = p.clientInfo
         s.clientCapabilities = p.capabilities
         s.author = p.author
+        s.server.log.forward(at: p.options?.logMessages)
         return InitializeResult(
           serverInfo: .init(name: "modelstore", version: Session.version), protocolVersion: Session.protocolVersion,
           capabilities: .init(
@@ -17,7 +18,8 @@ enum LifecycleHandlers {
             attributeTypes: [
               "string", "int", "int16", "int32", "int64", "double", "float", "decimal", "bool", "date", "uuid", "data", "url", "json",
             ],
-            deleteRules: ["nullify", "cascade", "deny", "noAction"], cancellation: true, batches: true, migrationHooks: true),
+            deleteRules: ["nullify", "cascade", "deny", "noAction"], cancellation: true, batches: true, migrationHooks: true,
+            workDoneProgress: true, logMessages: true, methods: s.server.methodNames),
           sqliteVersion: Store.sqliteVersion)
       },
       MethodEntry(ShutdownParams.self) { _, _ in

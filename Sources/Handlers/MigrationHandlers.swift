@@ -70,8 +70,8 @@ enum MigrationHandlers {
     var hooks = MigrationHooks()
     hooks.willMigrate = { stage in try callHook("migration/willMigrate", stage, store, context) }
     hooks.didMigrate = { stage in try callHook("migration/didMigrate", stage, store, context) }
-    if let token {
-      hooks.progress = { done, total, message in context.progress(token: token, done: done, total: total, message: message) }
+    if let reporter = context.progressReporter(token: token) {
+      hooks.progress = { done, total, message in reporter.report(done: done, total: total, message: message) }
     }
     let result = try store.migrate(chain: chain, stages: stages, options: options, hooks: hooks)
     return MigrationRunResult(result)

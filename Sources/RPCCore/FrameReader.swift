@@ -36,6 +36,9 @@ final class FrameReader {
   /// After a malformed header block: how many bytes of `content-length:` the skipped
   /// input has matched so far; nil while the stream is in step.
   private var resyncMatched: Int?
+  /// The block being read began at a `Content-Length:` found while skipping: if it is not
+  /// a good block, it was text inside the skipped body, and skipping goes on from there.
+  private var blockFromResync = false
 
   private func emit(_ message: [UInt8], _ batch: inout [InboundItem]) {
     let seq = nextSeq
@@ -87,18 +90,25 @@ final class FrameReader {
     }
   }
 
-  /// Headers when the first non-blank bytes are `Content-Length:` (any case); nil while
-  /// too few bytes have arrived to tell.
+  /// Headers when the first non-blank bytes are a header name (letters, digits and `-`)
+  /// and `:`, as `Content-Length:` or `Content-Type:` (no JSON text starts so); lines when
+  /// another byte comes first; nil while too few bytes have arrived to tell.
   static func decideFraming(_ probe: [UInt8]) -> Framing? {
     guard let first = probe.firstIndex(where: { !isBlank($0) }) else { return nil }
-    var k = 0
-    while k < headerPrefix.count {
-      guard first + k < probe.count else { return nil }
-      if lowercased(probe[first + k]) != headerPrefix[k] { return .lines }
-      k += 1
+    for i in first..<probe.count {
+      let c = probe[i]
+      if c == 0x3A { return i > first ? .headers : .lines }
+      if !isHeaderNameByte(c) { return .lines }
     }
-    return .headers
+    return probe.count - first > maxHeaderBlock ? .lines : nil
   }
+
+  @inline(__always)
+  static func isHeaderNameByte(_ c: UInt8) -> Bool {
+    (c >= 0x61 && c <= 0x7A) || (c >= 0x41 && c <= 0x5A) || (c >= 0x30 && c <= 0x39) || c == 0x2D
+  }
+
+  static let maxHeaderBlock = 8192
 
   /// Space, tab, CR or LF: the bytes skipped before the first message and, in header
   /// framing, before every header block.
@@ -156,6 +166,15 @@ final class FrameReader {
   /// The input ended: what is left of a message becomes one (an unterminated last line)
   /// or an error (a header block or body cut short).
   func finish(_ batch: inout [InboundItem]) {
+    if !framingDecided && !probe.isEmpty {
+      // A first message that never told (a bare `123`, or a header name cut short):
+      // read as a line, whatever it is.
+      framingDecided = true
+      onFraming(.lines)
+      let saved = probe
+      probe = []
+      saved.withUnsafeBytes { consumeLines($0, &batch) }
+    }
     switch framing {
     case .lines:
       if discarding || !pending.isEmpty { finishLine(&batch) }
@@ -186,8 +205,8 @@ final class FrameReader {
         }
         if headerBuffer.isEmpty && Self.isBlank(c) { continue }
         headerBuffer.append(c)
-        if headerBuffer.count > 8192 {
-          badHeaderBlock("header block longer than 8192 bytes", &batch)
+        if headerBuffer.count > Self.maxHeaderBlock {
+          badHeaderBlock("header block longer than \(Self.maxHeaderBlock) bytes", &batch)
           continue
         }
         if headerBuffer.count >= 4 && headerBuffer.suffix(4).elementsEqual([0x0D, 0x0A, 0x0D, 0x0A]) {
@@ -212,10 +231,20 @@ final class FrameReader {
   /// Reports a malformed header block and skips input up to the next `Content-Length:`:
   /// the length of the body that may follow is unknown, so reading on from here would
   /// take that body (and every later message) for headers.
+  ///
+  /// A block that began at a `Content-Length:` found while skipping, and is not a good
+  /// block, is not reported: it was text inside the skipped body (a JSON text holds
+  /// `Content-Length:` only inside a string, where no raw line break can follow, so it
+  /// never makes a good block). Skipping goes on from just after its `Content-Length:`,
+  /// so a real block that it swallowed is still found.
   private func badHeaderBlock(_ why: String, _ batch: inout [InboundItem]) {
-    batch.append(.badHeader(why))
+    let rest = blockFromResync ? Array(headerBuffer.dropFirst(Self.headerPrefix.count)) : []
+    if !blockFromResync { batch.append(.badHeader(why)) }
     headerBuffer = []
+    blockFromResync = false
     resyncMatched = 0
+    // At most a block's length, shorter each time: the replay ends.
+    rest.withUnsafeBytes { consumeHeaders($0, &batch) }
   }
 
   /// One skipped byte while looking for `content-length:` (any case). No proper prefix of
@@ -226,6 +255,7 @@ final class FrameReader {
       if matched + 1 == Self.headerPrefix.count {
         headerBuffer = Self.headerPrefix
         resyncMatched = nil
+        blockFromResync = true
       } else {
         resyncMatched = matched + 1
       }
@@ -236,7 +266,6 @@ final class FrameReader {
 
   private func parseHeaderBlock(_ batch: inout [InboundItem]) {
     let text = String(decoding: headerBuffer, as: UTF8.self)
-    headerBuffer = []
     var length: Int?
     for line in text.split(whereSeparator: { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }) where !line.isEmpty {
       guard let colon = line.firstIndex(of: ":") else {
@@ -257,6 +286,8 @@ final class FrameReader {
       badHeaderBlock("header block without Content-Length", &batch)
       return
     }
+    headerBuffer = []
+    blockFromResync = false
     if n == 0 {
       emit([], &batch)
       return

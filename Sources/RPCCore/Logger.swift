@@ -29,15 +29,50 @@ public final class Logger: Sendable {
   private let levelValue: Atomic<Int>
   /// Held while a line is written, so lines from two threads never interleave.
   private let writing = Mutex(())
+  /// The most detailed level also kept for the client (`window/logMessage`), -1 for none.
+  private let forwardValue = Atomic(-1)
+  /// Lines kept for the client until the server's thread sends them (`takeForwarded`).
+  private let forwarded = Mutex(Forwarded())
+  struct Forwarded {
+    var lines: [(Level, String)] = []
+    var dropped = 0
+  }
+  /// Lines kept for the client at most, between two sends; later ones are counted only.
+  static let forwardLimit = 1000
 
   public init(level: Level = .warning) {
     levelValue = Atomic(level.rawValue)
   }
 
+  /// Keeps the lines at `level` or more severe for the client as well (nil: none), with
+  /// or without the stderr level allowing them.
+  public func forward(at level: Level?) {
+    forwardValue.store(level?.rawValue ?? -1, ordering: .relaxed)
+  }
+
+  /// True while lines are kept for the client; a cheap check for the server's hot path.
+  var isForwarding: Bool { forwardValue.load(ordering: .relaxed) >= 0 }
+
+  /// The lines kept for the client since the last call, and how many were dropped.
+  func takeForwarded() -> Forwarded {
+    forwarded.withLock { f in
+      defer { f = Forwarded() }
+      return f
+    }
+  }
+
   public func log(_ l: Level, _ message: @autoclosure () -> String) {
-    guard l <= level else { return }
-    let line = "modelstore[\(getpid())] \(l.label): \(message())\n"
-    let bytes = Array(line.utf8)
+    let toStderr = l <= level
+    let toClient = l.rawValue <= forwardValue.load(ordering: .relaxed)
+    guard toStderr || toClient else { return }
+    let text = message()
+    if toClient {
+      forwarded.withLock { f in
+        if f.lines.count < Self.forwardLimit { f.lines.append((l, text)) } else { f.dropped += 1 }
+      }
+    }
+    guard toStderr else { return }
+    let bytes = Array("modelstore[\(getpid())] \(l.label): \(text)\n".utf8)
     writing.withLock { _ in _ = bytes.withUnsafeBytes { FileDescriptor.writeAll(2, $0) } }
   }
 

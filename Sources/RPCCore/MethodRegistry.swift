@@ -9,12 +9,18 @@ public final class RequestContext {
   /// The method's streamed array param (`MethodRegistry.streamedParams`) when the server
   /// left it out of the parsed params: its elements are read from the message text.
   let streamed: (param: String, elements: JSONArrayStream)?
+  /// LSP's work-done progress, when the request's params carried a `workDoneToken`.
+  let workDone: WorkDoneProgress?
 
-  init(id: JSONValue?, method: String, server: Server, streamed: (param: String, elements: JSONArrayStream)? = nil) {
+  init(
+    id: JSONValue?, method: String, server: Server, streamed: (param: String, elements: JSONArrayStream)? = nil,
+    workDone: WorkDoneProgress? = nil
+  ) {
     self.id = id
     self.method = method
     self.server = server
     self.streamed = streamed
+    self.workDone = workDone
   }
 
   /// The elements of the array param `key` (required), one at a time: parsed from the

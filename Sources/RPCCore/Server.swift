@@ -100,6 +100,9 @@ public final class Server: @unchecked Sendable {
 
   public func register(_ registry: MethodRegistry) { self.registry = registry }
 
+  /// The names of the registered methods, in table order.
+  public var methodNames: [String] { registry.names }
+
   /// Serves until end of input or `exit`; returns the process exit code.
   public func run() -> Int32 {
     while running {
@@ -233,6 +236,31 @@ public final class Server: @unchecked Sendable {
   }
 
   private func send(_ message: JSONValue) {
+    if log.isForwarding { sendLogMessages() }
+    append(message)
+  }
+
+  /// Sends the log lines kept for the client (`initialize`'s `logMessages`) as LSP's
+  /// `window/logMessage {type, message}`: type 1 error, 2 warning, 3 info, 4 debug.
+  private func sendLogMessages() {
+    let kept = log.takeForwarded()
+    for (level, text) in kept.lines {
+      append(
+        .object([
+          "jsonrpc": "2.0", "method": "window/logMessage",
+          "params": .object(["type": .int(Int64(level.rawValue + 1)), "message": .string(text)]),
+        ]))
+    }
+    if kept.dropped > 0 {
+      append(
+        .object([
+          "jsonrpc": "2.0", "method": "window/logMessage",
+          "params": .object(["type": 2, "message": .string("\(kept.dropped) more log lines were dropped")]),
+        ]))
+    }
+  }
+
+  private func append(_ message: JSONValue) {
     switch framing {
     case .lines:
       // Encoded straight into the output buffer: no intermediate copy per reply.
@@ -250,6 +278,7 @@ public final class Server: @unchecked Sendable {
   }
 
   private func flush() {
+    if log.isForwarding { sendLogMessages() }
     guard !out.isEmpty else { return }
     if !outputBroken {
       let (writer, input) = (self.writer, self.input)
@@ -401,7 +430,8 @@ public final class Server: @unchecked Sendable {
     let isNotification = idMember == nil
     let params: JSONObject
     switch o["params"] {
-    case nil: params = [:]
+    // `null` is absent: JSON-RPC clients in the wild (pygls among them) send it for "no params".
+    case nil, .null?: params = [:]
     case .object(let p)?: params = p
     case .array?:
       if isNotification { return nil }
@@ -411,8 +441,9 @@ public final class Server: @unchecked Sendable {
     case let other?:
       return errorResponse(id: replyID, .invalidRequest("params must be an object, got \(other.typeName)"))
     }
-    if method == "$/cancelRequest" {
-      // Noted as soon as it was read (`noteCancel`); a client that sent it as a request gets `null`.
+    if method == "$/cancelRequest" || method == "initialized" {
+      // `$/cancelRequest` was noted as soon as it was read (`noteCancel`); LSP's
+      // `initialized` says nothing the server needs. Sent as a request, either gets `null`.
       return isNotification ? nil : .object(["jsonrpc": "2.0", "id": replyID, "result": .null])
     }
     if isNotification {
@@ -441,16 +472,27 @@ public final class Server: @unchecked Sendable {
     requestWillStart?()
     if let id { currentID = id }
     defer { if id != nil { currentID = nil } }
+    var workDone: WorkDoneProgress?
+    let outcome: Result<JSONValue, RPCError>
     do {
-      let context = RequestContext(id: id, method: method, server: self, streamed: streamed)
-      return .success(try handler(JSONReader(params, path: "params"), context))
+      var params = params
+      // Any request may carry LSP's `workDoneToken`; a notification's is dropped (nothing to report on).
+      if let token = try WorkDoneProgress.take(from: &params), id != nil {
+        workDone = WorkDoneProgress(token: token, title: method, server: self)
+      }
+      let context = RequestContext(id: id, method: method, server: self, streamed: streamed, workDone: workDone)
+      outcome = .success(try handler(JSONReader(params, path: "params"), context))
     } catch let e as RPCErrorConvertible {
       let err = e.rpcError
       if id == nil { log.warning("notification \(method) failed: \(err.message)") }
-      return .failure(err)
+      outcome = .failure(err)
     } catch {
       log.error("\(method) failed unexpectedly: \(error)")
-      return .failure(.internalError("\(method) failed; see the server log"))
+      outcome = .failure(.internalError("\(method) failed; see the server log"))
     }
+    if let workDone {
+      if case .failure(let e) = outcome { workDone.end(message: "failed: \(e.message)") } else { workDone.end(message: nil) }
+    }
+    return outcome
   }
 }

@@ -9,9 +9,18 @@ struct CommandPlaces {
 
   init(_ names: [ErrorPlace.Argument: String] = [:]) { self.names = names }
 
-  /// A place: its flag (`--` and the argument's name unless the command says otherwise)
-  /// and the steps into the value.
-  func render(_ place: ErrorPlace) -> String { (names[place.argument] ?? "--\(place.argument.rawValue)") + place.stepsText }
+  /// A place: its flag (the argument's name in kebab case after `--`, `allowDataLoss` as
+  /// `--allow-data-loss`, unless the command says otherwise) and the steps into the value.
+  func render(_ place: ErrorPlace) -> String { (names[place.argument] ?? Self.flag(place.argument)) + place.stepsText }
+
+  /// `--` and the argument's name in kebab case.
+  static func flag(_ argument: ErrorPlace.Argument) -> String {
+    var out = "--"
+    for c in argument.rawValue {
+      if c.isUppercase { out += "-" + c.lowercased() } else { out.append(c) }
+    }
+    return out
+  }
 
   /// An error's message with its places named so.
   func message(_ error: Error) -> String {

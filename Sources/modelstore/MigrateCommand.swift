@@ -7,10 +7,11 @@ import StoreEngine
 #endif
 
 // `modelstore migrate --store PATH --to SCHEMA.json [--plan PLAN.json] [--dry-run]
-//  [--allow-data-loss] [--no-backup] [--json]`: migration.plan / migration.apply from the
-// shell. Prints the plan on stdout (JSON with --json), progress on stderr when it is a
-// terminal. Exit status 0 when the store is at the target version (or the dry run found
-// nothing blocking), 1 when the migration is refused or fails, 2 for wrong arguments.
+//  [--allow-data-loss] [--no-backup] [--json] [--progress]`: migration.plan /
+// migration.apply from the shell. Prints the plan on stdout (JSON with --json), progress
+// on stderr when it is a terminal. Exit status 0 when the store is at the target version
+// (or the dry run found nothing blocking), 1 when the migration is refused or fails, 2
+// for wrong arguments. Errors name the command's flags (`--allow-data-loss`) and files.
 
 func runMigrate(_ args: ArraySlice<String>) -> Never {
   var storePath: String?
@@ -18,7 +19,8 @@ func runMigrate(_ args: ArraySlice<String>) -> Never {
   var planPath: String?
   var options = MigrationOptions(backup: true)
   var json = false
-  var it = ArgumentCursor(args)
+  var forced = false
+  var it = ArgumentCursor("migrate", args)
   while let a = it.next() {
     switch a {
     case "--store": storePath = it.value(a)
@@ -28,13 +30,15 @@ func runMigrate(_ args: ArraySlice<String>) -> Never {
     case "--allow-data-loss": options.allowDataLoss = true
     case "--no-backup": options.backup = false
     case "--json": json = true
-    default: fail("unknown option '\(a)' for migrate")
+    case "--progress": forced = true
+    default: it.unexpected(a)
     }
   }
-  guard let storePath else { fail("migrate needs --store PATH") }
-  guard schemaPath != nil || planPath != nil else { fail("migrate needs --to SCHEMA.json or --plan PLAN.json") }
-  let store = openStore(storePath, create: false)
-  let bar = ProgressLine()
+  guard let storePath else { it.fail("migrate needs --store PATH") }
+  guard schemaPath != nil || planPath != nil else { it.fail("migrate needs --to SCHEMA.json or --plan PLAN.json") }
+  if schemaPath == "-" && planPath == "-" { it.fail("only one of --to and --plan can read standard input") }
+  let store = openStore("migrate", storePath)
+  let progress = Progress(forced: forced)
   // Errors name the files: `PLAN.json: stages[0].custom.from`, `SCHEMA.json has 2 problems`.
   var names: [ErrorPlace.Argument: String] = [.schemas: planPath.map { "\($0): schemas" } ?? "schemas"]
   if let planPath { names[.stages] = "\(planPath): stages" }
@@ -44,13 +48,15 @@ func runMigrate(_ args: ArraySlice<String>) -> Never {
     var schemas: [JSONValue] = []
     var stages: [MigrationStage] = []
     if let planPath {
-      let plan = try JSONParser.parse(contentsOf: planPath)
-      guard case .array(let list)? = plan["schemas"] else { fail("\(planPath): expected {\"schemas\": [...], \"stages\": [...]}") }
+      let plan = try readJSON(planPath)
+      guard case .array(let list)? = plan["schemas"] else {
+        throw StoreError(.invalidArgument, "\(planPath): expected {\"schemas\": [...], \"stages\": [...]}")
+      }
       schemas = list
       stages = try MigrationStageDecoder.decode(plan["stages"] ?? .array([]), path: ErrorPlace(.stages))
     }
     if let schemaPath {
-      let target = try JSONParser.parse(contentsOf: schemaPath)
+      let target = try readJSON(schemaPath)
       if schemas.isEmpty {
         // Without a plan: one lightweight stage from the store's schema; never backwards.
         let hash = try Store.decodeSchema(target, path: ErrorPlace(.to)).versionHash
@@ -65,17 +71,17 @@ func runMigrate(_ args: ArraySlice<String>) -> Never {
       } else if try Store.decodeSchema(target, path: ErrorPlace(.to)).versionHash
         != store.decodeChain(schemas, path: ErrorPlace(.schemas)).last?.versionHash
       {
-        fail("--to \(schemaPath) is not the last version of --plan \(planPath!)")
+        throw StoreError(.invalidArgument, "--to \(schemaPath) is not the last version of --plan \(planPath!)")
       }
     }
     let chain = try store.decodeChain(schemas, path: ErrorPlace(.schemas))
     var hooks = MigrationHooks()
-    hooks.progress = { done, total, message in bar.show("\(message) [\(done)/\(total) stages]") }
+    hooks.progress = { done, total, message in progress.update(message, done: done, total: total, unit: "stages") }
     if stages.contains(where: { $0.willMigrate || $0.didMigrate }) && !options.dryRun {
-      fail("the plan has client hooks (willMigrate/didMigrate): run it through migration.apply from a client")
+      throw StoreError(.invalidArgument, "the plan has client hooks (willMigrate/didMigrate): run it through migration.apply from a client")
     }
     let result = try store.migrate(chain: chain, stages: stages, options: options, hooks: hooks)
-    bar.clear()
+    progress.clear()
     store.close()
     if json {
       var w = JSONWriter()
@@ -84,14 +90,14 @@ func runMigrate(_ args: ArraySlice<String>) -> Never {
     } else {
       printOut(describeMigration(result, dryRun: options.dryRun, places: places))
     }
-    exit(result.stages.contains { $0.outcome == .blocked } ? 1 : 0)
+    exit(result.stages.contains { $0.outcome == .blocked } ? ExitStatus.failure : ExitStatus.success)
   } catch {
-    bar.clear()
+    progress.clear()
     store.close()
     if let e = error as? StoreError, let reasons = e.details["reasons"]?.arrayValue {
       printErr("modelstore migrate: \(places.message(e))\n")
       for r in reasons { printErr("  - \(r["entity"]?.stringValue ?? ""): \(r["message"]?.stringValue ?? "\(r)")\n") }
-      exit(1)
+      exit(ExitStatus.failure)
     }
     failed("migrate", error, places: places)
   }

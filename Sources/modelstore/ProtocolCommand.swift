@@ -10,15 +10,15 @@ import RPCCore
 // repository root is its output.
 
 func runProtocol(_ args: ArraySlice<String>) -> Never {
-  var it = ArgumentCursor(args)
+  var it = ArgumentCursor("protocol", args)
   var json = false
   while let a = it.next() {
     switch a {
     case "--json": json = true
-    default: fail("unknown option '\(a)' for protocol")
+    default: it.unexpected(a)
     }
   }
-  guard json else { fail("protocol needs --json (the one output it has)") }
+  guard json else { it.fail("protocol needs --json (the one output it has)") }
   let session = Session(server: Server(log: Logger(level: .error)), store: nil)
   printOut(ProtocolDescription.text(session))
   exit(0)

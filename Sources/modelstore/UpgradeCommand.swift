@@ -11,20 +11,20 @@ import StoreEngine
 
 func runUpgrade(_ args: ArraySlice<String>) -> Never {
   var storePath: String?
-  var it = ArgumentCursor(args)
+  var forced = false
+  var it = ArgumentCursor("upgrade", args)
   while let a = it.next() {
     switch a {
     case "--store": storePath = it.value(a)
-    default: fail("unknown option '\(a)' for upgrade")
+    case "--progress": forced = true
+    default: it.unexpected(a)
     }
   }
-  guard let storePath else { fail("upgrade needs --store PATH") }
-  let store: Store
-  do {
-    store = try Store(path: storePath, options: Store.OpenOptions(readOnly: false, create: false))
-  } catch {
-    failed("upgrade", error)
-  }
+  guard let storePath else { it.fail("upgrade needs --store PATH") }
+  let progress = Progress(forced: forced)
+  progress.step("upgrading \(storePath) (a backup first)")
+  let store = openStore("upgrade", storePath)
+  progress.clear()
   if let r = store.formatUpgrade {
     printOut(
       "upgraded \(storePath) from formatVersion 1 to \(Store.formatVersion): \(r.objects) objects in \(r.tables.count) table\(r.tables.count == 1 ? "" : "s"), \(r.historyTransactions) history transactions; the formatVersion 1 file is kept as \(r.backup)\n"
@@ -33,5 +33,5 @@ func runUpgrade(_ args: ArraySlice<String>) -> Never {
     printOut("\(storePath) is at formatVersion \(Store.formatVersion): nothing to do\n")
   }
   store.close()
-  exit(0)
+  exit(ExitStatus.success)
 }

@@ -12,24 +12,17 @@ import StoreEngine
 // code (CoreDataTooling, CodeGeneration) as `model.importXcdatamodel`, `model.audit` and
 // `model.generate`.
 
-let xcdatamodelUsage = """
-  modelstore xcdatamodel PATH [--audit [--cloudkit] [--compare PATH2]] [--generate TARGET [--base-name NAME] [--out DIR]] [--report]
-
-  PATH is a .xcdatamodeld bundle, a .xcdatamodel directory or a 'contents' file.
-  Prints the current version's schema as JSON (or the audit report, or the generated files,
-  or with --report the whole import result) on stdout, and the findings on stderr.
-  TARGET is swiftdata, coredata, typescript or python. Exit status 0 when no version has an
-  error, 1 when one has (or the model cannot be read), 2 for wrong arguments.
-
-  """
-
-/// Writes `text` to a new or truncated file.
-func writeFile(_ path: String, _ text: String) -> Bool {
-  let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-  guard fd >= 0 else { return false }
-  defer { close(fd) }
-  let bytes = Array(text.utf8)
-  return bytes.withUnsafeBytes { FileDescriptor.writeAll(fd, $0) }
+/// Writes `text` to `path`: a new file, or with `force` one that replaces an existing
+/// file once it is whole (`outputSink`).
+func writeFile(_ path: String, _ text: String, force: Bool) throws {
+  let sink = try outputSink(path, force: force, place: ErrorPlace(.path))
+  do {
+    try sink.write(Array(text.utf8))
+    try sink.finish()
+  } catch {
+    sink.abandon()
+    throw error
+  }
 }
 
 func runXcdatamodel(_ args: ArraySlice<String>) -> Never {
@@ -41,7 +34,8 @@ func runXcdatamodel(_ args: ArraySlice<String>) -> Never {
   var baseName: String?
   var out: String?
   var report = false
-  var cursor = ArgumentCursor(args)
+  var force = false
+  var cursor = ArgumentCursor("xcdatamodel", args)
   func value(_ flag: String) -> String { cursor.value(flag) }
   while let a = cursor.next() {
     switch a {
@@ -51,24 +45,23 @@ func runXcdatamodel(_ args: ArraySlice<String>) -> Never {
     case "--generate":
       let v = value(a)
       guard let t = CodeGenerator.Target(rawValue: v) else {
-        fail("--generate must be swiftdata, coredata, typescript or python, got '\(v)'")
+        cursor.fail("--generate must be swiftdata, coredata, typescript or python, got '\(v)'")
       }
       target = t
     case "--base-name": baseName = value(a)
     case "--out", "-o": out = value(a)
     case "--report": report = true
-    case "--help", "-h":
-      printOut(xcdatamodelUsage)
-      exit(0)
+    case "--force": force = true
     default:
-      if a.hasPrefix("-") || path != nil { fail("unexpected argument '\(a)' for xcdatamodel") }
+      if a.hasPrefix("-") || path != nil { cursor.unexpected(a) }
       path = a
     }
   }
-  guard let path else { fail("xcdatamodel needs the PATH of a .xcdatamodeld, .xcdatamodel or contents file") }
-  if audit && target != nil { fail("give --audit or --generate, not both") }
-  if out != nil && target == nil { fail("--out needs --generate") }
-  if (cloudKit != nil || compare != nil) && !audit { fail("--cloudkit and --compare need --audit") }
+  guard let path else { cursor.fail("xcdatamodel needs the PATH of a .xcdatamodeld, .xcdatamodel or contents file") }
+  if audit && target != nil { cursor.fail("give --audit or --generate, not both") }
+  if out != nil && target == nil { cursor.fail("--out needs --generate") }
+  if force && out == nil { cursor.fail("--force needs --out DIR") }
+  if (cloudKit != nil || compare != nil) && !audit { cursor.fail("--cloudkit and --compare need --audit") }
 
   let model: ImportedModel
   do {
@@ -77,11 +70,11 @@ func runXcdatamodel(_ args: ArraySlice<String>) -> Never {
     failed("xcdatamodel", error)
   }
   reportFindings(model)
-  let status: Int32 = model.allErrors.isEmpty ? 0 : 1
+  let status = model.allErrors.isEmpty ? ExitStatus.success : ExitStatus.failure
   do {
     if audit {
       let result = try model.audit(cloudKit: cloudKit)
-      guard case .object(var o) = result.json else { exit(1) }
+      guard case .object(var o) = result.json else { exit(ExitStatus.failure) }
       if let compare {
         let other = try CoreDataModelImporter.importModel(at: compare)
         guard let a = model.current?.readSchema, let b = other.current?.readSchema else {
@@ -95,10 +88,16 @@ func runXcdatamodel(_ args: ArraySlice<String>) -> Never {
       let (files, skipped) = try model.generate(target, baseName: baseName)
       for s in skipped { printErr("modelstore xcdatamodel: version '\(s.name)' left out: \(s.reason)\n") }
       if let out {
-        if mkdir(out, 0o755) != 0 && errno != EEXIST { fail("cannot create directory '\(out)': \(String(cString: strerror(errno)))") }
-        for f in files {
-          let file = out.hasSuffix("/") ? out + f.name : out + "/" + f.name
-          guard writeFile(file, f.text) else { failed("xcdatamodel", StoreError(.storage, "cannot write '\(file)'")) }
+        if mkdir(out, 0o755) != 0 && errno != EEXIST {
+          throw StoreError(.storage, "cannot create directory '\(out)': \(String(cString: strerror(errno)))")
+        }
+        let paths = files.map { out.hasSuffix("/") ? out + $0.name : out + "/" + $0.name }
+        // Every file is checked before any is written, so a refusal writes none.
+        if !force, let existing = paths.first(where: { !isMissing($0) }) {
+          throw StoreError(.invalidArgument, "'\(existing)' exists; give --force to replace the generated files")
+        }
+        for (f, file) in zip(files, paths) {
+          try writeFile(file, f.text, force: force)
           printErr("wrote \(file)\n")
         }
       } else {

@@ -107,9 +107,13 @@ final class CodeGeneratorTests: XCTestCase {
     XCTAssertEqual(files.map(\.name), ["models.ts"])
     let text = files[0].text
     XCTAssertTrue(text.contains("export interface Document extends Item {\n  _entity: \"Document\";"), text)
-    XCTAssertTrue(text.contains("export interface DocumentValues {\n  createdAt?: string;"), text)
+    XCTAssertTrue(text.contains("export interface DocumentValues {\n  createdAt?: Date;"), text)
     XCTAssertTrue(text.contains("  owner: ObjectId;\n}"), text)
     XCTAssertFalse(text.contains("ItemValues"), "an abstract entity cannot be inserted")
+    XCTAssertTrue(text.contains("  Item: { object: Item; values: never; "), text)
+    XCTAssertTrue(text.contains("  Document: { object: Document; values: DocumentValues; toMany: "), text)
+    XCTAssertTrue(text.contains("    \"Document\": { attributes: { \"createdAt\": \"date\""), text)
+    XCTAssertFalse(text.contains("    \"Item\": {"), "objects carry their concrete entity: no conversions for an abstract one")
     guard let tsc = Self.tsc else { throw XCTSkip("tsc not found") }
     if let failure = try Self.check(files, [tsc, "--noEmit", "--strict"]) { XCTFail(failure) }
   }
@@ -122,8 +126,23 @@ final class CodeGeneratorTests: XCTestCase {
       files[0].text.contains(
         "class _DocumentRequiredValues(TypedDict):\n    \"\"\"The keys an insert of `Document` must give.\"\"\"\n\n    title: str\n    owner: ObjectId\n"
       ))
+    let text = files[0].text
+    XCTAssertTrue(text.contains("DocumentEntity: Insertable[Document, DocumentValues, DocumentUpdate] = Insertable(\"Document\")"), text)
+    XCTAssertTrue(text.contains("ItemEntity: Entity[Item] = Entity(\"Item\")"), "an abstract entity gets a read-only descriptor")
+    XCTAssertTrue(text.contains("class DocumentUpdate(TypedDict, total=False):"), text)
+    XCTAssertTrue(text.contains("    createdAt: _DateTime\n"), "dates come back as datetime")
     guard let python = Self.python else { throw XCTSkip("python3 not found") }
     if let failure = try Self.check(files, [python, "-m", "py_compile"]) { XCTFail(failure) }
+  }
+
+  func testPythonDerivedNamesNeverCollide() throws {
+    let schema: JSONValue = [
+      "entities": [["name": "Task", "attributes": [["name": "a", "type": "string"]]], ["name": "TaskEntity", "attributes": []]]
+    ]
+    let text = try ImportedModel.fromSchema(schema).generate(.python).files[0].text
+    XCTAssertTrue(text.contains("class TaskEntity(TypedDict):"), text)
+    XCTAssertTrue(text.contains("TaskEntity_: Insertable[Task, TaskValues, TaskUpdate] = Insertable(\"Task\")"), text)
+    XCTAssertTrue(text.contains("TaskEntityEntity: Insertable[TaskEntity,"), text)
   }
 
   func testPythonKeywordKeysUseTheFunctionalForm() throws {

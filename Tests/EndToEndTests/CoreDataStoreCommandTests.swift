@@ -52,7 +52,15 @@ final class CoreDataStoreCommandTests: XCTestCase {
     let r = try runModelstore(["import-coredata", source, "--store", out])
     XCTAssertEqual(r.status, 1)
     XCTAssertTrue(r.stderr.contains("Task Z_PK 17, column ZTASKID"), r.stderr)
-    XCTAssertEqual(try sqlite3(out, "SELECT count(*) FROM sqlite_schema WHERE name = 'Task'", readOnly: true).stdout, "0")
+    // The output the command created is removed again (it held nothing).
+    XCTAssertFalse(dir.exists("out.store"), "the failed import left its output")
+    // An output that existed is kept.
+    let existing = dir.file("existing.store")
+    let server = try ServerProcess(arguments: ["serve", "--store", existing])
+    server.closeInput()
+    XCTAssertEqual(server.waitForExit(), 0)
+    XCTAssertEqual(try runModelstore(["import-coredata", source, "--store", existing]).status, 1)
+    XCTAssertTrue(dir.exists("existing.store"))
     XCTAssertEqual(try runModelstore(["import-coredata", "--store", out]).status, 2)
   }
 

@@ -112,6 +112,41 @@ final class FramingTests: XCTestCase {
     XCTAssertEqual(server.waitForExit(), 0, "exit after shutdown is read and obeyed")
   }
 
+  /// A session whose first header block is malformed (or starts with a header other than
+  /// `Content-Length`, as LSP allows) is still a header session. It was taken for line
+  /// framing, where every later message, `exit` included, was a parse error.
+  func testAMalformedFirstHeaderBlockStillMeansHeaderFraming() throws {
+    for first in ["Content-Lenght: 44\r\n\r\n", "Content-Type: application/vscode-jsonrpc\r\nContent-Length: x\r\n\r\n"] {
+      let server = try ServerProcess()
+      server.sendRaw(Data(first.utf8) + Data(requestLine(1, "store.info").utf8) + framed(requestLine(2, "store.check")))
+      let bad = try XCTUnwrap(try server.readFramedMessage()?.objectValue, "no framed reply; stderr: \(server.stderr)")
+      XCTAssertEqual(bad["id"], .null, first)
+      XCTAssertEqual(bad["error"]?["data"]?["framing"], "headers", first)
+      XCTAssertEqual(try server.readFramedMessage()?["result"]?["ok"], true, first)
+      server.sendRaw(
+        framed(requestLine(3, "shutdown"), extraHeaders: "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n")
+          + framed(notificationLine("exit")))
+      XCTAssertEqual(try server.readFramedMessage()?["id"], 3, first)
+      XCTAssertEqual(server.waitForExit(), 0, "exit after shutdown is read and obeyed")
+    }
+  }
+
+  /// The body skipped after a bad block holds `Content-Length:` in a string: skipping
+  /// goes on past it, so the next message is answered (it was taken into a second bad
+  /// block and lost).
+  func testContentLengthInsideASkippedBodyDoesNotCostTheNextMessage() throws {
+    let server = try ServerProcess()
+    server.sendRaw(framed(requestLine(1, "store.info")))
+    XCTAssertEqual(try server.readFramedMessage()?["id"], 1)
+    let body = requestLine(2, "objects.insert", ["entity": "Item", "values": ["title": "Content-Length: 12"]])
+    server.sendRaw(Data("Content-Length: 1 2\r\n\r\n".utf8) + Data(body.utf8) + framed(requestLine(3, "store.check")))
+    XCTAssertEqual(try server.readFramedMessage()?["error"]?["code"], -32700)
+    let check = try XCTUnwrap(try server.readFramedMessage(), "no reply; stderr: \(server.stderr)")
+    XCTAssertEqual(check["id"], 3)
+    server.closeInput()
+    XCTAssertEqual(server.waitForExit(), 0)
+  }
+
   func testHeaderFramingTooLargeBodyIsSkipped() throws {
     let server = try ServerProcess(arguments: ["serve", "--memory", "--max-message-bytes", "1000"])
     let big = requestLine(1, "store.info", ["padding": .string(String(repeating: "p", count: 5000))])

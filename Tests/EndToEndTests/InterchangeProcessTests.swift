@@ -104,7 +104,7 @@ final class InterchangeProcessTests: XCTestCase {
     // predicate does not parse or does not fit the entity.
     let unparsed = try runModelstore(["export", "--store", b, "--entity", "Task", "--where", "title =="])
     XCTAssertEqual(unparsed.status, 2, unparsed.stderr)
-    XCTAssertTrue(unparsed.stderr.contains("modelstore: --where: expected a value or key path"), unparsed.stderr)
+    XCTAssertTrue(unparsed.stderr.contains("modelstore export: --where: expected a value or key path"), unparsed.stderr)
     let unknown = try runModelstore(["export", "--store", b, "--entity", "Task", "--where", "colour == 1", "--out", dir.file("c.ndjson")])
     XCTAssertEqual(unknown.status, 1, unknown.stderr)
     XCTAssertTrue(

@@ -42,6 +42,9 @@ final class ProtocolDescriptionTests: XCTestCase {
         }
         continue
       }
+      for ignored in method["x-ignoredParams"]?.arrayValue?.compactMap(\.stringValue) ?? [] where !body.contains("`\(ignored)`") {
+        failures.append("\(name): accepts and ignores \(ignored), but its section does not name `\(ignored)`")
+      }
       guard let rows = Self.documentedParams(body, documented: documented) else {
         failures.append("\(name): its section has no '| param |' table, 'No params.' or 'Params: exactly those of [method]'")
         continue
@@ -59,6 +62,13 @@ final class ProtocolDescriptionTests: XCTestCase {
           failures.append("\(name).\(param): the description says required: \(required), protocol.md's default column '\(def)'")
         }
       }
+    }
+    // Params any request may carry (taken by the server before the method reads its own)
+    // are documented in "Messages".
+    let messages = text.components(separatedBy: "\n## Messages\n").dropFirst().first?.components(separatedBy: "\n## ").first ?? ""
+    for common in description["x-commonParams"]?.arrayValue ?? [] {
+      let name = common["name"]?.stringValue ?? ""
+      if !messages.contains("`\(name)`") { failures.append("x-commonParams \(name): not documented in protocol.md's Messages section") }
     }
     XCTAssertTrue(failures.isEmpty, failures.joined(separator: "\n"))
   }

@@ -24,7 +24,8 @@ class OracleTests(unittest.TestCase):
         for text in ['{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}',
                      '{"jsonrpc":"2.0","method":"store.info","params":[]}',
                      '{"jsonrpc":"2.0","id":3,"result":{"ok":true}}',
-                     '[{"jsonrpc":"2.0","method":"$/setTrace","params":{"value":"off"}}]', " \t\r"]:
+                     '[{"jsonrpc":"2.0","method":"$/setTrace","params":{"value":"off"}}]', " \t\r",
+                     '{"jsonrpc":"2.0","method":"exit","params":null}']:
             self.assertEqual(expect(text).kind, "none", text)
 
     def test_malformed_messages_are_answered_with_a_null_id(self):
@@ -42,6 +43,8 @@ class OracleTests(unittest.TestCase):
                      '{"jsonrpc":"2.0","id":4,"method":"x","params":null}', '{"jsonrpc":"2.0","id":4}']:
             self.assertEqual(expect(text).id, 4, text)
         self.assertEqual(expect('{"jsonrpc":"2.0","method":"x","params":7}').kind, "one")
+        # `"params": null` is absent: a request with it is answered as any other.
+        self.assertEqual(expect('{"jsonrpc":"2.0","id":5,"method":"shutdown","params":null}').id, 5)
 
     def test_batches(self):
         e = expect('[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"$/x"},3,'

@@ -24,7 +24,10 @@ final class ParamShapeTests: XCTestCase {
     for method in methods {
       let name = try XCTUnwrap(method["name"]?.stringValue)
       guard name != "exit" else { continue }  // ignores its params
-      let params = (method["params"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+      // The members accepted: those described, and those accepted and ignored.
+      let params =
+        (method["params"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+        + (method["x-ignoredParams"]?.arrayValue ?? []).compactMap(\.stringValue)
       let text = #"{"jsonrpc":"2.0","id":1,"method":""# + name + #"","params":{"zzUnknown":1}}"#
       let reply = try JSONParser.parse(JSONWriter.encode(try XCTUnwrap(server.handle(Array(text.utf8)))))
       XCTAssertEqual(reply["error"]?["message"]?.stringValue, "Invalid params: params.zzUnknown: unknown member 'zzUnknown'", name)

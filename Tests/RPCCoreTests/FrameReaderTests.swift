@@ -51,8 +51,29 @@ final class FrameReaderTests: XCTestCase {
     XCTAssertNil(decide(" \r\n\t"))
     XCTAssertNil(decide("Content-Len"), "could still become a header")
     XCTAssertNil(decide("c"))
-    XCTAssertEqual(decide("Content-Type: x"), .lines, "a different header is not LSP framing")
-    XCTAssertEqual(decide("cx"), .lines)
+    XCTAssertNil(decide("123"), "a number could still become a header name")
+    XCTAssertEqual(decide("123\n"), .lines)
+    XCTAssertEqual(decide("Content-Type: x"), .headers, "LSP allows any header first")
+    XCTAssertEqual(decide("Content-Lenght: 4"), .headers, "a misspelt header is a bad header block, not a bad line")
+    XCTAssertEqual(decide("cx "), .lines)
+    XCTAssertEqual(decide(":x"), .lines, "no header name")
+    XCTAssertEqual(decide("\"a\":1"), .lines)
+    XCTAssertEqual(decide("{\"Content-Length\": 3}"), .lines)
+    XCTAssertEqual(decide(String(repeating: "a", count: 9000)), .lines, "no header name is that long")
+  }
+
+  /// A first message that never decided the framing (a bare number, a header name cut
+  /// short) is read as a line when the input ends; it was dropped without a reply.
+  func testUndecidedInputIsReadAsALineAtTheEnd() {
+    for text in ["123", "Content-Len"] {
+      let (reader, rec) = makeReader()
+      var batch: [InboundItem] = []
+      Array(text.utf8).withUnsafeBytes { reader.consume($0, &batch) }
+      XCTAssertEqual(describe(batch), [])
+      reader.finish(&batch)
+      XCTAssertEqual(describe(batch), ["message:" + text])
+      XCTAssertEqual(rec.framings, [.lines])
+    }
   }
 
   // MARK: - Lines
@@ -190,6 +211,51 @@ final class FrameReaderTests: XCTestCase {
       XCTAssertEqual(
         feed(makeReader().0, [first, headers, #"{"a":"abc"#, "cCont", "ENT-LENGTH", ": 2\r\n\r\n{}", next]),
         ["message:1", error, "message:{}", "message:{}"], headers)
+    }
+  }
+
+  /// LSP allows other headers before `Content-Length`, and a first block that is
+  /// malformed costs that message only. Both chose line framing, where every later
+  /// message, `exit` included, was a parse error.
+  func testFirstHeaderBlockDecidesHeadersWhateverItsFirstHeader() {
+    let body = #"{"jsonrpc":"2.0","id":1,"method":"x"}"#
+    let exit = #"{"jsonrpc":"2.0","method":"exit"}"#
+    let next = "Content-Length: \(exit.utf8.count)\r\n\r\n" + exit
+    let (reader, rec) = makeReader()
+    XCTAssertEqual(
+      feed(reader, ["Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body + next]),
+      ["message:" + body, "message:" + exit])
+    XCTAssertEqual(rec.framings, [.headers])
+    for (first, error) in [
+      ("Content-Lenght: 38\r\n\r\n", "badHeader:header block without Content-Length"),
+      ("Content-Length: 3 8\r\n\r\n", "badHeader:Content-Length is not a number: 3 8"),
+      ("X-Trace: 1\r\nno colon\r\n\r\n", "badHeader:header line without ':': no colon"),
+    ] {
+      let (reader, rec) = makeReader()
+      XCTAssertEqual(feed(reader, [first + body + next]), [error, "message:" + exit], first)
+      XCTAssertEqual(rec.framings, [.headers], first)
+    }
+  }
+
+  /// While skipping the body of a bad block, a `Content-Length:` inside it (in a JSON
+  /// string) starts no block of its own: skipping goes on from there, and the real block
+  /// after the body is read. It took that real block into a second bad block, so the
+  /// good message after a bad one was lost too.
+  func testContentLengthInsideTheSkippedBodyIsSkipped() {
+    let exit = #"{"jsonrpc":"2.0","method":"exit"}"#
+    let next = "Content-Length: \(exit.utf8.count)\r\n\r\n" + exit
+    for body in [
+      #"{"jsonrpc":"2.0","id":1,"method":"objects.insert","params":{"values":{"title":"Content-Length: 12"}}}"#,
+      #"{"a":"content-length:","b":"Content-Length: 5 Content-Length: x"}"#,
+      #"{"a":"Content-Length:"#,
+    ] {
+      let first = "Content-Length: 1\r\n\r\n1"
+      XCTAssertEqual(
+        feed(makeReader().0, [first + "Content-Length: abc\r\n\r\n" + body + next + next]),
+        ["message:1", "badHeader:Content-Length is not a number: abc", "message:" + exit, "message:" + exit], body)
+      // The same, a byte at a time.
+      let bytes = Array((first + "Content-Length: abc\r\n\r\n" + body + next).utf8).map { String(decoding: [$0], as: UTF8.self) }
+      XCTAssertEqual(feed(makeReader().0, bytes), ["message:1", "badHeader:Content-Length is not a number: abc", "message:" + exit], body)
     }
   }
 

@@ -93,10 +93,19 @@ final class ServerDispatchTests: XCTestCase {
     )
     let scalar = server.replyValue(#"{"jsonrpc":"2.0","id":6,"method":"echo","params":"x"}"#)
     XCTAssertEqual(scalar?["error"]?["code"], -32600)
-    XCTAssertEqual(
-      server.replyValue(#"{"jsonrpc":"2.0","id":6,"method":"echo","params":null}"#)?["error"]?["code"], -32600,
-      "null params are not an object either")
     XCTAssertEqual(calls.names, [])
+  }
+
+  /// `"params": null` is absent, as JSON-RPC clients in the wild send it (pygls sends it
+  /// for `shutdown` and `exit`); it was refused with -32600 "params must be an object, got null".
+  func testNullParamsAreAbsent() {
+    let (server, calls) = makeServer()
+    XCTAssertEqual(server.reply(#"{"jsonrpc":"2.0","id":6,"method":"echo","params":null}"#), #"{"jsonrpc":"2.0","id":6,"result":{}}"#)
+    XCTAssertNil(server.reply(#"{"jsonrpc":"2.0","method":"note","params":null}"#), "a notification gets no reply, not an error")
+    XCTAssertEqual(
+      server.replyValue(#"{"jsonrpc":"2.0","id":7,"method":"needsName","params":null}"#)?["error"]?["message"],
+      "Invalid params: params.name: missing string", "a required param is still missing")
+    XCTAssertEqual(calls.names, ["echo", "note:-"])
   }
 
   func testUnknownTopLevelMember() {

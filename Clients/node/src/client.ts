@@ -3,18 +3,24 @@
  * protocol method (camelCase of the wire name), so scripts read like the
  * protocol and results keep the wire shape (`{objects}`, `{count}`, ...).
  */
-import { isAbsolute, resolve } from "node:path";
+import { findBinary } from "./binary.js";
 import { RpcConnection } from "./connection.js";
 import type { CallOptions, ConnectionOptions, RequestHandler } from "./connection.js";
+import { ObjectConverter } from "./convert.js";
+import type { ModelDescription } from "./convert.js";
 import { ChangeRouter, LiveQuery } from "./live.js";
 import type { LiveChangeListener } from "./live.js";
 import type {
-  AggregateParams, AggregateResult, BackupResult, Change, CountParams, CountResult, DeleteResult, FetchParams, FetchResult,
-  GetOptions, IdsParams, InitializeResult, InsertOptions, Loose, ObjectsResult, Predicate, PredicateArgs, Schema, StoredObject,
-  StoreOpenParams, UpdateOptions, UpsertOptions, UpsertResult, Values, WhereOptions,
+  ChangesOf, ConcreteName, EntityName, KeyOf, Result, ShapeOptions, SortItem, TypedChange, TypedFetchParams, UntypedEntities,
+  ValuesOf, Versioned,
+} from "./typed.js";
+import type {
+  AggregateParams, AggregateResult, BackupResult, CountParams, CountResult, DeleteResult, FetchParams, FetchResult,
+  GetOptions, IdsParams, InitializeResult, InsertOptions, Loose, Predicate, PredicateArgs, Schema,
+  StoreOpenParams, ToMany, UpdateOptions, UpsertOptions, UpsertResult, WhereOptions,
 } from "./types.js";
 import type {
-  ExportJsonParams, HistoryFetchParams, ImportCoreDataParams, ImportJsonParams, MigrationApplyParams, MigrationPlanParams,
+  ExportJsonParams, HistoryFetchParams, InitializeParams, ImportCoreDataParams, ImportJsonParams, MigrationApplyParams, MigrationPlanParams,
   QueryParseParams,
 } from "./protocol.js";
 import type { AuditParams, AuditResult, GenerateParams, GenerateResult, ImportXcdatamodelResult, ModelSource } from "./types.js";
@@ -26,13 +32,17 @@ export const CLIENT_NAME = "modelstore-client-node";
 export const CLIENT_VERSION = "0.1.0";
 
 export interface SpawnOptions {
-  /** Server executable; else $MODELSTORE_BIN; else `modelstore` on PATH. */
+  /** Server executable; else $MODELSTORE_BIN; else `modelstore` on PATH (else spawn throws BinaryNotFoundError). */
   binary?: string;
   /** Full server arguments; default `serve --memory`. Exclusive with `store`. */
   args?: string[];
   /** Store file path: runs `serve --store PATH`. */
   store?: string;
-  /** Default per-request timeout in ms (30 000); 0 disables it. */
+  /**
+   * Default time limit in ms of a request (30 000; 0: none), except import, export and
+   * migration methods (LONG_METHODS), which have none unless a call sets `timeoutMs`.
+   * A time-out stops waiting and never cancels (see CallOptions).
+   */
   timeoutMs?: number;
   /** Extra environment variables for the server. */
   env?: Record<string, string>;
@@ -48,31 +58,36 @@ export function resolveCommand(
   if (options.args !== undefined && options.store !== undefined) {
     throw new TypeError("pass either `args` or `store`, not both");
   }
-  const binary = absoluteIfPath(options.binary ?? (env["MODELSTORE_BIN"] || "modelstore"));
+  const binary = findBinary(options.binary, env);
   const args = options.args ?? (options.store !== undefined ? ["serve", "--store", options.store] : ["serve", "--memory"]);
   return { binary, args: [...args] };
 }
 
 /**
- * `./x` or `dir/x` made absolute, so a `cwd` option (or the golden replayer's temp
- * directory) does not change which binary runs; bare names still use PATH.
+ * `M` is the entity map the object methods are typed by: `Entities` of the models.ts that
+ * `model.generate typescript` writes, inferred from `spawn({ model })`; without a model,
+ * any entity and wire objects (`StoredObject`, `Values`).
  */
-export function absoluteIfPath(binary: string): string {
-  return binary.includes("/") && !isAbsolute(binary) ? resolve(binary) : binary;
-}
-
-export class ModelStoreClient extends RpcConnection {
+export class ModelStoreClient<M = UntypedEntities> extends RpcConnection {
   private readonly changes = new ChangeRouter();
+  /** Converts returned objects by the model (dates, data, int64); a no-op without one. */
+  readonly converter: ObjectConverter;
 
-  constructor(command: string, args: readonly string[], options: ConnectionOptions = {}) {
+  constructor(command: string, args: readonly string[], options: ConnectionOptions & { model?: ModelDescription<M> } = {}) {
     super(command, args, options);
-    this.onNotification("query/changed", (params) => this.changes.deliver(params));
+    this.converter = new ObjectConverter(options.model);
+    this.onNotification("query/changed", (params) => this.changes.deliver(this.converter.change(params)));
   }
 
-  /** Starts a server process; requests may be sent at once (they queue on its stdin). */
-  static spawn(options: SpawnOptions = {}): ModelStoreClient {
+  /**
+   * Starts a server process; requests may be sent at once (they queue on its stdin). With
+   * `model` (generated models.ts's), the methods are typed by its entities and returned
+   * objects converted to its types.
+   */
+  static spawn<M = UntypedEntities>(options: SpawnOptions & { model?: ModelDescription<M> } = {}): ModelStoreClient<M> {
     const { binary, args } = resolveCommand(options);
-    return new ModelStoreClient(binary, args, { env: options.env, cwd: options.cwd, timeoutMs: options.timeoutMs });
+    const { env, cwd, timeoutMs, model } = options;
+    return new ModelStoreClient<M>(binary, args, { env, cwd, timeoutMs, model });
   }
 
   // Lifecycle and store
@@ -83,8 +98,10 @@ export class ModelStoreClient extends RpcConnection {
     clientInfo: { name: string; version?: string } = { name: CLIENT_NAME, version: CLIENT_VERSION },
     capabilities?: Record<string, unknown>,
     author?: string,
+    /** `{ logMessages: "warning" }`: the server's log lines of that level come as `window/logMessage`. */
+    initializationOptions?: InitializeParams["initializationOptions"],
   ): Promise<T> {
-    return this.call<T>("initialize", { clientInfo, capabilities, author });
+    return this.call<T>("initialize", { clientInfo, capabilities, author, initializationOptions });
   }
 
   storeOpen<T = Loose>(params: StoreOpenParams): Promise<T> {
@@ -96,12 +113,12 @@ export class ModelStoreClient extends RpcConnection {
   }
 
   /** Online, consistent copy of the store to the file `to`. */
-  storeBackup<T = BackupResult>(to: string): Promise<T> {
-    return this.call<T>("store.backup", { to });
+  storeBackup<T = BackupResult>(to: string, options?: CallOptions): Promise<T> {
+    return this.call<T>("store.backup", { to }, options);
   }
 
-  storeCheck<T = Loose>(): Promise<T> {
-    return this.call<T>("store.check");
+  storeCheck<T = Loose>(options?: CallOptions): Promise<T> {
+    return this.call<T>("store.check", undefined, options);
   }
 
   // Model
@@ -184,26 +201,41 @@ export class ModelStoreClient extends RpcConnection {
   // to-many relationships are left out unless it asks for "ids" or "count".
 
   /** Inserts one object; resolves with it, defaults applied. */
-  insert<T extends StoredObject = StoredObject>(entity: string, values: Values, options?: InsertOptions): Promise<T> {
-    return this.call<T>("objects.insert", { ...options, entity, values });
+  async insert<E extends ConcreteName<M>, TM extends ToMany = "none">(
+    entity: E,
+    values: ValuesOf<M, E>,
+    options?: ShapeOptions<InsertOptions, TM>,
+  ): Promise<Result<M, E, TM>> {
+    return this.converter.object(await this.call<Result<M, E, TM>>("objects.insert", { ...options, entity, values }));
   }
 
-  /** `options.ifVersion`: apply only if the object's version is still this one (else ConflictError). */
-  update<T extends StoredObject = StoredObject>(id: string, values: Values, options?: UpdateOptions): Promise<T> {
-    return this.call<T>("objects.update", { ...options, id, values });
+  /**
+   * Changes the given keys of one object. `E` (the object's entity) types `values` and the
+   * result; by default any concrete entity's. `options.ifVersion`: apply only if the
+   * object's version is still this one (else ConflictError).
+   */
+  async update<E extends ConcreteName<M> = ConcreteName<M>, TM extends ToMany = "none">(
+    id: string,
+    values: ChangesOf<M, E>,
+    options?: ShapeOptions<UpdateOptions, TM>,
+  ): Promise<Result<M, E, TM>> {
+    return this.converter.object(await this.call<Result<M, E, TM>>("objects.update", { ...options, id, values }));
   }
 
   /**
    * Inserts, or updates the object matching on a unique key (`on`, else the server's
    * choice); `inserted` says which happened.
    */
-  upsert<T extends StoredObject = StoredObject>(
-    entity: string,
-    values: Values,
-    on?: string | string[],
-    options?: UpsertOptions,
-  ): Promise<UpsertResult<T>> {
-    return this.call<UpsertResult<T>>("objects.upsert", { ...options, entity, values, on: typeof on === "string" ? [on] : on });
+  async upsert<E extends ConcreteName<M>, TM extends ToMany = "none">(
+    entity: E,
+    values: ValuesOf<M, E>,
+    on?: KeyOf<M, E> | KeyOf<M, E>[],
+    options?: ShapeOptions<UpsertOptions, TM>,
+  ): Promise<UpsertResult<Result<M, E, TM>>> {
+    const result = await this.call<UpsertResult<Result<M, E, TM>>>(
+      "objects.upsert", { ...options, entity, values, on: typeof on === "string" ? [on] : on });
+    this.converter.object(result.object);
+    return result;
   }
 
   /** Deletes with delete rules applied; `deleted` lists every id removed (cascades included). */
@@ -211,26 +243,46 @@ export class ModelStoreClient extends RpcConnection {
     return this.call<DeleteResult>("objects.delete", { id });
   }
 
-  /** Rejects with NotFoundError when the object does not exist; `options.withVersion` adds `_version`. */
-  get<T extends StoredObject = StoredObject>(id: string, include?: string[], options?: GetOptions): Promise<T> {
-    return this.call<T>("objects.get", { ...options, id, include });
+  /**
+   * Rejects with NotFoundError when the object does not exist. `E` (the object's entity,
+   * `get<"Task">(id)`) types the result; by default the union of the concrete entities'
+   * objects, which `_entity` narrows. `options.withVersion` adds `_version`.
+   */
+  async get<E extends ConcreteName<M> = ConcreteName<M>, TM extends ToMany = "none", W extends boolean = false>(
+    id: string,
+    include?: string[],
+    options?: ShapeOptions<GetOptions, TM> & { withVersion?: W },
+  ): Promise<Result<M, E, TM> & Versioned<W>> {
+    return this.converter.object(await this.call<Result<M, E, TM> & Versioned<W>>("objects.get", { ...options, id, include }));
   }
 
-  getMany(ids: string[], include?: string[], options?: GetOptions): Promise<ObjectsResult> {
-    return this.call<ObjectsResult>("objects.get", { ...options, ids, include });
+  async getMany<E extends ConcreteName<M> = ConcreteName<M>, TM extends ToMany = "none", W extends boolean = false>(
+    ids: string[],
+    include?: string[],
+    options?: ShapeOptions<GetOptions, TM> & { withVersion?: W },
+  ): Promise<{ objects: (Result<M, E, TM> & Versioned<W>)[] }> {
+    const result = await this.call<{ objects: (Result<M, E, TM> & Versioned<W>)[] }>("objects.get", { ...options, ids, include });
+    this.converter.objects(result.objects);
+    return result;
   }
 
   /** `where` undefined: every object of `entity`; `options.variables` fills `$NAME`. */
-  updateWhere<T = Loose>(entity: string, where: Predicate | undefined, values: Values, args?: PredicateArgs, options?: WhereOptions): Promise<T> {
+  updateWhere<E extends ConcreteName<M>, T = Loose>(
+    entity: E,
+    where: Predicate | undefined,
+    values: ChangesOf<M, E>,
+    args?: PredicateArgs,
+    options?: WhereOptions,
+  ): Promise<T> {
     return this.call<T>("objects.updateWhere", { ...options, entity, where, values, args });
   }
 
-  deleteWhere<T = Loose>(entity: string, where: Predicate | undefined, args?: PredicateArgs, options?: WhereOptions): Promise<T> {
+  deleteWhere<T = Loose>(entity: EntityName<M>, where: Predicate | undefined, args?: PredicateArgs, options?: WhereOptions): Promise<T> {
     return this.call<T>("objects.deleteWhere", { ...options, entity, where, args });
   }
 
   /** Applies all changes or none; the result maps `ref`s to the new ids. */
-  save<T = Loose>(changes: Change[], author?: string): Promise<T> {
+  save<T = Loose>(changes: TypedChange<M>[], author?: string): Promise<T> {
     return this.call<T>("context.save", { changes, author });
   }
 
@@ -250,25 +302,40 @@ export class ModelStoreClient extends RpcConnection {
 
   // Query
 
-  fetch(params: FetchParams, options?: CallOptions): Promise<FetchResult> {
-    return this.call<FetchResult>("query.fetch", params, options);
+  /**
+   * `query.fetch`. Typed by `params.entity`: `sort` and `select` take its keys, and the
+   * objects' type follows `toMany`, `select` and `include` (included keys are `unknown`).
+   */
+  async fetch<E extends EntityName<M>, TM extends ToMany = "none", S extends KeyOf<M, E> = never, I extends string = never>(
+    params: TypedFetchParams<M, E, TM, S, I>,
+    options?: CallOptions,
+  ): Promise<FetchResult<Result<M, E, TM, S, I>>> {
+    const result = await this.call<FetchResult<Result<M, E, TM, S, I>>>("query.fetch", params, options);
+    this.converter.objects(result.objects);
+    return result;
   }
 
   /**
    * `query.observe` as a LiveQuery: `objects` follow every change, `waitFor(token)`,
    * `nextChange()` and `for await` read them (see live.ts); `onChange(change, live)` runs
-   * after each change is applied, from the first.
+   * after each change is applied, from the first. Typed as `fetch`.
    */
-  async observe(params: FetchParams, onChange?: LiveChangeListener): Promise<LiveQuery> {
-    return new LiveQuery(this, await this.queryObserve(params), onChange);
+  async observe<E extends EntityName<M>, TM extends ToMany = "none", S extends KeyOf<M, E> = never, I extends string = never>(
+    params: TypedFetchParams<M, E, TM, S, I>,
+    onChange?: LiveChangeListener<Result<M, E, TM, S, I>>,
+  ): Promise<LiveQuery<Result<M, E, TM, S, I>>> {
+    const first = await this.queryObserve(params);
+    return new LiveQuery<Result<M, E, TM, S, I>>(this, first as ObserveResult<Result<M, E, TM, S, I>>, onChange);
   }
 
   /**
    * `query.observe`: the first result. Its `query/changed` notifications are held from
    * the reply on until `onQueryChanged` attaches a listener (or `queryUnobserve`).
    */
-  queryObserve(params: FetchParams): Promise<ObserveResult> {
-    return this.changes.observe(() => this.call<ObserveResult>("query.observe", params));
+  async queryObserve(params: FetchParams): Promise<ObserveResult> {
+    const result = await this.changes.observe(() => this.call<ObserveResult>("query.observe", params));
+    this.converter.objects(result.objects);
+    return result;
   }
 
   async queryUnobserve(subscription: string): Promise<null> {
@@ -287,20 +354,23 @@ export class ModelStoreClient extends RpcConnection {
     return this.changes.listen(subscription, listener);
   }
 
-  historyFetch(params: HistoryFetchParams = {}): Promise<HistoryResult> {
-    return this.call<HistoryResult>("history.fetch", params);
+  historyFetch(params: HistoryFetchParams = {}, options?: CallOptions): Promise<HistoryResult> {
+    return this.call<HistoryResult>("history.fetch", params, options);
   }
 
   historyDelete(before: number): Promise<{ deleted: number }> {
     return this.call<{ deleted: number }>("history.delete", { before });
   }
 
-  count(params: CountParams): Promise<CountResult> {
+  count(params: CountParams & { entity: EntityName<M> }): Promise<CountResult> {
     return this.call<CountResult>("query.count", params);
   }
 
   /** `query.ids`: the ids of the matching objects, in sort order. */
-  ids(params: IdsParams, options?: CallOptions): Promise<{ ids: string[] }> {
+  ids<E extends EntityName<M>>(
+    params: Omit<IdsParams, "entity" | "sort"> & { entity: E; sort?: SortItem<M, E>[] },
+    options?: CallOptions,
+  ): Promise<{ ids: string[] }> {
     return this.call<{ ids: string[] }>("query.ids", params, options);
   }
 

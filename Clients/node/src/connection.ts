@@ -10,22 +10,46 @@ import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import {
-  ExitInfo, RequestTimeoutError, RpcError, ServerExitedError, errorFromResponse,
+  AbortError, CancelledError, ExitInfo, RequestTimeoutError, RpcError, ServerExitedError, errorFromResponse,
 } from "./errors.js";
 import type { RequestId } from "./types.js";
+import { HOW_TO_FIX } from "./binary.js";
+import { parseJson, stringifyJson } from "./wire.js";
 
 export interface ConnectionOptions {
   /** Variables added to this process's environment for the child. */
   env?: Record<string, string>;
   cwd?: string;
-  /** Default per-request timeout in ms (30 000); 0 disables it. */
+  /**
+   * Default time limit in ms of a request (30 000), except the long ones (LONG_METHODS),
+   * which have none unless a call sets one; 0 disables it. A time-out stops waiting, it
+   * never cancels (RequestTimeoutError).
+   */
   timeoutMs?: number;
 }
 
 export interface CallOptions {
-  /** Overrides the connection's default timeout for this request; 0 disables it. */
+  /**
+   * This request's time limit in ms (0: none): after it the promise rejects with
+   * RequestTimeoutError; the request is not cancelled and may still complete.
+   */
   timeoutMs?: number;
+  /**
+   * Cancels the request when it aborts: `$/cancelRequest` is sent, and the promise rejects
+   * with AbortError once the server confirms (nothing written is kept), or settles as the
+   * server answered when the request completed first.
+   */
+  signal?: AbortSignal;
 }
+
+/**
+ * Methods that may run long (imports, exports, migrations, copies and checks of the
+ * whole store): no time limit unless the call sets `timeoutMs`.
+ */
+export const LONG_METHODS: ReadonlySet<string> = new Set([
+  "import.json", "import.coreData", "export.json", "migration.apply", "migration.plan", "model.define", "store.backup",
+  "store.check",
+]);
 
 /** Receives a server notification; `method` helps listeners registered for "*". */
 export type NotificationListener = (params: unknown, method: string) => void;
@@ -37,6 +61,10 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
   timer: NodeTimeout | undefined;
+  /** Set once the signal aborted: the server's CancelledError becomes an AbortError. */
+  aborted?: { reason: unknown };
+  /** Detaches the abort listener. */
+  release?: () => void;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -57,6 +85,8 @@ export class RpcConnection {
   private exit: ExitInfo | undefined;
   private closing: Promise<ExitInfo> | undefined;
   private nextId = 1;
+  /** Waiters that keep the process alive while no request is pending (live queries awaited, close). */
+  private holds = 0;
 
   constructor(readonly command: string, readonly args: readonly string[], options: ConnectionOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -72,7 +102,8 @@ export class RpcConnection {
     // EPIPE once the server is gone; the exit handling below reports it better.
     this.child.stdin.on("error", () => undefined);
     this.child.on("error", (err) => {
-      if (this.child.pid === undefined) this.finish({ code: null, signal: null }, `could not start ${command}: ${err.message}`);
+      const failed = `could not start ${command}: ${err.message}; ${HOW_TO_FIX}`;
+      if (this.child.pid === undefined) this.finish({ code: null, signal: null }, failed);
       else this.keepStderr(`[client] process error: ${err.message}`);
     });
     this.child.on("exit", (code, signal) => {
@@ -80,6 +111,42 @@ export class RpcConnection {
     });
     // "close" comes after the last stdout line was read, so late responses still resolve.
     this.child.on("close", (code, signal) => this.finish({ code, signal }, "server exited"));
+    this.updateRef();
+  }
+
+  /**
+   * Keeps the process alive until the returned function is called (a live query being
+   * awaited). Idle otherwise, the child and its pipes do not hold the event loop, so a
+   * script that forgets `close()` still exits (the server then sees EOF and exits too).
+   */
+  hold(): () => void {
+    this.holds += 1;
+    this.updateRef();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds -= 1;
+      this.updateRef();
+    };
+  }
+
+  /** `await using client = ...` (where the runtime has it): closes the session. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** Ref'd while a request is in flight or something is held, unref'd while idle. */
+  private updateRef(): void {
+    const busy = this.pending.size > 0 || this.holds > 0;
+    const streams = [this.child.stdin, this.child.stdout, this.child.stderr];
+    if (busy) {
+      this.child.ref();
+      for (const stream of streams) stream.ref?.();
+    } else {
+      this.child.unref();
+      for (const stream of streams) stream.unref?.();
+    }
   }
 
   /** OS process id, undefined when the spawn failed. */
@@ -109,7 +176,8 @@ export class RpcConnection {
 
   /** Like call, but also returns the request id so the request can be cancel()led. */
   callWithId<T = unknown>(method: string, params?: object, options?: CallOptions): { id: RequestId; promise: Promise<T> } {
-    return this.request<T>(method, params, options?.timeoutMs ?? this.timeoutMs, false);
+    const timeoutMs = options?.timeoutMs ?? (LONG_METHODS.has(method) ? 0 : this.timeoutMs);
+    return this.request<T>(method, params, timeoutMs, false, options?.signal);
   }
 
   /** Sends a notification (no response). Returns false when the server can no longer receive it. */
@@ -147,6 +215,8 @@ export class RpcConnection {
 
   private async shutdown(ms: number): Promise<ExitInfo> {
     if (this.exit === undefined) {
+      const release = this.hold(); // until the process is gone
+      this.exitPromise.then(release);
       try {
         await this.request("shutdown", undefined, ms, true).promise;
       } catch {
@@ -159,7 +229,7 @@ export class RpcConnection {
     return this.exitPromise;
   }
 
-  private request<T>(method: string, params: object | undefined, timeoutMs: number, internal: boolean):
+  private request<T>(method: string, params: object | undefined, timeoutMs: number, internal: boolean, signal?: AbortSignal):
     { id: RequestId; promise: Promise<T> } {
     const id = this.nextId++;
     const promise = new Promise<T>((resolve, reject) => {
@@ -169,23 +239,50 @@ export class RpcConnection {
         reject(new ServerExitedError(reason, this.exit, this.stderrTail(), method));
         return;
       }
+      if (signal?.aborted) {
+        reject(new AbortError(method, signal.reason));
+        return;
+      }
       const message = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
-      const line = JSON.stringify(message); // throws (rejecting) before anything is registered
+      const line = stringifyJson(message); // throws (rejecting) before anything is registered
       const timer = timeoutMs > 0 && Number.isFinite(timeoutMs)
         ? setTimeout(() => this.expire(id, timeoutMs), timeoutMs)
         : undefined;
-      this.pending.set(id, { method, resolve: (value) => resolve(value as T), reject, timer });
+      const entry: Pending = { method, resolve: (value) => resolve(value as T), reject, timer };
+      if (signal !== undefined) {
+        const onAbort = (): void => this.abort(id, signal.reason);
+        signal.addEventListener("abort", onAbort, { once: true });
+        entry.release = () => signal.removeEventListener("abort", onAbort);
+      }
+      this.pending.set(id, entry);
+      this.updateRef();
       this.writeLine(line);
     });
     return { id, promise };
   }
 
-  private expire(id: RequestId, timeoutMs: number): void {
+  /** The request leaves `pending` (answered, timed out, or the server gone). */
+  private settle(id: RequestId): Pending | undefined {
     const entry = this.pending.get(id);
-    if (entry === undefined) return;
+    if (entry === undefined) return undefined;
     this.pending.delete(id);
-    entry.reject(new RequestTimeoutError(entry.method, id, timeoutMs));
-    // Nobody awaits the answer any more, so let the server stop working on it.
+    clearTimeout(entry.timer);
+    entry.release?.();
+    this.updateRef();
+    return entry;
+  }
+
+  /** Stops waiting; the request is not cancelled (a write may still commit). */
+  private expire(id: RequestId, timeoutMs: number): void {
+    const entry = this.settle(id);
+    if (entry !== undefined) entry.reject(new RequestTimeoutError(entry.method, id, timeoutMs));
+  }
+
+  /** Asks the server to cancel; the reply (CancelledError, or the result if it came first) settles the request. */
+  private abort(id: RequestId, reason: unknown): void {
+    const entry = this.pending.get(id);
+    if (entry === undefined || entry.aborted !== undefined) return;
+    entry.aborted = { reason };
     this.notify("$/cancelRequest", { id });
   }
 
@@ -193,7 +290,7 @@ export class RpcConnection {
     if (line.trim() === "") return;
     let message: unknown;
     try {
-      message = JSON.parse(line);
+      message = parseJson(line);
     } catch {
       this.keepStderr(`[stdout, not JSON] ${line.slice(0, 500)}`);
       return;
@@ -214,18 +311,17 @@ export class RpcConnection {
       return;
     }
     const id = message["id"];
-    const entry = typeof id === "number" || typeof id === "string" ? this.pending.get(id) : undefined;
+    const entry = typeof id === "number" || typeof id === "string" ? this.settle(id) : undefined;
     if (entry === undefined) {
       // A late answer after a timeout, or an error about a line the server could not read.
       this.keepStderr(`[stdout, unmatched] ${line.slice(0, 500)}`);
       return;
     }
-    this.pending.delete(id as RequestId);
-    clearTimeout(entry.timer);
     if (Object.hasOwn(message, "error")) {
       const error = errorFromResponse(message["error"]);
       error.method = entry.method;
-      entry.reject(error);
+      const cancelled = entry.aborted !== undefined && error instanceof CancelledError;
+      entry.reject(cancelled ? new AbortError(entry.method, entry.aborted?.reason, error) : error);
     } else {
       entry.resolve(message["result"] ?? null);
     }
@@ -259,7 +355,7 @@ export class RpcConnection {
   }
 
   private send(message: object): boolean {
-    return this.writeLine(JSON.stringify(message));
+    return this.writeLine(stringifyJson(message));
   }
 
   private writeLine(line: string): boolean {
@@ -277,11 +373,10 @@ export class RpcConnection {
     if (this.exit !== undefined) return;
     this.exit = info;
     const tail = this.stderrTail();
-    for (const entry of this.pending.values()) {
-      clearTimeout(entry.timer);
+    for (const [id, entry] of [...this.pending]) {
+      this.settle(id);
       entry.reject(new ServerExitedError(reason, info, tail, entry.method));
     }
-    this.pending.clear();
     this.settleExit(info);
   }
 }

@@ -148,7 +148,16 @@ export class ServerExitedError extends ModelStoreError {
   }
 }
 
-/** No response arrived within the request's timeout. */
+/** No `modelstore` executable was given or found on PATH (thrown by `spawn`; the message says how to fix it). */
+export class BinaryNotFoundError extends ModelStoreError {
+  override name = "BinaryNotFoundError";
+}
+
+/**
+ * No response arrived within the request's `timeoutMs`. The client stopped waiting; it did
+ * not cancel the request, which may still complete (a write may still commit). To cancel,
+ * pass a `signal` (e.g. `AbortSignal.timeout(ms)`).
+ */
 export class RequestTimeoutError extends ModelStoreError {
   override name = "RequestTimeoutError";
 
@@ -157,7 +166,25 @@ export class RequestTimeoutError extends ModelStoreError {
     readonly id: number | string,
     readonly timeoutMs: number,
   ) {
-    super(`request "${method}" (id ${id}) timed out after ${timeoutMs} ms`);
+    super(`request "${method}" (id ${id}) got no reply within ${timeoutMs} ms; it was not cancelled and may still complete`);
+  }
+}
+
+/**
+ * The request's `signal` aborted and the server cancelled it (`$/cancelRequest`): nothing it
+ * would have written is kept. `cause` is the signal's reason; `serverError` the server's
+ * CancelledError, undefined when the request was never sent.
+ */
+export class AbortError extends ModelStoreError {
+  override name = "AbortError";
+  readonly code = "ABORT_ERR";
+
+  constructor(
+    readonly method: string,
+    override readonly cause: unknown,
+    readonly serverError?: RpcError,
+  ) {
+    super(`request "${method}" was aborted${serverError === undefined ? " before it was sent" : " and cancelled by the server"}`);
   }
 }
 

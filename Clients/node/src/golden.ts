@@ -17,7 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { absoluteIfPath } from "./client.js";
+import { findBinary } from "./binary.js";
 import { ModelStoreError } from "./errors.js";
 
 export const ANY = "<any>";
@@ -138,7 +138,7 @@ export function matchJson(expected: unknown, actual: unknown, path = "$"): Misma
 }
 
 export interface ReplayOptions {
-  /** Server executable; else $MODELSTORE_BIN; else `modelstore`. */
+  /** Server executable; else $MODELSTORE_BIN; else `modelstore` on PATH. */
   binary?: string;
   /** How long to wait for each expected line (10 000 ms). */
   lineTimeoutMs?: number;
@@ -152,7 +152,7 @@ export interface ReplayOptions {
  */
 export async function replayTranscript(input: string | Transcript, options: ReplayOptions = {}): Promise<void> {
   const transcript = typeof input === "string" ? loadTranscript(input) : input;
-  const binary = absoluteIfPath(options.binary ?? (process.env["MODELSTORE_BIN"] || "modelstore"));
+  const binary = findBinary(options.binary);
   const cwd = mkdtempSync(join(tmpdir(), "modelstore-golden-"));
   const server = new ServerLines(binary, transcript.args, cwd);
   try {

@@ -1,6 +1,7 @@
 /** Public entry point of modelstore-client: the client, its errors, wire types and the golden replayer. */
 export { ModelStoreClient, resolveCommand, CLIENT_NAME, CLIENT_VERSION } from "./client.js";
 export type { SpawnOptions } from "./client.js";
+export { HOW_TO_FIX, findBinary } from "./binary.js";
 export { RpcConnection } from "./connection.js";
 export type { CallOptions, ConnectionOptions, NotificationListener, RequestHandler } from "./connection.js";
 export * from "./errors.js";
@@ -22,6 +23,14 @@ export type {
 export type { MethodParams } from "./protocol.js";
 export { applyChange } from "./types.js";
 export { LiveQuery } from "./live.js";
+export { LONG_METHODS } from "./connection.js";
+export { ObjectConverter } from "./convert.js";
+export type { ConvertedType, ModelDescription } from "./convert.js";
+export { parseJson, stringifyJson } from "./wire.js";
+export type {
+  ChangesOf, ConcreteName, EntityName, KeyOf, ObjectOf, Result, SortItem, SortPath, TypedChange, TypedFetchParams, UntypedEntities,
+  ValuesOf,
+} from "./typed.js";
 export type { LiveChangeListener } from "./live.js";
 export type { HistoryResult, ObserveResult, QueryChange } from "./types.js";
 export type {

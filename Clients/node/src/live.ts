@@ -94,10 +94,12 @@ export class ChangeRouter {
 export interface LiveQueryHost {
   onQueryChanged(subscription: string, listener: ChangeListener): () => void;
   queryUnobserve(subscription: string): Promise<null>;
+  /** Keeps the process alive until the returned function is called (while a change is awaited). */
+  hold?(): () => void;
 }
 
 /** Called after each change is applied, in order. */
-export type LiveChangeListener = (change: QueryChange, live: LiveQuery) => void;
+export type LiveChangeListener<O = StoredObject> = (change: QueryChange<O>, live: LiveQuery<O>) => void;
 
 /**
  * One subscription: `objects` (and `sections`) follow every change, applied in the
@@ -105,29 +107,29 @@ export type LiveChangeListener = (change: QueryChange, live: LiveQuery) => void;
  * moves only when a change arrives). Iterating (`for await`) and `nextChange()` read
  * each applied change once, in order, from the first after the observe reply.
  */
-export class LiveQuery implements AsyncIterable<QueryChange> {
+export class LiveQuery<O = StoredObject> implements AsyncIterable<QueryChange<O>> {
   readonly subscription: string;
-  objects: StoredObject[];
+  objects: O[];
   sections: Record<string, unknown>[] | undefined;
   token: number;
   /** Set when the server ended the subscription (e.g. a migration removed its entity). */
   error: string | undefined;
   /** True once closed or ended by the server: no change follows. */
   closed = false;
-  private readonly unread: QueryChange[] = [];
-  private readonly listeners = new Set<LiveChangeListener>();
+  private readonly unread: QueryChange<O>[] = [];
+  private readonly listeners = new Set<LiveChangeListener<O>>();
   private readonly waiters = new Set<() => void>();
   /** Detaches from the client; a no-op until the constructor has attached (held changes are applied meanwhile). */
   private stopListening: () => void = () => undefined;
 
   /** `onChange`, when given, is attached before any change is applied (see `onChange()`). */
-  constructor(private readonly host: LiveQueryHost, first: ObserveResult, onChange?: LiveChangeListener) {
+  constructor(private readonly host: LiveQueryHost, first: ObserveResult<O>, onChange?: LiveChangeListener<O>) {
     if (onChange !== undefined) this.listeners.add(onChange);
     this.subscription = first.subscription;
     this.objects = first.objects.slice();
     this.sections = first.sections;
     this.token = first.token;
-    const stop = host.onQueryChanged(first.subscription, (change) => this.apply(change));
+    const stop = host.onQueryChanged(first.subscription, (change) => this.apply(change as QueryChange<unknown> as QueryChange<O>));
     if (this.closed) stop(); // a held change already ended it
     else this.stopListening = stop;
   }
@@ -137,7 +139,7 @@ export class LiveQuery implements AsyncIterable<QueryChange> {
    * reply are applied before `observe()` resolves: pass a listener to `observe` to hear
    * them too); returns the function that removes it.
    */
-  onChange(listener: LiveChangeListener): () => void {
+  onChange(listener: LiveChangeListener<O>): () => void {
     this.listeners.add(listener);
     return () => { this.listeners.delete(listener); };
   }
@@ -158,15 +160,15 @@ export class LiveQuery implements AsyncIterable<QueryChange> {
    * `timeoutMs` (default: no limit) or once the live query ended and every change was
    * returned. It may have been applied long ago: to wait for a commit use `waitFor`.
    */
-  async nextChange(options: { timeoutMs?: number } = {}): Promise<QueryChange | undefined> {
+  async nextChange(options: { timeoutMs?: number } = {}): Promise<QueryChange<O> | undefined> {
     await this.until(() => this.unread.length > 0 || this.closed, options.timeoutMs ?? Infinity);
     return this.unread.shift();
   }
 
   /** `for await (const change of live)`: every change not yet returned, until the live query ends. */
-  [Symbol.asyncIterator](): AsyncIterator<QueryChange> {
+  [Symbol.asyncIterator](): AsyncIterator<QueryChange<O>> {
     return {
-      next: async (): Promise<IteratorResult<QueryChange>> => {
+      next: async (): Promise<IteratorResult<QueryChange<O>>> => {
         const change = await this.nextChange();
         return change === undefined ? { done: true, value: undefined } : { done: false, value: change };
       },
@@ -180,7 +182,12 @@ export class LiveQuery implements AsyncIterable<QueryChange> {
     await this.host.queryUnobserve(this.subscription);
   }
 
-  private apply(change: QueryChange): void {
+  /** `await using live = ...` (where the runtime has it): `close()`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private apply(change: QueryChange<O>): void {
     if (this.closed) return;
     if (change.error !== undefined) {
       this.error = change.error;
@@ -211,14 +218,19 @@ export class LiveQuery implements AsyncIterable<QueryChange> {
     for (const waiter of [...this.waiters]) waiter();
   }
 
-  /** Resolves when `ready()` holds (checked after each change) or `timeoutMs` passed. */
+  /**
+   * Resolves when `ready()` holds (checked after each change) or `timeoutMs` passed; the
+   * process stays alive meanwhile (the client's pipes are otherwise unref'd while idle).
+   */
   private until(ready: () => boolean, timeoutMs: number): Promise<void> {
     if (ready() || timeoutMs <= 0) return Promise.resolve();
     return new Promise((resolve) => {
       let timer: NodeTimeout | undefined;
+      const release = this.host.hold?.() ?? ((): void => undefined);
       const done = (): void => {
         this.waiters.delete(check);
         clearTimeout(timer);
+        release();
         resolve();
       };
       const check = (): void => { if (ready()) done(); };

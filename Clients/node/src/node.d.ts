@@ -14,6 +14,37 @@ declare function setTimeout(callback: () => void, ms?: number): NodeTimeout;
 declare function clearTimeout(timeout: NodeTimeout | undefined): void;
 declare function queueMicrotask(callback: () => void): void;
 
+interface SymbolConstructor {
+  /** Node 20 defines it (for `await using`, which needs a newer V8 and TypeScript 5.2). */
+  readonly asyncDispose: unique symbol;
+}
+
+interface AbortSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+  throwIfAborted(): void;
+}
+declare var AbortSignal: {
+  prototype: AbortSignal;
+  abort(reason?: unknown): AbortSignal;
+  timeout(ms: number): AbortSignal;
+};
+interface AbortController {
+  readonly signal: AbortSignal;
+  abort(reason?: unknown): void;
+}
+declare var AbortController: { prototype: AbortController; new (): AbortController };
+
+interface Buffer extends Uint8Array {
+  toString(encoding?: "base64" | "utf8"): string;
+}
+declare var Buffer: {
+  from(buffer: ArrayBufferLike, byteOffset?: number, length?: number): Buffer;
+  from(text: string, encoding: "base64" | "utf8"): Buffer;
+};
+
 declare var console: {
   log(...data: unknown[]): void;
   error(...data: unknown[]): void;
@@ -39,6 +70,9 @@ declare module "node:stream" {
     on(event: "end" | "close", listener: () => void): this;
     on(event: "error", listener: (err: Error) => void): this;
     destroy(): this;
+    /** Pipes to a child are sockets: unref()ed, they do not keep the event loop alive. */
+    ref?(): this;
+    unref?(): this;
   }
   export interface Writable {
     readonly writable: boolean;
@@ -47,6 +81,8 @@ declare module "node:stream" {
     end(callback?: () => void): this;
     on(event: "error", listener: (err: Error) => void): this;
     on(event: "close" | "finish", listener: () => void): this;
+    ref?(): this;
+    unref?(): this;
   }
 }
 
@@ -67,6 +103,8 @@ declare module "node:child_process" {
     readonly exitCode: number | null;
     readonly signalCode: string | null;
     kill(signal?: "SIGTERM" | "SIGKILL" | "SIGINT"): boolean;
+    ref(): void;
+    unref(): void;
     on(event: "exit" | "close", listener: (code: number | null, signal: string | null) => void): this;
     on(event: "error", listener: (err: Error) => void): this;
   }
@@ -93,6 +131,11 @@ declare module "node:fs" {
   export function writeFileSync(path: string, data: string): void;
   export function readdirSync(path: string, options: { withFileTypes: true }): Dirent[];
   export function existsSync(path: string): boolean;
+  export function accessSync(path: string, mode?: number): void;
+  export function chmodSync(path: string, mode: number): void;
+  export function mkdirSync(path: string): void;
+  export function statSync(path: string): { isFile(): boolean };
+  export const constants: { X_OK: number };
   export function mkdtempSync(prefix: string): string;
   export function rmSync(path: string, options?: { recursive?: boolean; force?: boolean }): void;
 }

@@ -6,6 +6,7 @@ export interface InitializeParams {
   clientInfo?: unknown;
   capabilities?: Record<string, unknown>;
   author?: string;
+  initializationOptions?: { logMessages?: "error" | "warning" | "info" | "debug" };
 }
 
 /** The params of `shutdown`. */

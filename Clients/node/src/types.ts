@@ -1,7 +1,8 @@
 /**
  * Wire types of the ModelStore protocol, as the convenience methods use them.
  * They describe what the server sends; results the protocol leaves open are
- * typed loosely and every convenience method lets callers narrow with `<T>`.
+ * typed loosely (narrow with the method's `<T>`). The object methods are typed by
+ * entity instead (typed.ts).
  */
 
 import type {
@@ -154,12 +155,18 @@ export interface InitializeResult {
     batches: boolean;
     /** The server can call `migration/willMigrate` / `migration/didMigrate` hooks. */
     migrationHooks: boolean;
+    /** A request's `workDoneToken` gets LSP's `$/progress` begin/report/end. */
+    workDoneProgress: boolean;
+    /** `initializationOptions.logMessages` gets the server's log lines as `window/logMessage`. */
+    logMessages: boolean;
+    /** Every method the server has, in its table's order. */
+    methods: string[];
   };
   sqliteVersion: string;
 }
 
 /** `objects.upsert`'s result: the object, and whether it was inserted (else updated). */
-export interface UpsertResult<T extends StoredObject = StoredObject> {
+export interface UpsertResult<T = StoredObject> {
   object: T;
   inserted: boolean;
 }
@@ -168,7 +175,8 @@ export interface ObjectsResult {
   objects: StoredObject[];
 }
 
-export interface FetchResult extends ObjectsResult {
+export interface FetchResult<O = StoredObject> {
+  objects: O[];
   sections?: { key: unknown; count: number; range: [number, number] }[];
 }
 
@@ -336,21 +344,21 @@ export interface MigrationHookParams {
 export type MigrationHook = (params: MigrationHookParams) => unknown | Promise<unknown>;
 
 /** The reply of `query.observe`. */
-export interface ObserveResult {
+export interface ObserveResult<O = StoredObject> {
   subscription: string;
   token: number;
-  objects: StoredObject[];
+  objects: O[];
   sections?: Record<string, unknown>[];
 }
 
 /** A `query/changed` notification's params (protocol.md, query/changed). */
-export interface QueryChange {
+export interface QueryChange<O = StoredObject> {
   subscription: string;
   token: number;
-  inserted: { index: number; object: StoredObject }[];
+  inserted: { index: number; object: O }[];
   deleted: { index: number; id: string }[];
-  updated: { index: number; object: StoredObject }[];
-  moved: { from: number; to: number; object: StoredObject }[];
+  updated: { index: number; object: O }[];
+  moved: { from: number; to: number; object: O }[];
   sections?: Record<string, unknown>[];
   error?: string;
 }
@@ -367,13 +375,13 @@ export interface HistoryResult {
 }
 
 /** The list after `change`: deletions and move sources by old index (highest first), then insertions and move targets by new index (lowest first), then updates. */
-export function applyChange(objects: StoredObject[], change: QueryChange): StoredObject[] {
+export function applyChange<O = StoredObject>(objects: O[], change: QueryChange<O>): O[] {
   const out = objects.slice();
   const removals = [...change.deleted.map((d) => d.index), ...change.moved.map((m) => m.from)].sort((a, b) => b - a);
   for (const i of removals) out.splice(i, 1);
-  const insertions: [number, StoredObject][] = [
-    ...change.inserted.map((x): [number, StoredObject] => [x.index, x.object]),
-    ...change.moved.map((m): [number, StoredObject] => [m.to, m.object]),
+  const insertions: [number, O][] = [
+    ...change.inserted.map((x): [number, O] => [x.index, x.object]),
+    ...change.moved.map((m): [number, O] => [m.to, m.object]),
   ].sort((a, b) => a[0] - b[0]);
   for (const [i, o] of insertions) out.splice(i, 0, o);
   for (const u of change.updated) out[u.index] = u.object;

@@ -28,11 +28,11 @@ async function withFake(body: (client: ModelStoreClient) => Promise<void>, extra
 }
 
 test("resolveCommand picks binary and args", () => {
-  assert.deepEqual(resolveCommand({}, {}), { binary: "modelstore", args: ["serve", "--memory"] });
+  assert.deepEqual(resolveCommand({}, { MODELSTORE_BIN: "modelstore" }), { binary: "modelstore", args: ["serve", "--memory"] });
   assert.deepEqual(resolveCommand({}, { MODELSTORE_BIN: "/opt/ms" }).binary, "/opt/ms");
   assert.deepEqual(resolveCommand({ binary: "/x/ms" }, { MODELSTORE_BIN: "/opt/ms" }).binary, "/x/ms");
-  assert.deepEqual(resolveCommand({ store: "/tmp/a.db" }, {}).args, ["serve", "--store", "/tmp/a.db"]);
-  assert.deepEqual(resolveCommand({ args: ["serve", "--read-only"] }, {}).args, ["serve", "--read-only"]);
+  assert.deepEqual(resolveCommand({ store: "/tmp/a.db" }, { MODELSTORE_BIN: "ms" }).args, ["serve", "--store", "/tmp/a.db"]);
+  assert.deepEqual(resolveCommand({ args: ["serve", "--read-only"] }, { MODELSTORE_BIN: "ms" }).args, ["serve", "--read-only"]);
   assert.throws(() => resolveCommand({ args: [], store: "x" }, {}), TypeError);
   assert.equal(resolveCommand({ binary: "./bin/ms" }, {}).binary, resolve("bin/ms"));
   assert.equal(resolveCommand({ binary: "ms" }, {}).binary, "ms");

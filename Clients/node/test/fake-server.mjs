@@ -7,7 +7,8 @@
 // request is answered with `result`, the messages `before` and `after` written around
 // the reply in one write), askClient {method, params} (server->client request,
 // answers with the client's reply), crash {code, stderr}, garbage, hang, argv,
-// shutdown; any other dotted method or "initialize" answers {method, params}.
+// shutdown, seen (the methods of every message received so far, in order); any other
+// dotted method or "initialize" answers {method, params}, after `params._delayMs` if given.
 // `--stubborn` ignores shutdown, exit and EOF (to test the kill fallback).
 import { createInterface } from "node:readline";
 
@@ -15,6 +16,7 @@ const stubborn = process.argv.includes("--stubborn");
 const sleeping = new Map(); // request id -> timer
 const staged = new Map(); // method -> stage params
 const asked = new Map(); // server request id -> client request id
+const seen = []; // the method of every message received
 let nextServerId = 1;
 
 function send(...messages) {
@@ -56,6 +58,7 @@ const handlers = {
   hang: () => undefined,
   argv: (id) => send({ id, result: { argv: process.argv.slice(2), env: process.env.FAKE_ENV ?? null } }),
   shutdown: (id) => { if (!stubborn) send({ id, result: null }); },
+  seen: (id) => send({ id, result: seen }),
 };
 
 function onRequest(message) {
@@ -68,7 +71,8 @@ function onRequest(message) {
   const handler = handlers[method];
   if (handler) return handler(id, params);
   if (method === "initialize" || (method.includes(".") && !method.startsWith("unknown"))) {
-    return send({ id, result: { method, params: params ?? null } });
+    const reply = () => send({ id, result: { method, params: params ?? null } });
+    return params?._delayMs === undefined ? reply() : setTimeout(reply, params._delayMs);
   }
   send({ id, error: { code: -32601, message: `Method not found: ${method}`, data: { method } } });
 }
@@ -89,6 +93,7 @@ function onNotification(message) {
 
 createInterface({ input: process.stdin }).on("line", (line) => {
   const message = JSON.parse(line);
+  if (message.method !== undefined) seen.push(message.method);
   if (message.method === undefined) {
     // The client's answer to one of our requests: relay it as askClient's result.
     const clientId = asked.get(message.id);

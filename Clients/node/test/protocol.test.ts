@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ModelStoreClient } from "../src/client.js";
+import { ObjectConverter } from "../src/convert.js";
 import { ChangeRouter } from "../src/live.js";
 import { OUTPUT_PATH, generate, readDescription } from "../src/protocol-gen.js";
 import type { JSONSchema } from "../src/protocol-gen.js";
@@ -23,7 +24,7 @@ type Invoke = (c: ModelStoreClient, p: P) => Promise<unknown>;
 
 /** How each method is called through the client, given its params `p`. */
 const INVOKE: Record<string, Invoke> = {
-  initialize: (c, p) => c.initialize(p.clientInfo, p.capabilities, p.author),
+  initialize: (c, p) => c.initialize(p.clientInfo, p.capabilities, p.author, p.initializationOptions),
   "store.open": (c, p) => c.storeOpen(p),
   "store.info": (c) => c.storeInfo(),
   "store.backup": (c, p) => c.storeBackup(p.to),
@@ -85,6 +86,7 @@ function sample(schema: JSONSchema): unknown {
 function recordingClient(sent: { method: string; params: P }[]): ModelStoreClient {
   const client = Object.create(ModelStoreClient.prototype) as any;
   client.changes = new ChangeRouter();
+  client.converter = new ObjectConverter(undefined);
   client.onRequest = () => () => undefined;
   client.call = async (method: string, params?: P) => {
     sent.push({ method, params: params ?? {} });

@@ -1,6 +1,7 @@
 """A guided tour of ModelStore with a small Task/Category model.
 
-Run it with the server binary from MODELSTORE_BIN or the first argument:
+Run it with the server binary as the first argument, or let the client find it
+($MODELSTORE_BIN, the binary of the installed wheel, then PATH):
 
     MODELSTORE_BIN=.build/debug/modelstore python Clients/python/examples/tasks.py
     python Clients/python/examples/tasks.py .build/debug/modelstore --store /tmp/tasks.store
@@ -12,17 +13,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 from typing import Any, Dict
 
 try:
-    from modelstore_client import Client, ConstraintError, NotFoundError, ValidationError
+    from modelstore_client import (BinaryNotFoundError, Client, ConstraintError, NotFoundError,
+                                   ValidationError, resolve_binary)
+    from modelstore_client.values import encode
 except ImportError:  # running from a checkout without `pip install`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-    from modelstore_client import Client, ConstraintError, NotFoundError, ValidationError
+    from modelstore_client import (BinaryNotFoundError, Client, ConstraintError, NotFoundError,
+                                   ValidationError, resolve_binary)
+    from modelstore_client.values import encode
 
 SCHEMA: Dict[str, Any] = {
     "version": "1.0.0",
@@ -62,7 +66,7 @@ def step(text: str) -> None:
 
 
 def show(label: str, value: Any) -> None:
-    print(f"   {label}: {json.dumps(value, sort_keys=True)}")
+    print(f"   {label}: {json.dumps(value, sort_keys=True, default=encode)}")
 
 
 def tour(store: Client) -> None:
@@ -148,16 +152,19 @@ def tour(store: Client) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("binary", nargs="?", default=os.environ.get("MODELSTORE_BIN"),
-                        help="modelstore binary (default: $MODELSTORE_BIN)")
+    parser.add_argument("binary", nargs="?",
+                        help="modelstore binary (default: the client's lookup: $MODELSTORE_BIN, "
+                        "the installed wheel's binary, PATH)")
     parser.add_argument("--store", help="store file to use instead of an in-memory store")
     options = parser.parse_args()
-    if not options.binary:
-        parser.error("give the modelstore binary as an argument or set MODELSTORE_BIN")
+    try:
+        binary = resolve_binary(options.binary)
+    except BinaryNotFoundError as error:
+        parser.error(str(error))
 
     where = options.store or "memory"
-    step(f"Start {options.binary} (store: {where})")
-    with Client(options.binary, store=options.store) as store:
+    step(f"Start {binary} (store: {where})")
+    with Client(binary, store=options.store) as store:
         print(f"   server pid {store.pid}")
         tour(store)
         step("Close: shutdown request, exit notification, wait for the process")

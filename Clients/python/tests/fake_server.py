@@ -15,6 +15,8 @@ route by id). Methods:
 * ``askClient {method, params}`` -> asks the client, returns its reply
 * ``crash {code, stderr}`` -> writes stderr and exits without answering
 * ``garbage`` -> writes a non-JSON line, then true
+* ``hold {method}`` -> true; the next ``method`` request is answered only after
+  ``release {method}`` (-> true) arrives
 * ``history`` -> the methods received so far; ``argv`` -> sys.argv[1:]
 * ``cancelled`` -> ids named by ``$/cancelRequest`` notifications
 * a line that is not JSON -> a -32700 error with id null
@@ -46,6 +48,7 @@ cancelled: List[Any] = []
 cancel_events: Dict[Any, threading.Event] = {}
 client_replies: Dict[Any, "Reply"] = {}
 staged: Dict[str, Dict[str, Any]] = {}
+held: Dict[str, threading.Event] = {}
 
 
 class Reply:
@@ -86,12 +89,27 @@ def handle(request_id: Any, method: str, params: Any) -> None:
     params = params if params is not None else {}
     with state_lock:
         stage = staged.pop(method, None)
+        hold = held.get(method) if method != "release" else None
+    if hold is not None:
+        hold.wait(10)
+        with state_lock:
+            held.pop(method, None)
     if stage is not None:
         reply = {"jsonrpc": "2.0", "id": request_id, "result": stage["result"]}
         send(*stage.get("before", []), reply, *stage.get("after", []))
     elif method == "stage":
         with state_lock:
             staged[params["method"]] = params
+        respond(request_id, True)
+    elif method == "hold":
+        with state_lock:
+            held[params["method"]] = threading.Event()
+        respond(request_id, True)
+    elif method == "release":
+        with state_lock:
+            event = held.get(params["method"])
+        if event is not None:
+            event.set()
         respond(request_id, True)
     elif method == "echo":
         time.sleep(params.get("delay", 0) if isinstance(params, dict) else 0)

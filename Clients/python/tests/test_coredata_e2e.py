@@ -3,6 +3,9 @@ real binary, on a small Core Data-layout store written here with ``sqlite3`` (st
 
 from __future__ import annotations
 
+import datetime
+import uuid
+
 import hashlib
 import os
 import plistlib
@@ -75,8 +78,8 @@ class CoreDataStoreTests(unittest.TestCase):
         home = self.store.fetch("Task", where="category.name == %@", args=["Home"],
                                 sort=[{"key": "priority", "ascending": False}])["objects"]
         self.assertEqual([t["_id"] for t in home], ["Task/3", "Task/2"])
-        self.assertEqual(home[0]["due"], "2023-03-09T20:26:40.500Z")
-        self.assertEqual(home[0]["taskid"], "0F0E0D0C-0B0A-0908-0706-050403020100")
+        self.assertEqual(home[0]["due"], datetime.datetime(2023, 3, 9, 20, 26, 40, 500000, tzinfo=datetime.timezone.utc))
+        self.assertEqual(home[0]["taskid"], uuid.UUID("0F0E0D0C-0B0A-0908-0706-050403020100"))
 
     def test_a_bad_row_imports_nothing_and_is_named(self) -> None:
         bad = os.path.join(self.dir.name, "Bad.sqlite")

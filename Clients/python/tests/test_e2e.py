@@ -7,6 +7,8 @@ machine that has not built the Swift code.
 
 from __future__ import annotations
 
+import uuid
+
 import os
 import re
 import sys
@@ -91,7 +93,7 @@ class TaskScenarioTests(unittest.TestCase):
         self.assertIs(task["isCompleted"], False)
         self.assertEqual(task["priority"], 0)
         self.assertIsNone(task["category"])
-        self.assertRegex(task["id"], r"^[0-9a-fA-F-]{36}$")
+        self.assertIsInstance(task["id"], uuid.UUID)  # a uuid attribute comes back as a UUID
         self.assertEqual(self.store.get(task["_id"]), task)
 
     def test_history_retention_keeps_the_newest_transactions(self) -> None:

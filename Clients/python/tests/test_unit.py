@@ -7,6 +7,8 @@ for real over pipes.
 
 from __future__ import annotations
 
+import json
+
 import os
 import random
 import stat
@@ -318,13 +320,13 @@ class ProcessLifecycleTests(unittest.TestCase):
         client = fake_client("--stubborn")
         client.call("echo")
         history: List[str] = []
-        original_send = client._send
+        original_write = client._write
 
-        def spy(message: Dict[str, Any]) -> None:
-            history.append(message.get("method", ""))
-            original_send(message)
+        def spy(data: bytes) -> None:
+            history.append(json.loads(data).get("method", ""))
+            original_write(data)
 
-        client._send = spy  # type: ignore[method-assign]
+        client._write = spy  # type: ignore[method-assign]
         with self.assertLogs("modelstore_client", level="WARNING"):
             client.close(timeout=0.5)  # stubborn: killed after the handshake
         self.assertEqual(history[:2], ["shutdown", "exit"])

@@ -93,4 +93,9 @@ struct ParamReader {
 
   /// `exit`: any members are accepted and ignored.
   func acceptAnyMembers() { recorder?.acceptsAny = true }
+
+  /// Members accepted and ignored, whatever their value: another protocol's fields that
+  /// mean nothing here (LSP's `processId`, `rootUri`, ... of `initialize`). The protocol
+  /// description lists them as `x-ignoredParams`.
+  func ignore(_ keys: [String]) { recorder?.ignored += keys }
 }

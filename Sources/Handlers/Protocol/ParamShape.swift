@@ -10,6 +10,8 @@ final class ParamRecorder {
   }
   private(set) var members: [Member] = []
   var acceptsAny = false
+  /// Members accepted and ignored (LSP's fields of `initialize`).
+  var ignored: [String] = []
 
   func add(_ key: String, _ schema: JSONValue, required: Bool, streamed: Bool = false) {
     guard !members.contains(where: { $0.key == key }) else { return }
@@ -21,8 +23,10 @@ final class ParamRecorder {
 /// describing reader: its keys (the members it accepts), their types, the streamed one.
 struct ParamShape {
   let members: [ParamRecorder.Member]
+  /// The members accepted: those read, then those ignored.
   let keys: [String]
   let acceptsAny: Bool
+  let ignored: [String]
 
   init<T: ParamObject>(describing type: T.Type) {
     let recorder = ParamRecorder()
@@ -33,7 +37,8 @@ struct ParamShape {
       fatalError("describing \(T.self) threw \(error): check combined members after reading them all")
     }
     members = recorder.members
-    keys = members.map(\.key)
+    ignored = recorder.ignored
+    keys = members.map(\.key) + ignored
     acceptsAny = recorder.acceptsAny
   }
 

@@ -13,10 +13,17 @@ struct InitializeResult: ResultObject {
     let cancellation: Bool
     let batches: Bool
     let migrationHooks: Bool
+    /// `$/progress` for a request's LSP `workDoneToken`.
+    let workDoneProgress: Bool
+    /// `window/logMessage` when `initializationOptions.logMessages` asks for it.
+    let logMessages: Bool
+    /// Every method the server answers, in its table's order.
+    let methods: [String]
     static var members: [ResultMember<Self>] {
       [
         .init("framing", \.framing), .init("attributeTypes", \.attributeTypes), .init("deleteRules", \.deleteRules),
         .init("cancellation", \.cancellation), .init("batches", \.batches), .init("migrationHooks", \.migrationHooks),
+        .init("workDoneProgress", \.workDoneProgress), .init("logMessages", \.logMessages), .init("methods", \.methods),
       ]
     }
   }

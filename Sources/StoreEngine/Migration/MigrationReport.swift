@@ -28,11 +28,21 @@ public struct MigrationReport {
 
   public init() {}
 
-  /// `blockers`, then `failure` as `{message}` with its places written by `render`.
+  /// `blockers`, then `failure` as `{message}` with its places written by `render`. A
+  /// blocker that is data loss gets `dataLossAdvice`, naming the permission.
   public func blockers(rendering render: (ErrorPlace) -> String) -> [JSONValue] {
-    guard let failure else { return blockers }
-    return blockers + [.object(["message": .string(failure.text.rendered(render))])]
+    let advice = Self.dataLossAdvice.rendered(render)
+    let listed: [JSONValue] = blockers.map { b in
+      guard dataLoss.contains(b), case .object(var o) = b else { return b }
+      o["message"] = .string((o["message"]?.stringValue ?? "") + advice)
+      return .object(o)
+    }
+    guard let failure else { return listed }
+    return listed + [.object(["message": .string(failure.text.rendered(render))])]
   }
+
+  /// What a refusal for lost data adds: how to accept it.
+  public static let dataLossAdvice: ErrorText = " (accepted with \(place: ErrorPlace(.allowDataLoss)))"
 
   static func place(
     _ entity: String, _ message: String, attribute: String? = nil, relationship: String? = nil, count: Int? = nil, ids: [String] = []

@@ -263,15 +263,12 @@ struct StageApplier {
 
   // MARK: - Helpers
 
-  /// Records data the stage drops; without permission it also stops the stage.
+  /// Records data the stage drops; without permission it also stops the stage (the
+  /// blocker is the same entry as in `dataLoss`: `MigrationReport.blockers(rendering:)`
+  /// adds the advice, naming the permission as the caller's transport does).
   mutating func loseData(_ place: JSONValue) throws {
     report.dataLoss.append(place)
-    if !allowDataLoss {
-      var o = place.objectValue ?? [:]
-      let message = o["message"]?.stringValue ?? ""
-      o["message"] = .string(message + " (pass allowDataLoss: true to accept)")
-      report.blockers.append(.object(o))
-    }
+    if !allowDataLoss { report.blockers.append(place) }
   }
 
   func throwIfBlocked(_ what: String) throws {
@@ -281,11 +278,10 @@ struct StageApplier {
     if !report.dataLoss.isEmpty { details.append("dataLoss", .array(report.dataLoss)) }
     let first = report.blockers[0]
     let place = [first["entity"]?.stringValue, first["attribute"]?.stringValue ?? first["relationship"]?.stringValue].compactMap { $0 }
-    throw StoreError(
-      .migrationRequired,
-      "\(what): \(place.joined(separator: ".")): \(first["message"]?.stringValue ?? "")"
-        + (n > 1 ? " (and \(n - 1) more reasons in data.reasons)" : ""),
-      details)
+    var text: ErrorText = "\(what): \(place.joined(separator: ".")): \(first["message"]?.stringValue ?? "")"
+    if report.blockers.contains(where: { report.dataLoss.contains($0) }) { text = text + MigrationReport.dataLossAdvice }
+    if n > 1 { text = text + " (and \(n - 1) more reasons in data.reasons)" }
+    throw StoreError(.migrationRequired, text, details)
   }
 
   func tableExists(_ name: String) throws -> Bool { try connection.hasTable(name) }

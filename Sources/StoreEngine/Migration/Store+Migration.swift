@@ -157,12 +157,14 @@ extension Store {
         result.stages.append(.init(stage: stage, changes: diff(old, new), report: report, outcome: .applied))
       } catch var e as StoreError {
         reloadSchemaAfterRollback()
+        removeUnusedBackup(result)
         e.details["stage"] = stage.json
         e.details["storeVersion"] = .string(schema?.version ?? "")
         e.text = e.text + " (stage \(stage.from) → \(stage.to) rolled back; the store is at version '\(schema?.version ?? "none")')"
         throw e
       } catch {
         reloadSchemaAfterRollback()
+        removeUnusedBackup(result)
         throw error
       }
     }
@@ -194,6 +196,13 @@ extension Store {
       out.append((a, b, stage))
     }
     return out
+  }
+
+  /// A migration refused or failed before any stage was applied leaves the store as the
+  /// backup has it: the backup made for it is removed (best effort: it is only a copy).
+  private func removeUnusedBackup(_ result: MigrationResult) {
+    guard result.stages.isEmpty, let backup = result.backupPath else { return }
+    unlink(backup)
   }
 
   private func backupBeforeMigration(_ path: String, from: String, to: String) throws -> String {

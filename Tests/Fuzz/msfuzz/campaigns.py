@@ -422,8 +422,10 @@ class FileCampaign:
             server.kill()
 
     def refused_or_answered(self, server, ex, context, args, path):
-        """model.get's reply; or, when the store is refused at start-up (exit 2, a message on
-        stderr, nothing on stdout, as the CLI documents), a Finding only if it died otherwise."""
+        """model.get's reply; or, when the store is refused at start-up (exit 1, a message
+        `modelstore serve: ...` on stderr, nothing on stdout, as the CLI documents: a store
+        that cannot be opened is a failure, not a usage error), a Finding only if it died
+        otherwise."""
         raw = messages.encode({"jsonrpc": "2.0", "id": "f0", "method": "model.get"})
         results = {}
         i, f = ex.run_chunk([raw], on_reply=lambda k, reply: results.__setitem__(k, reply))
@@ -432,7 +434,7 @@ class FileCampaign:
             return None, results, [raw]
         if f.kind in ("eof", "crash"):
             rc = server.wait(self.bound)
-            if rc == 2 and any("cannot open the store" in line for line in server.final_stderr()):
+            if rc == 1 and any(line.startswith("modelstore serve: ") for line in server.final_stderr()):
                 return False, results, [raw]
         self.reporter.add(f, context, args, [], [raw], files=[path])
         return f, results, [raw]

@@ -135,7 +135,8 @@ def _element(o):
         return True, reply_id, None
     notification = id_member is MISSING
     params = o.get("params", MISSING)
-    if params is not MISSING and not isinstance(params, dict):
+    # `"params": null` is absent (protocol.md, "Messages").
+    if params is not MISSING and params is not None and not isinstance(params, dict):
         if isinstance(params, list) and notification:
             return False, None, None
         return True, reply_id, method

@@ -9,8 +9,12 @@ Typical use::
         task = store.insert("Task", {"title": "Write docs"})
 """
 
-from .client import Client, resolve_binary
+from .binary import resolve_binary
+from .client import Client
+from .async_client import AsyncClient
+from .async_live import AsyncLiveQuery
 from .live import LiveQuery, apply_change
+from .typed import Entity, Fetched, Insertable, Upserted
 from .methods import Predicate, SortKey, ToMany
 from .errors import (
     BinaryNotFoundError,
@@ -41,7 +45,13 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Client",
+    "AsyncClient",
     "LiveQuery",
+    "AsyncLiveQuery",
+    "Entity",
+    "Insertable",
+    "Fetched",
+    "Upserted",
     "Predicate",
     "SortKey",
     "ToMany",

@@ -14,9 +14,7 @@ import io
 import itertools
 import json
 import logging
-import os
 import queue
-import shutil
 import subprocess
 import threading
 from collections import deque
@@ -37,8 +35,8 @@ from typing import (
     cast,
 )
 
+from .binary import cannot_start, resolve_binary
 from .errors import (
-    BinaryNotFoundError,
     ModelStoreError,
     RequestTimeout,
     RPCError,
@@ -46,6 +44,8 @@ from .errors import (
     error_from_response,
 )
 from .methods import StoreMethods
+from .policy import cancels_on_timeout, time_limit
+from .values import RESULT_SHAPES, SchemaTypes, encode, objects_in
 
 log = logging.getLogger("modelstore_client")
 
@@ -58,27 +58,19 @@ _INTERNAL_ERROR = -32603
 _METHOD_NOT_FOUND = -32601
 
 
-def resolve_binary(binary: Optional[str] = None) -> str:
-    """Find the server executable: argument, $MODELSTORE_BIN, then PATH."""
-    if binary:
-        return binary
-    from_env = os.environ.get("MODELSTORE_BIN")
-    if from_env:
-        return from_env
-    on_path = shutil.which("modelstore")
-    if on_path:
-        return on_path
-    raise BinaryNotFoundError(
-        "modelstore binary not found: pass binary=..., set MODELSTORE_BIN, "
-        "or put 'modelstore' on PATH"
-    )
+def _encode(message: Any) -> bytes:
+    """One message as a line; Python values JSON lacks go in their wire form (values.encode)."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=encode)
+    return (text + "\n").encode("utf-8")
 
 
 class Client(StoreMethods):
     """A running ``modelstore`` subprocess plus a thread-safe RPC channel.
 
     ``env`` follows :class:`subprocess.Popen`: a full environment mapping,
-    or None to inherit this process's environment.
+    or None to inherit this process's environment. ``timeout`` is the time limit of a
+    request that has no other (``policy``); ``convert_values=False`` returns objects as
+    the wire has them (no ``datetime``, ``Decimal``, ``UUID``, ``bytes``).
     """
 
     def __init__(
@@ -87,14 +79,17 @@ class Client(StoreMethods):
         args: Sequence[str] = ("serve", "--memory"),
         *,
         store: Optional[str] = None,
-        timeout: float = 30.0,
+        timeout: Optional[float] = 30.0,
         env: Optional[Mapping[str, str]] = None,
+        convert_values: bool = True,
     ) -> None:
         self.binary: str = resolve_binary(binary)
         self.args: Tuple[str, ...] = (
             ("serve", "--store", store) if store is not None else tuple(args)
         )
-        self.timeout: float = timeout
+        self.timeout: Optional[float] = timeout
+        self.convert_values = convert_values
+        self._types: Optional[SchemaTypes] = None  # the store's schema, read when needed
 
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
@@ -118,9 +113,7 @@ class Client(StoreMethods):
                 env=dict(env) if env is not None else None,
             )
         except OSError as exc:
-            raise BinaryNotFoundError(
-                f"cannot start {self.binary!r}: {exc}"
-            ) from exc
+            raise cannot_start(self.binary, exc) from exc
         assert self._proc.stdin and self._proc.stdout and self._proc.stderr
         self._stdin: IO[bytes] = self._proc.stdin
         # A buffered reader makes readline() cheap; the pipe itself stays
@@ -200,16 +193,18 @@ class Client(StoreMethods):
         future: "Future[Any]" = Future()
         with self._lock:
             request_id = next(self._ids)
+        message: Dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        data = _encode(message)  # a value JSON cannot carry fails here, before sending
+        with self._lock:
             if self._exit_error is not None:
                 future.set_exception(self._exited())
                 return future, request_id
             self._pending[request_id] = future
-        message: Dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-        if params is not None:
-            message["params"] = dict(params)
         future.add_done_callback(lambda f: self._forget(request_id, f))
         try:
-            self._send(message)
+            self._write(data)
         except ModelStoreError as exc:
             self._settle(request_id, exc)
         return future, request_id
@@ -221,18 +216,59 @@ class Client(StoreMethods):
         *,
         timeout: Optional[float] = None,
     ) -> Any:
-        """Send a request and wait for its ``result``; raise on error."""
+        """Send a request and wait for its ``result``; raise on error.
+
+        The time limit is ``timeout``, else the client's (none for long operations); when
+        it passes, a read-only request is cancelled and a write left running (``policy``).
+        """
         future, request_id = self.call_async(method, params)
-        limit = self.timeout if timeout is None else timeout
+        limit = time_limit(method, timeout, self.timeout)
         try:
             return future.result(timeout=limit)
         except FutureTimeout:
             if future.done():  # lost the race: the answer just arrived
                 return future.result()
-            future.cancel()  # drops the pending entry and tells the server
+            if cancels_on_timeout(method):
+                future.cancel()  # drops the pending entry and tells the server
+                raise RequestTimeout(
+                    f"{method} (id {request_id}) got no response within {limit} s; cancelled",
+                    method, request_id, cancelled=True,
+                ) from None
             raise RequestTimeout(
-                f"{method} (id {request_id}) got no response within {limit} s"
+                f"{method} (id {request_id}) got no response within {limit} s; it is still "
+                "running (a write is never cancelled by a time-out): see .outcome",
+                method, request_id, cancelled=False, outcome=future,
             ) from None
+
+    # ------------------------------------------------------------ values
+
+    def _objects(self, method: str, params: Mapping[str, Any], shape: str, timeout: Optional[float] = None) -> Any:
+        result = self.call(method, params, timeout=timeout)
+        if not self.convert_values:
+            return result
+        return RESULT_SHAPES[shape](result, self.schema_types(objects_in(result, shape)))
+
+    def _schema_call(self, method: str, params: Optional[Mapping[str, Any]], timeout: Optional[float] = None) -> Any:
+        try:
+            return self.call(method, params, timeout=timeout)
+        finally:
+            self._types = None
+
+    def schema_types(self, objects: Sequence[Any] = ()) -> SchemaTypes:
+        """The store's schema as the value conversion reads it: read with ``model.get``
+        when the client has none, after this client's own schema changes, and when one of
+        ``objects`` is of an entity it does not know (another process changed the schema)."""
+        types = self._types
+        if types is None or not all(types.knows(obj) for obj in objects):
+            types = self._types = SchemaTypes(self.call("model.get").get("schema"))
+        return types
+
+    def _converter(self, objects: Sequence[Any]) -> Optional[SchemaTypes]:
+        return self.schema_types(objects) if self.convert_values else None
+
+    def refresh_schema(self) -> None:
+        """Forget the schema read for value conversion (read again when next needed)."""
+        self._types = None
 
     def notify(self, method: str, params: Optional[Mapping[str, Any]] = None) -> None:
         """Send a notification (no response expected)."""
@@ -299,9 +335,9 @@ class Client(StoreMethods):
     # -------------------------------------------------------------- internals
 
     def _send(self, message: Any) -> None:
-        data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode(
-            "utf-8"
-        )
+        self._write(_encode(message))
+
+    def _write(self, data: bytes) -> None:
         with self._write_lock:
             if self._exit_error is not None:
                 raise self._exited()

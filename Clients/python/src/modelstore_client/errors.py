@@ -138,7 +138,27 @@ class BinaryNotFoundError(ModelStoreError, FileNotFoundError):
 
 
 class RequestTimeout(ModelStoreError, TimeoutError):
-    """No response arrived within the call's timeout."""
+    """No response arrived within the call's time limit (see ``policy``).
+
+    ``cancelled`` is True when the client sent ``$/cancelRequest`` (read-only methods
+    only). Otherwise the request is still running on the server: ``outcome`` (a
+    ``concurrent.futures.Future``, or an ``asyncio.Future`` from AsyncClient) receives its
+    result or error, and ``cancel(request_id)`` asks the server to stop it.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        method: str = "",
+        request_id: Any = None,
+        cancelled: bool = False,
+        outcome: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.method = method
+        self.request_id = request_id
+        self.cancelled = cancelled
+        self.outcome = outcome
 
 
 KIND_ERRORS: Mapping[str, Type[RPCError]] = {

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Deque, List, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
-from .client import resolve_binary
+from .binary import resolve_binary
 from .errors import BinaryNotFoundError
 
 ANY = "<any>"

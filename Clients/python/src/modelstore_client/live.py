@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from typing import Any, Callable, Deque, Dict, Iterator, List, Mapping, Optional
+from typing import Any, Callable, Deque, Dict, Generic, Iterator, List, Mapping, Optional, TypeVar
 
-ChangeCallback = Callable[["LiveQuery", Dict[str, Any]], None]
+O = TypeVar("O")
+ChangeCallback = Callable[["LiveQuery[Any]", Dict[str, Any]], Any]
 
 
 def apply_change(objects: List[Any], change: Mapping[str, Any]) -> List[Any]:
@@ -33,11 +34,18 @@ def apply_change(objects: List[Any], change: Mapping[str, Any]) -> List[Any]:
     return out
 
 
-class LiveQuery:
+def converted(client: Any, change: Dict[str, Any]) -> Dict[str, Any]:
+    """``change`` with its objects' values converted as the client converts values."""
+    carried = [item.get("object") for key in ("inserted", "updated", "moved") for item in change.get(key, [])]
+    types = client._converter(carried)
+    return types.change(change) if types is not None else change
+
+
+class LiveQuery(Generic[O]):
     """One subscription. ``objects`` is current after each change; ``token`` is the
     newest history token it reflects (it moves only when a change arrives: a commit
     that leaves the result as it was sends nothing). ``error`` is set when the server
-    ended the subscription."""
+    ended the subscription. Objects and changes carry converted values (values.py)."""
 
     def __init__(self, client: Any, callback: Optional[ChangeCallback] = None) -> None:
         self._client = client
@@ -49,7 +57,7 @@ class LiveQuery:
         self._unread: Deque[Dict[str, Any]] = deque()
         self._early: List[Dict[str, Any]] = []
         self.subscription: Optional[str] = None
-        self.objects: List[Any] = []
+        self.objects: List[O] = []
         self.sections: Optional[List[Any]] = None
         self.token: int = 0
         self.error: Optional[Any] = None
@@ -59,7 +67,7 @@ class LiveQuery:
         self._ended = False  # no change will follow: waiters stop
         self._remove = client.on_notification("query/changed", self._on_change)
 
-    def _start(self, params: Mapping[str, Any]) -> "LiveQuery":
+    def _start(self, params: Mapping[str, Any]) -> "LiveQuery[O]":
         try:
             result = self._client.call("query.observe", params)
         except BaseException:
@@ -68,7 +76,8 @@ class LiveQuery:
         with self._deliver:
             with self._state:
                 self.subscription = result["subscription"]
-                self.objects = list(result["objects"])
+                types = self._client._converter(result["objects"])
+                self.objects = types.objects(result["objects"]) if types is not None else list(result["objects"])
                 self.sections = result.get("sections")
                 self.token = self._reached = int(result["token"])
                 early, self._early = self._early, []
@@ -79,6 +88,8 @@ class LiveQuery:
         return self
 
     def _on_change(self, params: Any) -> None:
+        if isinstance(params, dict) and "error" not in params:
+            params = converted(self._client, params)
         with self._deliver:
             with self._state:
                 if self.subscription is None:
@@ -148,7 +159,7 @@ class LiveQuery:
         if self.subscription is not None and self.error is None:
             self._client.call("query.unobserve", {"subscription": self.subscription})
 
-    def __enter__(self) -> "LiveQuery":
+    def __enter__(self) -> "LiveQuery[O]":
         return self
 
     def __exit__(self, *exc_info: object) -> None:

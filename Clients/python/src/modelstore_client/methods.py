@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
-from typing import Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Union, overload
+
+from .typed import Entity, Fetched, Insertable, Many, O, U, Upserted, V, ValuesOf, entity_name, resolve_values
+
+if TYPE_CHECKING:
+    from .live import LiveQuery
+    from .values import SchemaTypes
 
 JSONObject = Dict[str, Any]
 
@@ -46,6 +52,19 @@ class StoreMethods:
     ) -> Any:
         raise NotImplementedError
 
+    def _objects(self, method: str, params: Mapping[str, Any], shape: str, timeout: Optional[float] = None) -> Any:
+        """A request whose result carries objects of ``shape`` (values.RESULT_SHAPES);
+        a client converts their values (Client does, by the store's schema)."""
+        return self.call(method, params, timeout=timeout)
+
+    def _schema_call(self, method: str, params: Optional[Mapping[str, Any]], timeout: Optional[float] = None) -> Any:
+        """A request that may change the store's schema (a client then reads it anew)."""
+        return self.call(method, params, timeout=timeout)
+
+    def _converter(self, objects: Sequence[Any]) -> Optional["SchemaTypes"]:
+        """What converts the values of ``objects`` (None: they stay as on the wire)."""
+        return None
+
     # -------------------------------------------------------------- session
 
     def initialize(
@@ -53,15 +72,24 @@ class StoreMethods:
         client_info: Optional[Mapping[str, Any]] = None,
         capabilities: Optional[Mapping[str, Any]] = None,
         author: Optional[str] = None,
+        initialization_options: Optional[Mapping[str, Any]] = None,
     ) -> Any:
         """Handshake; client_info defaults to this package's name and version; ``author``
-        is recorded in the history for this session's commits."""
+        is recorded in the history for this session's commits;
+        ``initialization_options={"logMessages": "warning"}`` asks for the server's log
+        lines of that level as ``window/logMessage`` notifications."""
         if client_info is None:
             from . import __version__
 
             client_info = {"name": CLIENT_NAME, "version": __version__}
         return self.call(
-            "initialize", _params(clientInfo=client_info, capabilities=capabilities, author=author)
+            "initialize",
+            _params(
+                clientInfo=client_info,
+                capabilities=capabilities,
+                author=author,
+                initializationOptions=initialization_options,
+            ),
         )
 
     # ---------------------------------------------------------------- store
@@ -79,7 +107,7 @@ class StoreMethods:
         """``store.open``; ``format="coredata"`` (with ``read_only=True``) browses a Core Data
         SQLite store in place, ``model`` naming its ``.xcdatamodeld`` for exact names;
         ``history_retention`` (``"100000"``, ``"7d"``) bounds the history this process keeps."""
-        return self.call(
+        return self._schema_call(
             "store.open",
             _params(
                 path=path,
@@ -103,8 +131,8 @@ class StoreMethods:
 
     # ---------------------------------------------------------------- model
 
-    def model_define(self, schema: Mapping[str, Any]) -> Any:
-        return self.call("model.define", {"schema": schema})
+    def model_define(self, schema: Mapping[str, Any], timeout: Optional[float] = None) -> Any:
+        return self._schema_call("model.define", {"schema": schema}, timeout=timeout)
 
     def model_get(self) -> Any:
         return self.call("model.get")
@@ -160,7 +188,7 @@ class StoreMethods:
             if handler is not None:
                 self.on_request(method, handler)
         try:
-            return self.call(
+            return self._schema_call(
                 "migration.apply",
                 _params(
                     schemas=list(schemas),
@@ -241,54 +269,160 @@ class StoreMethods:
     # Every method returning objects takes ``to_many`` (``ToMany``): to-many
     # relationships are left out unless it asks for ``"ids"`` or ``"count"``.
 
-    def insert(self, entity: str, values: Mapping[str, Any], to_many: Optional[ToMany] = None) -> Any:
-        return self.call("objects.insert", _params(entity=entity, values=values, toMany=to_many))
+    # Each of insert, update, upsert, get, get_many, fetch and observe also takes an
+    # entity descriptor of generated code (typed.Entity / typed.Insertable) and is then
+    # typed by it: the values a type checker accepts and the objects it returns.
 
+    @overload
+    def insert(self, entity: Insertable[O, V, U], values: ValuesOf[V], to_many: Optional[ToMany] = None) -> O: ...
+    @overload
+    def insert(self, entity: str, values: Mapping[str, Any], to_many: Optional[ToMany] = None) -> Any: ...
+    def insert(self, entity: Union[str, Entity[Any]], values: Any, to_many: Optional[ToMany] = None) -> Any:
+        return self._objects(
+            "objects.insert",
+            _params(entity=entity_name(entity), values=resolve_values(values), toMany=to_many),
+            "object",
+        )
+
+    @overload
+    def update(
+        self,
+        id: str,
+        values: ValuesOf[U],
+        if_version: Optional[int] = None,
+        to_many: Optional[ToMany] = None,
+        *,
+        entity: Insertable[O, V, U],
+    ) -> O: ...
+    @overload
     def update(
         self,
         id: str,
         values: Mapping[str, Any],
         if_version: Optional[int] = None,
         to_many: Optional[ToMany] = None,
+        *,
+        entity: None = None,
+    ) -> Any: ...
+    def update(
+        self,
+        id: str,
+        values: Any,
+        if_version: Optional[int] = None,
+        to_many: Optional[ToMany] = None,
+        *,
+        entity: Optional[Entity[Any]] = None,
     ) -> Any:
         """``objects.update``; with ``if_version`` it fails with :class:`ConflictError`
-        when the object changed since that version was read (``get(..., with_version=True)``)."""
-        return self.call("objects.update", _params(id=id, values=values, ifVersion=if_version, toMany=to_many))
+        when the object changed since that version was read (``get(..., with_version=True)``).
+        ``entity`` (a descriptor) only types the call."""
+        return self._objects(
+            "objects.update",
+            _params(id=id, values=resolve_values(values), ifVersion=if_version, toMany=to_many),
+            "object",
+        )
 
+    @overload
+    def upsert(
+        self,
+        entity: Insertable[O, V, U],
+        values: ValuesOf[V],
+        on: Optional[Sequence[str]] = None,
+        to_many: Optional[ToMany] = None,
+    ) -> Upserted[O]: ...
+    @overload
     def upsert(
         self,
         entity: str,
         values: Mapping[str, Any],
         on: Optional[Sequence[str]] = None,
         to_many: Optional[ToMany] = None,
+    ) -> Any: ...
+    def upsert(
+        self,
+        entity: Union[str, Entity[Any]],
+        values: Any,
+        on: Optional[Sequence[str]] = None,
+        to_many: Optional[ToMany] = None,
     ) -> Any:
-        return self.call(
+        """``objects.upsert``: ``{object, inserted}``."""
+        return self._objects(
             "objects.upsert",
-            _params(entity=entity, values=values, on=_list(on), toMany=to_many),
+            _params(entity=entity_name(entity), values=resolve_values(values), on=_list(on), toMany=to_many),
+            "upserted",
         )
 
     def delete(self, id: str) -> Any:
         return self.call("objects.delete", {"id": id})
 
+    @overload
     def get(
         self,
         id: str,
         include: Optional[Sequence[str]] = None,
         with_version: Optional[bool] = None,
         to_many: Optional[ToMany] = None,
+        *,
+        entity: Entity[O],
+    ) -> O: ...
+    @overload
+    def get(
+        self,
+        id: str,
+        include: Optional[Sequence[str]] = None,
+        with_version: Optional[bool] = None,
+        to_many: Optional[ToMany] = None,
+        *,
+        entity: None = None,
+    ) -> Any: ...
+    def get(
+        self,
+        id: str,
+        include: Optional[Sequence[str]] = None,
+        with_version: Optional[bool] = None,
+        to_many: Optional[ToMany] = None,
+        *,
+        entity: Optional[Entity[Any]] = None,
     ) -> Any:
-        return self.call(
-            "objects.get", _params(id=id, include=_list(include), withVersion=with_version, toMany=to_many)
+        """``objects.get`` of one object; ``entity`` (a descriptor) only types the call."""
+        return self._objects(
+            "objects.get",
+            _params(id=id, include=_list(include), withVersion=with_version, toMany=to_many),
+            "object",
         )
 
+    @overload
     def get_many(
-        self, ids: Sequence[str], include: Optional[Sequence[str]] = None, to_many: Optional[ToMany] = None
+        self,
+        ids: Sequence[str],
+        include: Optional[Sequence[str]] = None,
+        to_many: Optional[ToMany] = None,
+        *,
+        entity: Entity[O],
+    ) -> Many[O]: ...
+    @overload
+    def get_many(
+        self,
+        ids: Sequence[str],
+        include: Optional[Sequence[str]] = None,
+        to_many: Optional[ToMany] = None,
+        *,
+        entity: None = None,
+    ) -> Any: ...
+    def get_many(
+        self,
+        ids: Sequence[str],
+        include: Optional[Sequence[str]] = None,
+        to_many: Optional[ToMany] = None,
+        *,
+        entity: Optional[Entity[Any]] = None,
     ) -> Any:
-        return self.call("objects.get", _params(ids=list(ids), include=_list(include), toMany=to_many))
+        """``objects.get`` of several: ``{objects}`` in the order of ``ids``."""
+        return self._objects("objects.get", _params(ids=list(ids), include=_list(include), toMany=to_many), "objects")
 
     def update_where(
         self,
-        entity: str,
+        entity: Union[str, Entity[Any]],
         where: Optional[Predicate],
         values: Mapping[str, Any],
         args: Optional[Sequence[Any]] = None,
@@ -299,7 +433,7 @@ class StoreMethods:
         return self.call(
             "objects.updateWhere",
             _params(
-                entity=entity,
+                entity=entity_name(entity),
                 where=where,
                 values=values,
                 args=_list(args),
@@ -310,7 +444,7 @@ class StoreMethods:
 
     def delete_where(
         self,
-        entity: str,
+        entity: Union[str, Entity[Any]],
         where: Optional[Predicate],
         args: Optional[Sequence[Any]] = None,
         variables: Optional[Mapping[str, Any]] = None,
@@ -320,7 +454,7 @@ class StoreMethods:
         return self.call(
             "objects.deleteWhere",
             _params(
-                entity=entity,
+                entity=entity_name(entity),
                 where=where,
                 args=_list(args),
                 variables=variables,
@@ -340,7 +474,7 @@ class StoreMethods:
         return self.call("transaction.commit")
 
     def rollback(self) -> Any:
-        return self.call("transaction.rollback")
+        return self._schema_call("transaction.rollback", None)
 
     @contextmanager
     def transaction(self) -> Iterator["StoreMethods"]:
@@ -358,9 +492,41 @@ class StoreMethods:
 
     # ---------------------------------------------------------------- query
 
+    @overload
+    def fetch(
+        self,
+        entity: Entity[O],
+        where: Optional[Predicate] = None,
+        args: Optional[Sequence[Any]] = None,
+        sort: Optional[Sequence[SortKey]] = None,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+        include: Optional[Sequence[str]] = None,
+        select: Optional[Sequence[str]] = None,
+        include_subentities: Optional[bool] = None,
+        section_by: Optional[Any] = None,
+        to_many: Optional[ToMany] = None,
+        variables: Optional[Mapping[str, Any]] = None,
+    ) -> Fetched[O]: ...
+    @overload
     def fetch(
         self,
         entity: str,
+        where: Optional[Predicate] = None,
+        args: Optional[Sequence[Any]] = None,
+        sort: Optional[Sequence[SortKey]] = None,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+        include: Optional[Sequence[str]] = None,
+        select: Optional[Sequence[str]] = None,
+        include_subentities: Optional[bool] = None,
+        section_by: Optional[Any] = None,
+        to_many: Optional[ToMany] = None,
+        variables: Optional[Mapping[str, Any]] = None,
+    ) -> Any: ...
+    def fetch(
+        self,
+        entity: Union[str, Entity[Any]],
         where: Optional[Predicate] = None,
         args: Optional[Sequence[Any]] = None,
         sort: Optional[Sequence[SortKey]] = None,
@@ -376,10 +542,10 @@ class StoreMethods:
         """``section_by``: a key path or ``{keyPath, bucket, timeZone}``; the result
         then has ``sections`` ([{key, count, range}]). ``to_many``: ``"ids"`` or
         ``"count"`` to receive the to-many relationships ``select`` does not name."""
-        return self.call(
+        return self._objects(
             "query.fetch",
             _params(
-                entity=entity,
+                entity=entity_name(entity),
                 where=where,
                 args=_list(args),
                 variables=variables,
@@ -392,8 +558,27 @@ class StoreMethods:
                 sectionBy=section_by,
                 toMany=to_many,
             ),
+            "objects",
         )
 
+    @overload
+    def observe(
+        self,
+        entity: Entity[O],
+        where: Optional[Predicate] = None,
+        args: Optional[Sequence[Any]] = None,
+        sort: Optional[Sequence[SortKey]] = None,
+        limit: Optional[int] = None,
+        select: Optional[Sequence[str]] = None,
+        section_by: Optional[Any] = None,
+        callback: Optional[Callable[[Any, Dict[str, Any]], Any]] = None,
+        to_many: Optional[ToMany] = None,
+        variables: Optional[Mapping[str, Any]] = None,
+        offset: Optional[int] = None,
+        include: Optional[Sequence[str]] = None,
+        include_subentities: Optional[bool] = None,
+    ) -> "LiveQuery[O]": ...
+    @overload
     def observe(
         self,
         entity: str,
@@ -403,7 +588,23 @@ class StoreMethods:
         limit: Optional[int] = None,
         select: Optional[Sequence[str]] = None,
         section_by: Optional[Any] = None,
-        callback: Optional[Callable[[Any, Dict[str, Any]], None]] = None,
+        callback: Optional[Callable[[Any, Dict[str, Any]], Any]] = None,
+        to_many: Optional[ToMany] = None,
+        variables: Optional[Mapping[str, Any]] = None,
+        offset: Optional[int] = None,
+        include: Optional[Sequence[str]] = None,
+        include_subentities: Optional[bool] = None,
+    ) -> "LiveQuery[Any]": ...
+    def observe(
+        self,
+        entity: Union[str, Entity[Any]],
+        where: Optional[Predicate] = None,
+        args: Optional[Sequence[Any]] = None,
+        sort: Optional[Sequence[SortKey]] = None,
+        limit: Optional[int] = None,
+        select: Optional[Sequence[str]] = None,
+        section_by: Optional[Any] = None,
+        callback: Optional[Callable[[Any, Dict[str, Any]], Any]] = None,
         to_many: Optional[ToMany] = None,
         variables: Optional[Mapping[str, Any]] = None,
         offset: Optional[int] = None,
@@ -415,10 +616,8 @@ class StoreMethods:
         order; ``callback(live, change)`` runs after each change, ``wait_for(token,
         timeout)`` waits for a commit, and ``next_change()`` / iterating read each change
         once."""
-        from .live import LiveQuery
-
         params = _params(
-            entity=entity,
+            entity=entity_name(entity),
             where=where,
             args=_list(args),
             variables=variables,
@@ -431,6 +630,11 @@ class StoreMethods:
             sectionBy=section_by,
             toMany=to_many,
         )
+        return self._live_query(params, callback)
+
+    def _live_query(self, params: Dict[str, Any], callback: Optional[Callable[[Any, Dict[str, Any]], Any]]) -> Any:
+        from .live import LiveQuery
+
         return LiveQuery(self, callback)._start(params)
 
     def history(
@@ -450,7 +654,7 @@ class StoreMethods:
 
     def count(
         self,
-        entity: str,
+        entity: Union[str, Entity[Any]],
         where: Optional[Predicate] = None,
         args: Optional[Sequence[Any]] = None,
         variables: Optional[Mapping[str, Any]] = None,
@@ -459,7 +663,7 @@ class StoreMethods:
         return self.call(
             "query.count",
             _params(
-                entity=entity,
+                entity=entity_name(entity),
                 where=where,
                 args=_list(args),
                 variables=variables,
@@ -469,7 +673,7 @@ class StoreMethods:
 
     def ids(
         self,
-        entity: str,
+        entity: Union[str, Entity[Any]],
         where: Optional[Predicate] = None,
         args: Optional[Sequence[Any]] = None,
         variables: Optional[Mapping[str, Any]] = None,
@@ -482,7 +686,7 @@ class StoreMethods:
         return self.call(
             "query.ids",
             _params(
-                entity=entity,
+                entity=entity_name(entity),
                 where=where,
                 args=_list(args),
                 variables=variables,
@@ -509,7 +713,7 @@ class StoreMethods:
 
     def aggregate(
         self,
-        entity: str,
+        entity: Union[str, Entity[Any]],
         aggregates: Sequence[Mapping[str, Any]],
         group_by: Optional[Sequence[Any]] = None,
         where: Optional[Predicate] = None,
@@ -525,7 +729,7 @@ class StoreMethods:
         return self.call(
             "query.aggregate",
             _params(
-                entity=entity,
+                entity=entity_name(entity),
                 where=where,
                 args=_list(args),
                 variables=variables,
@@ -551,6 +755,7 @@ class StoreMethods:
         progress_token: Optional[Any] = None,
         with_related: Optional[bool] = None,
         variables: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
     ) -> Any:
         """``export.json``: ``{format, objects, counts, bytes}`` plus ``path`` (written to a
         new file) or ``data`` (the export's text, inline below 8 MiB). ``with_related``
@@ -567,6 +772,7 @@ class StoreMethods:
                 progressToken=progress_token,
                 withRelated=with_related,
             ),
+            timeout=timeout,
         )
 
     def import_json(
@@ -575,11 +781,12 @@ class StoreMethods:
         data: Optional[str] = None,
         mode: Optional[str] = None,
         progress_token: Optional[Any] = None,
+        timeout: Optional[float] = None,
     ) -> Any:
         """``import.json`` of a file (``path``) or an export's text (``data``), all or nothing;
         ``mode`` is ``insert`` (default), ``upsert`` or ``replace``."""
-        return self.call(
-            "import.json", _params(path=path, data=data, mode=mode, progressToken=progress_token)
+        return self._schema_call(
+            "import.json", _params(path=path, data=data, mode=mode, progressToken=progress_token), timeout=timeout
         )
 
     def import_core_data(
@@ -587,12 +794,13 @@ class StoreMethods:
         store: str,
         model: Optional[str] = None,
         progress_token: Optional[Any] = None,
+        timeout: Optional[float] = None,
     ) -> Any:
         """``import.coreData``: copies the Core Data SQLite store at ``store`` into the open
         store, all or nothing; ``{objects, counts, links, schemaDefined, skipped, warnings,
         source}``. ``model`` (a ``.xcdatamodeld``) gives exact names instead of inferred ones."""
-        return self.call(
-            "import.coreData", _params(store=store, model=model, progressToken=progress_token)
+        return self._schema_call(
+            "import.coreData", _params(store=store, model=model, progressToken=progress_token), timeout=timeout
         )
 
 

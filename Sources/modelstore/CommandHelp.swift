@@ -1,0 +1,248 @@
+import Handlers
+
+// The help of `modelstore` and of each command (`modelstore CMD --help`): usage, what it
+// does, its options, an example, and its exit statuses.
+
+enum CommandHelp {
+  static let exitStatuses = """
+    EXIT STATUS
+      0  done
+      1  the work failed (the message says why; nothing was changed unless it says so)
+      2  wrong arguments (nothing was done)
+
+    """
+
+  static let overview = """
+    modelstore \(Session.version): SwiftData / Core Data model semantics over JSON-RPC 2.0 on stdio.
+
+    USAGE
+      modelstore serve [--store PATH | --memory] [options]    serve one client on stdin/stdout
+      modelstore query STORE ENTITY [PREDICATE] [--sort KEY[,-KEY]] [--limit N] [--format table|json|ndjson|csv]
+      modelstore info STORE [--json]                          entities and counts, versions, history size
+      modelstore export --store PATH [--out FILE|-] [--format ndjson|json] [--csv] [--entity E]... [--where PRED] [--with-related]
+      modelstore import --store PATH FILE|- [--mode insert|upsert|replace] [--csv --entity E]
+      modelstore migrate --store PATH (--to SCHEMA.json | --plan PLAN.json) [--dry-run] [--allow-data-loss] [--no-backup] [--json]
+      modelstore upgrade --store PATH                         upgrade a formatVersion 1 file in place (a backup first)
+      modelstore import-coredata STORE [--model PATH] --store OUT   copy a Core Data SQLite store into a ModelStore file
+      modelstore xcdatamodel PATH [--audit | --generate TARGET [--out DIR]] [--report]   read a Core Data model
+      modelstore protocol --json                              print the protocol description (protocol.json)
+      modelstore --version | --help | help COMMAND
+
+    Every command takes --help. Long work (import, export, migrate, upgrade,
+    import-coredata) shows progress on stderr when it is a terminal, or with --progress.
+
+    SERVE OPTIONS
+      --store PATH              open (or create) the store file at PATH
+      --memory                  use an in-memory store (the default when no --store is given)
+      --read-only               open the store read-only; every write fails with kind readOnly
+      --no-create               refuse to create PATH when it does not exist
+      --no-history              commits write no history (live queries follow the file by a cheap check instead)
+      --history-retention KEEP  keep the newest N history transactions (100000) or those younger
+                                than a duration (90s, 30m, 12h, 7d, 2w); default forever
+      --format coredata         PATH is a Core Data SQLite store: browse and query it in place, read-only
+      --max-message-bytes N     largest accepted message (default 67108864 = 64 MiB)
+      --max-depth N             deepest accepted nesting of arrays/objects (default 64)
+      --log-level LEVEL         error | warning | info | debug (default warning); logs go to stderr
+
+    Messages are one JSON text per line; a first line starting with 'Content-Length:'
+    switches the session to LSP-style header framing. See protocol.md.
+
+    EXAMPLE
+      printf '%s\\n' '{"jsonrpc":"2.0","id":1,"method":"store.info"}' | modelstore serve --store tasks.store
+
+    """
+
+  /// Each command's one-line summary and help text.
+  static let commands: [String: (summary: String, text: String)] = [
+    "query": (
+      "print the objects of an entity that match a predicate",
+      """
+      USAGE
+        modelstore query STORE ENTITY [PREDICATE] [options]
+
+      Prints the objects of ENTITY (and of its sub-entities) that match PREDICATE, an
+      NSPredicate-style filter (protocol.md, "Predicates"), as query.fetch returns them.
+      Read-only: the store is never written.
+
+      OPTIONS
+        --sort KEY[,-KEY]...   order by these key paths; '-' before a key sorts it descending
+        --limit N              at most N objects
+        --offset N             skip the first N objects
+        --select KEY[,KEY]...  only these keys (_id always comes)
+        --format FORMAT        table (default), json (one array), ndjson (one object a line), csv
+        --coredata             STORE is a Core Data SQLite store, read in place
+
+      EXAMPLE
+        modelstore query tasks.store Task "priority >= 2 AND title CONTAINS[c] 'report'" --sort -priority,title --limit 10
+
+      """
+    ),
+    "info": (
+      "what a store holds",
+      """
+      USAGE
+        modelstore info STORE [--json] [--coredata]
+
+      Prints what STORE holds: its format and format version, its schema version and hash,
+      the objects of each entity, the history transactions it keeps, its size. Read-only.
+
+      OPTIONS
+        --json       print it as one JSON object (store.info's members, plus history)
+        --coredata   STORE is a Core Data SQLite store, read in place
+
+      EXAMPLE
+        modelstore info tasks.store
+
+      """
+    ),
+    "export": (
+      "write a store's objects to a file",
+      """
+      USAGE
+        modelstore export --store PATH [options]
+
+      Writes the store's objects in the interchange format (protocol.md, "Interchange
+      format"): a header with the schema, then the objects; or with --csv one entity's
+      attribute values as CSV with a header row. A summary goes to stderr.
+
+      OPTIONS
+        --out FILE, -o FILE   write to FILE ('-' or no --out: standard output); FILE must not
+                              exist unless --force is given
+        --force               replace FILE if it exists (written aside, renamed over it at the end)
+        --format ndjson|json  the interchange layout (default ndjson)
+        --csv                 CSV of one --entity: _id and its stored attributes (not relationships)
+        --entity E            only objects of E and its sub-entities (repeatable)
+        --where PRED          only objects matching PRED (with exactly one --entity)
+        --with-related        also every object the chosen ones reach through relationships:
+                              each relationship (to-one and to-many, either side) of every
+                              object included is followed, transitively, until nothing new is
+                              reached, so the file refers to no object outside it and imports
+                              into an empty store
+        --progress            show progress on stderr even when it is not a terminal
+
+      EXAMPLE
+        modelstore export --store tasks.store --entity Task --where "priority >= 2" --with-related --out urgent.ndjson
+
+      """
+    ),
+    "import": (
+      "read objects from a file into a store",
+      """
+      USAGE
+        modelstore import --store PATH FILE|- [options]
+
+      Reads an interchange file ('-': standard input) into the store, all or nothing; the
+      store is created if it does not exist (and removed again if the import fails). With
+      --csv, FILE is CSV of one entity: its header row names the columns, each a stored
+      attribute of the entity (or '_id'); values are converted by the attribute's type; an
+      empty field is no value, a quoted empty field ("") the empty string. The store must
+      already have a schema. Errors name the line (and the CSV column).
+
+      OPTIONS
+        --mode MODE        insert (default: new ids), upsert (match on a uniqueness constraint),
+                           replace (empty the file's entities first, keep the file's ids)
+        --csv              FILE is CSV
+        --entity E         the entity of a CSV file's records
+        --progress         show progress on stderr even when it is not a terminal
+
+      EXAMPLE
+        modelstore import --store copy.store urgent.ndjson
+
+      """
+    ),
+    "migrate": (
+      "migrate a store to another schema version",
+      """
+      USAGE
+        modelstore migrate --store PATH (--to SCHEMA.json | --plan PLAN.json) [options]
+
+      Migrates the store to the schema version SCHEMA.json holds (a lightweight stage from
+      the store's version), or along PLAN.json's {schemas, stages}; '-' reads it from
+      standard input. Prints the plan and what was done; a backup of the file is written
+      first (PATH.before-FROM-to-TO.backup) and removed again if the migration is refused
+      before any stage is applied.
+
+      OPTIONS
+        --dry-run           run every stage inside a transaction that is rolled back: the plan only
+        --allow-data-loss   accept stages that drop stored data (removed attributes, relationships,
+                            entities with objects)
+        --no-backup         write no backup first
+        --json              print the result as JSON (migration.apply's result)
+        --progress          show progress on stderr even when it is not a terminal
+
+      EXAMPLE
+        modelstore migrate --store tasks.store --to TaskV2.json --dry-run
+
+      """
+    ),
+    "upgrade": (
+      "upgrade a store file of an older format",
+      """
+      USAGE
+        modelstore upgrade --store PATH [--progress]
+
+      Upgrades a store file of formatVersion 1 to the current format in place (what opening
+      it for writing does anyway), after copying it to PATH.format1-backup.
+
+      EXAMPLE
+        modelstore upgrade --store old.store
+
+      """
+    ),
+    "import-coredata": (
+      "copy a Core Data store into a ModelStore file",
+      """
+      USAGE
+        modelstore import-coredata STORE --store OUT [--model PATH] [--progress]
+
+      Copies a Core Data SQLite store (a simulator's .sqlite, with its -wal) into the
+      ModelStore file OUT, all or nothing, and prints the objects per entity. The model is
+      read from the store's metadata, or from --model (a .xcdatamodeld, .xcdatamodel or
+      .mom). An OUT the command created is removed again if the import fails.
+
+      EXAMPLE
+        modelstore import-coredata Tasks.sqlite --store tasks.store
+
+      """
+    ),
+    "xcdatamodel": (
+      "read a Core Data model",
+      """
+      USAGE
+        modelstore xcdatamodel PATH [--audit [--cloudkit] [--compare PATH2]] [--generate TARGET [--base-name NAME] [--out DIR [--force]]] [--report]
+
+      PATH is a .xcdatamodeld bundle, a .xcdatamodel directory or a 'contents' file.
+      Prints the current version's schema as JSON (or the audit report, or the generated
+      files, or with --report the whole import result) on stdout, and the findings on
+      stderr. TARGET is swiftdata, coredata, typescript or python. --out writes the files
+      into DIR, refusing to replace one that exists unless --force is given. Exit status 1
+      when a version has an error.
+
+      EXAMPLE
+        modelstore xcdatamodel Tasks.xcdatamodeld --generate swiftdata --out Generated
+
+      """
+    ),
+    "protocol": (
+      "print the protocol description",
+      """
+      USAGE
+        modelstore protocol --json
+
+      Prints the machine-readable protocol description (OpenRPC style: methods, params,
+      results) generated from the server's params types; protocol.json is its output.
+
+      EXAMPLE
+        modelstore protocol --json > protocol.json
+
+      """
+    ),
+  ]
+
+  /// The help of `command` (the overview for `serve` or an unknown one), with the exit
+  /// statuses.
+  static func text(_ command: String) -> String {
+    guard let help = commands[command] else { return overview + exitStatuses }
+    return "modelstore \(command): \(help.summary)\n\n" + help.text + exitStatuses
+  }
+}
