@@ -30,9 +30,16 @@ public struct ResultSchemaChecker: Sendable {
     components = description["components"]?["schemas"]?.objectValue ?? [:]
   }
 
+  /// Methods the transport answers itself (protocol.md, "Cancellation" and "LSP clients"),
+  /// outside the method table the description lists: sent as requests, they answer `null`.
+  public static let transportMethods: Set<String> = ["$/cancelRequest", "initialized"]
+
   /// Every way `result` differs from `method`'s described result, each with its JSON path
   /// (empty when it conforms).
   public func problems(method: String, result: JSONValue) -> [String] {
+    if Self.transportMethods.contains(method) {
+      return result == .null ? [] : ["\(method): the transport answers null, got \(short(result))"]
+    }
     guard let schema = results[method] else { return ["\(method): not in the description"] }
     var out: [String] = []
     check(result, schema, "result", &out)

@@ -3,13 +3,14 @@ import JSONCore
 import TestSupport
 import XCTest
 
-/// The Node client's result interfaces (`Clients/node/src/types.ts`) against the result
-/// schemas of protocol.json, member by member: every described member is in the
-/// interface and every member of the interface is described (where the description lists
-/// all), a member is optional (`?`) exactly where the description does not require it, and
-/// `| null` exactly where the description allows null. Member types beyond null are not
-/// compared (types.ts names its own types).
-final class NodeResultTypesTests: XCTestCase {
+/// The clients' typed results against the result schemas of protocol.json, member by
+/// member: the Node client's result interfaces (`Clients/node/src/types.ts`) and the Python
+/// client's result TypedDicts (`typed.py`). Every described member is in the type and every
+/// member of the type is described (where the description lists all), a member is optional
+/// (`?`, `NotRequired`) exactly where the description does not require it, and admits null
+/// (`| null`, `Optional`) exactly where the description does. Member types beyond null are
+/// not compared (each client names its own types).
+final class ClientResultTypesTests: XCTestCase {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
   /// Method -> its result interface in types.ts (and, for a `oneOf` result, which alternative).
@@ -22,8 +23,26 @@ final class NodeResultTypesTests: XCTestCase {
     ("migration.plan", "MigrationResult", nil), ("history.fetch", "HistoryResult", nil), ("import.coreData", "ImportCoreDataResult", nil),
   ]
 
-  func testResultInterfacesMatchTheDescription() throws {
+  /// Method -> its result TypedDict in the Python client's typed.py.
+  static let typedDicts: [(method: String, interface: String, alternative: Int?)] = [
+    ("query.fetch", "Fetched", nil), ("objects.upsert", "Upserted", nil), ("objects.get", "Many", 1),
+  ]
+
+  func testNodeResultInterfacesMatchTheDescription() throws {
     let text = try String(contentsOf: Self.root.appendingPathComponent("Clients/node/src/types.ts"), encoding: .utf8)
+    let problems = try compare(Self.interfaces) { TypeScriptInterface.members(of: $0, in: text) }
+    XCTAssertEqual(problems, [], problems.joined(separator: "\n"))
+  }
+
+  func testPythonResultTypedDictsMatchTheDescription() throws {
+    let text = try String(contentsOf: Self.root.appendingPathComponent("Clients/python/src/modelstore_client/typed.py"), encoding: .utf8)
+    let problems = try compare(Self.typedDicts) { PythonTypedDict.members(of: $0, in: text) }
+    XCTAssertEqual(problems, [], problems.joined(separator: "\n"))
+  }
+
+  private func compare(
+    _ types: [(method: String, interface: String, alternative: Int?)], _ members: (String) -> [TypeScriptInterface.Member]?
+  ) throws -> [String] {
     let checker = ResultSchemaChecker.shared
     let components = try JSONParser.parse(String(contentsOf: Self.root.appendingPathComponent("protocol.json"), encoding: .utf8))[
       "components"]?["schemas"]
@@ -32,14 +51,14 @@ final class NodeResultTypesTests: XCTestCase {
       return components?[String(name)] ?? s
     }
     var problems: [String] = []
-    for (method, name, alternative) in Self.interfaces {
+    for (method, name, alternative) in types {
       guard var schema = checker.results[method].map(resolve) else {
         problems.append("\(method): not in the description")
         continue
       }
       if let alternative { schema = resolve(schema["oneOf"]?.arrayValue?[alternative] ?? .null) }
-      guard let members = TypeScriptInterface.members(of: name, in: text) else {
-        problems.append("\(method): types.ts has no interface \(name)")
+      guard let members = members(name) else {
+        problems.append("\(method): the client has no type \(name)")
         continue
       }
       let properties = schema["properties"]?.objectValue ?? [:]
@@ -64,7 +83,7 @@ final class NodeResultTypesTests: XCTestCase {
         for m in members where properties[m.name] == nil { problems.append("\(method): \(name).\(m.name) is not described") }
       }
     }
-    XCTAssertEqual(problems, [], problems.joined(separator: "\n"))
+    return problems
   }
 }
 
@@ -122,5 +141,30 @@ enum TypeScriptInterface {
         }
         return Member(name: key, optional: optional, nullable: topLevel.contains("null"))
       }
+  }
+}
+
+/// The members of a `class NAME(TypedDict...)` in a Python file: `name: type` lines of its
+/// body, `NotRequired[...]` optional, `Optional[...]` or `None` nullable.
+enum PythonTypedDict {
+  static func members(of name: String, in text: String) -> [TypeScriptInterface.Member]? {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    guard let start = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("class \(name)(TypedDict") }) else {
+      return nil
+    }
+    let indent = lines[start].prefix { $0 == " " }.count
+    var out: [TypeScriptInterface.Member] = []
+    for line in lines[(start + 1)...] {
+      let body = line.trimmingCharacters(in: .whitespaces)
+      if body.isEmpty { continue }
+      if line.prefix(while: { $0 == " " }).count <= indent { break }
+      guard let colon = body.firstIndex(of: ":"), body[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { continue }
+      let type = body[body.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      out.append(
+        TypeScriptInterface.Member(
+          name: String(body[..<colon]), optional: type.hasPrefix("NotRequired["),
+          nullable: type.contains("Optional[") || type.contains("None")))
+    }
+    return out
   }
 }
