@@ -5,6 +5,8 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "journal_vfs.h"
+
 /// sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML/DDL, 0): string literals must be
 /// single-quoted, so a misquoted identifier fails instead of becoming a string.
 static inline void cs_disable_dqs(sqlite3 *db) {
@@ -16,6 +18,22 @@ static inline void cs_disable_dqs(sqlite3 *db) {
 /// or schema corruption through SQL.
 static inline void cs_enable_defensive(sqlite3 *db) {
   sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (void *)0);
+}
+
+/// Process-wide settings, made before the first connection opens (later, SQLite refuses
+/// them with SQLITE_MISUSE and keeps its defaults): no memory statistics, so that each of
+/// SQLite's allocations skips a global mutex and its counters (nothing here reads them, and
+/// no soft heap limit is set); a statement or savepoint journal kept in memory up to
+/// `spill` bytes (SQLite's default is 64 KiB: past it the journal becomes a temporary file
+/// and stays one until the transaction ends, so every later savepoint of a long client
+/// transaction wrote each page it changed there with a system call); and the VFS that
+/// writes such a journal's file in pieces the unix VFS takes (journal_vfs.h), without which
+/// a spill above 128 KiB fails with SQLITE_FULL.
+static inline int cs_configure_process(int spill) {
+  int rc = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  if (rc == SQLITE_OK) rc = sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, spill);
+  if (rc == SQLITE_OK) rc = cs_register_journal_vfs();
+  return rc;
 }
 
 /// SQLITE_TRANSIENT: SQLite copies bound text and blobs before returning.

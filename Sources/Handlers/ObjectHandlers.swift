@@ -7,7 +7,7 @@ enum ObjectHandlers {
   static func methods(_ s: Session) -> [MethodEntry] {
     [
       MethodEntry(ObjectsInsertParams.self) { p, _ in
-        WireObjectJSON(try s.requireStore().insert(entity: p.entity, values: p.values, toMany: p.toMany))
+        WireObjectJSON(.encoded(try s.requireStore().insertEncoded(entity: p.entity, values: p.values, toMany: p.toMany)))
       },
       MethodEntry(ObjectsUpdateParams.self) { p, _ in
         WireObjectJSON(try s.requireStore().update(id: p.id, values: p.values, ifVersion: p.ifVersion, toMany: p.toMany))

@@ -52,19 +52,19 @@ final class FrameReader {
   /// A cheap pre-filter run on every message: is the text `$/cancelRequest` in it?
   static func mentionsCancel(_ m: [UInt8]) -> Bool {
     guard m.count >= cancelMarker.count, m.count < 4096 else { return false }
-    return m.withUnsafeBufferPointer { buf in
-      var i = 0
-      let last = buf.count - cancelMarker.count
-      while i <= last {
-        // `$` then `/` is rare in ordinary requests; compare the rest only then.
-        if buf[i] == 0x24 && buf[i + 1] == 0x2F {
-          var k = 2
-          while k < cancelMarker.count && buf[i + k] == cancelMarker[k] { k += 1 }
-          if k == cancelMarker.count { return true }
+    return m.withUnsafeBytes { buf in
+      cancelMarker.withUnsafeBytes { marker in
+        let base = buf.baseAddress!
+        let last = buf.count - marker.count
+        var i = 0
+        // `$` is rare in ordinary requests: memchr finds each one, the rest is compared there.
+        while i <= last, let found = memchr(base + i, 0x24, last - i + 1) {
+          let at = base.distance(to: UnsafeRawPointer(found))
+          if memcmp(base + at, marker.baseAddress!, marker.count) == 0 { return true }
+          i = at + 1
         }
-        i += 1
+        return false
       }
-      return false
     }
   }
 
@@ -121,15 +121,13 @@ final class FrameReader {
   // MARK: - Lines
 
   private func consumeLines(_ bytes: UnsafeRawBufferPointer, _ batch: inout [InboundItem]) {
+    guard let base = bytes.baseAddress else { return }
     var lineStart = 0
-    var i = 0
-    while i < bytes.count {
-      if bytes[i] == 0x0A {
-        appendPart(UnsafeRawBufferPointer(rebasing: bytes[lineStart..<i]))
-        finishLine(&batch)
-        lineStart = i + 1
-      }
-      i += 1
+    while lineStart < bytes.count, let newline = memchr(base + lineStart, 0x0A, bytes.count - lineStart) {
+      let i = base.distance(to: UnsafeRawPointer(newline))
+      appendPart(UnsafeRawBufferPointer(rebasing: bytes[lineStart..<i]))
+      finishLine(&batch)
+      lineStart = i + 1
     }
     if lineStart < bytes.count { appendPart(UnsafeRawBufferPointer(rebasing: bytes[lineStart...])) }
   }

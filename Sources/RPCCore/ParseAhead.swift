@@ -41,9 +41,14 @@ final class ParseAhead: @unchecked Sendable {
   private var jobHead = 0
   private var current: Int?
   private var done: [Int: Outcome] = [:]
+  /// Trees the main thread has handled, released here after the next message parsed
+  /// (`retire`).
+  private var retired: [JSONValue] = []
   /// The main thread waits for the message being parsed (the only wait it does).
   private var waiting = false
   // The main thread's own:
+  /// The tree of the message handled last, handed over with the next `take`.
+  private var toRetire: JSONValue?
   private var lastSubmitted = Int.min
   private var outstanding = 0
   /// Outcomes the main thread took from here, for the log at the end.
@@ -84,9 +89,13 @@ final class ParseAhead: @unchecked Sendable {
   /// waited for while it is being parsed; nil when it was not handed over or not started
   /// (then it is taken back, and the caller parses it).
   func take(_ seq: Int) -> Outcome? {
-    guard seq <= lastSubmitted else { return nil }
+    guard seq <= lastSubmitted else {
+      toRetire = nil
+      return nil
+    }
     lock.lock()
     defer { lock.unlock() }
+    if let value = toRetire.take(), current != nil || jobHead < jobs.count { retired.append(value) }
     while current == seq {
       waiting = true
       lock.wait()
@@ -105,8 +114,20 @@ final class ParseAhead: @unchecked Sendable {
     return nil
   }
 
+  /// Takes a tree the main thread is done with, to be released on this thread (which
+  /// allocated it): freeing a request's tree costs the main thread about as much as
+  /// building its reply. It is handed over with the next `take` (which holds the lock
+  /// anyway), and only while this thread has work ahead, so a tree never waits for a later
+  /// burst; otherwise the main thread releases it there, as usual.
+  func retire(_ value: consuming JSONValue) { toRetire = value }
+
   private func work() {
+    var garbage: [JSONValue] = []
     while true {
+      lock.lock()
+      swap(&garbage, &retired)
+      lock.unlock()
+      garbage.removeAll(keepingCapacity: true)
       lock.lock()
       while jobHead >= jobs.count { lock.wait() }
       let job = jobs[jobHead]

@@ -351,8 +351,11 @@ public final class Server: @unchecked Sendable {
   /// already have been done by the parse-ahead thread (same outcome as parsing it here).
   func handle(_ bytes: [UInt8], seq: Int? = nil) -> JSONValue? {
     let value: JSONValue
+    var parsedAhead = false
     switch seq.flatMap({ parseAhead?.take($0) }) {
-    case .parsed(let v)?: value = v
+    case .parsed(let v)?:
+      value = v
+      parsedAhead = true
     case .failed(let error)?: return parseFailureReply(error)
     case .skipped?, nil:
       if let streamed = handleStreamed(bytes) { return streamed.reply }
@@ -362,6 +365,8 @@ public final class Server: @unchecked Sendable {
         return parseFailureReply(error)
       }
     }
+    // The tree goes back to the thread that made it, which releases it (`ParseAhead.retire`).
+    defer { if parsedAhead { parseAhead?.retire(value) } }
     switch value {
     case .array(let items):
       if items.isEmpty { return errorResponse(id: .null, .invalidRequest("empty batch")) }
@@ -455,7 +460,9 @@ public final class Server: @unchecked Sendable {
       return errorResponse(id: replyID, .invalidRequest("the server is shutting down", kind: "shuttingDown"))
     }
     switch run(method, params, id: replyID, streamed: streamed) {
-    case .success(let result): return .object(["jsonrpc": "2.0", "id": replyID, "result": result])
+    case .success(let result):
+      // Members built as an array (a dictionary literal costs a second array and a copy).
+      return .object(JSONObject([.init("jsonrpc", "2.0"), .init("id", replyID), .init("result", result)]))
     case .failure(let e): return errorResponse(id: replyID, e)
     }
   }

@@ -60,6 +60,7 @@ public final class Connection: DatabaseConnection {
   /// Opens `name` as SQLite reads it: ":memory:" for an in-memory database, a `file:` URI,
   /// or a path. Paths a user gave go through `init(file:)` instead.
   public init(path: String, options: Options = Options()) throws {
+    _ = Self.processConfigured
     var db: OpaquePointer?
     var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
     if options.readOnly {
@@ -86,6 +87,13 @@ public final class Connection: DatabaseConnection {
   }
 
   deinit { close() }
+
+  /// `cs_configure_process`, once, before the first connection of the process opens.
+  private static let processConfigured: Void = { _ = cs_configure_process(Int32(savepointJournalInMemory)) }()
+  /// Bytes of a statement's or savepoint's journal kept in memory (`cs_configure_process`):
+  /// the pages it changes that existed before it began, 4 KiB each. Past it the journal is
+  /// a temporary file until the transaction ends.
+  public static let savepointJournalInMemory = 4 << 20
 
   private var isClosed = false
 

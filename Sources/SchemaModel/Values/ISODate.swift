@@ -107,6 +107,17 @@ public enum ISODate {
   /// read: written byte by byte, no string interpolation).
   public static func format(_ seconds: Double) -> String {
     guard hasCalendarDate(seconds) else { return "invalid date" }
+    return String(unsafeUninitializedCapacity: maxFormattedLength) { format(seconds, into: $0) }
+  }
+
+  /// The most bytes `format` writes: a sign, 7 digits of year (within `maxSeconds` of 1970
+  /// is within 3.17 million years) and 20 more.
+  public static let maxFormattedLength = 28
+
+  /// Writes the bytes of `format(seconds)` at the start of `buf` (at least
+  /// `maxFormattedLength` long) and returns how many; `seconds` must have a calendar date.
+  public static func format(_ seconds: Double, into buf: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    precondition(hasCalendarDate(seconds) && buf.count >= maxFormattedLength)
     let totalMillis = Int64((seconds * 1000).rounded())
     var days = totalMillis / 86_400_000
     var rem = totalMillis % 86_400_000
@@ -116,41 +127,43 @@ public enum ISODate {
     }
     let (y, m, d) = civilFromDays(Int(days))
     let h = Int(rem / 3_600_000), mi = Int(rem / 60_000 % 60), s = Int(rem / 1000 % 60), ms = Int(rem % 1000)
-    let yearDigits = max(4, String(abs(y)).utf8.count)
-    let count = (y < 0 ? 1 : 0) + yearDigits + 20
-    return String(unsafeUninitializedCapacity: count) { buf in
-      var i = 0
-      func put(_ v: Int, _ width: Int) {
-        var v = v
-        var k = width - 1
-        while k >= 0 {
-          buf[i + k] = UInt8(48 + v % 10)
-          v /= 10
-          k -= 1
-        }
-        i += width
-      }
-      func sep(_ c: UInt8) {
-        buf[i] = c
-        i += 1
-      }
-      if y < 0 { sep(45) }
-      put(abs(y), yearDigits)
-      sep(45)
-      put(m, 2)
-      sep(45)
-      put(d, 2)
-      sep(84)
-      put(h, 2)
-      sep(58)
-      put(mi, 2)
-      sep(58)
-      put(s, 2)
-      sep(46)
-      put(ms, 3)
-      sep(90)
-      return i
+    var yearDigits = 4
+    var more = abs(y) / 10_000
+    while more > 0 {
+      yearDigits += 1
+      more /= 10
     }
+    var i = 0
+    func put(_ v: Int, _ width: Int) {
+      var v = v
+      var k = width - 1
+      while k >= 0 {
+        buf[i + k] = UInt8(48 + v % 10)
+        v /= 10
+        k -= 1
+      }
+      i += width
+    }
+    func sep(_ c: UInt8) {
+      buf[i] = c
+      i += 1
+    }
+    if y < 0 { sep(45) }
+    put(abs(y), yearDigits)
+    sep(45)
+    put(m, 2)
+    sep(45)
+    put(d, 2)
+    sep(84)
+    put(h, 2)
+    sep(58)
+    put(mi, 2)
+    sep(58)
+    put(s, 2)
+    sep(46)
+    put(ms, 3)
+    sep(90)
+    return i
   }
 
   static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }

@@ -58,52 +58,63 @@ public enum UUIDText {
 
   /// The canonical text of 16 bytes (uppercase, dashes after bytes 4, 6, 8 and 10).
   public static func text(_ bytes: [UInt8]) -> String {
+    String(unsafeUninitializedCapacity: 36) { text(bytes, into: $0) }
+  }
+
+  /// Writes the 36 bytes of `text(bytes)` at the start of `out` and returns 36.
+  public static func text(_ bytes: [UInt8], into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
     precondition(bytes.count == 16, "a UUID has 16 bytes")
+    precondition(out.count >= 36)
     let hex: StaticString = "0123456789ABCDEF"
-    return String(unsafeUninitializedCapacity: 36) { out in
-      var n = 0
-      for (i, byte) in bytes.enumerated() {
-        if i == 4 || i == 6 || i == 8 || i == 10 {
-          out[n] = 45
-          n += 1
-        }
-        out[n] = hex.utf8Start[Int(byte >> 4)]
-        out[n + 1] = hex.utf8Start[Int(byte & 15)]
-        n += 2
+    var n = 0
+    for (i, byte) in bytes.enumerated() {
+      if i == 4 || i == 6 || i == 8 || i == 10 {
+        out[n] = 45
+        n += 1
       }
-      return n
+      out[n] = hex.utf8Start[Int(byte >> 4)]
+      out[n + 1] = hex.utf8Start[Int(byte & 15)]
+      n += 2
     }
+    return n
   }
 
   /// The 16 bytes of a UUID string in any case, or nil if it is not one. Byte order is
   /// the text's order, so stored blobs sort exactly as the canonical text.
   public static func bytes(_ s: String) -> [UInt8]? {
     guard s.utf8.count == 36 else { return nil }
-    var out = [UInt8]()
-    out.reserveCapacity(16)
-    var high: UInt8? = nil
-    var i = 0
-    for c in s.utf8 {
-      defer { i += 1 }
-      if i == 8 || i == 13 || i == 18 || i == 23 {
-        guard c == 45 else { return nil }
-        continue
+    var s = s
+    return s.withUTF8 { text -> [UInt8]? in
+      var out = [UInt8](repeating: 0, count: 16)
+      let ok = out.withUnsafeMutableBufferPointer { out -> Bool in
+        // Pairs of hex digits; the dashes fall between pairs (groups of 8, 4, 4, 4, 12).
+        var i = 0
+        var n = 0
+        while i < 36 {
+          if i == 8 || i == 13 || i == 18 || i == 23 {
+            guard text[i] == 45 else { return false }
+            i += 1
+            continue
+          }
+          guard let high = hexValue(text[i]), let low = hexValue(text[i + 1]) else { return false }
+          out[n] = high << 4 | low
+          n += 1
+          i += 2
+        }
+        return true
       }
-      let v: UInt8
-      switch c {
-      case 48...57: v = c - 48
-      case 65...70: v = c - 55
-      case 97...102: v = c - 87
-      default: return nil
-      }
-      if let h = high {
-        out.append(h << 4 | v)
-        high = nil
-      } else {
-        high = v
-      }
+      return ok ? out : nil
     }
-    return out
+  }
+
+  @inline(__always)
+  private static func hexValue(_ c: UInt8) -> UInt8? {
+    switch c {
+    case 48...57: return c - 48
+    case 65...70: return c - 55
+    case 97...102: return c - 87
+    default: return nil
+    }
   }
 }
 

@@ -18,11 +18,13 @@ final class ChangeLog {
   func insert(_ id: ObjectID) { inserted.append(id) }
 
   func update(_ id: ObjectID, keys: some Sequence<String>) {
-    if updatedKeys[id] == nil {
+    // One hash of `id` when it is already there (a category touched by each of its tasks' inserts).
+    if let i = updatedKeys.index(forKey: id) {
+      updatedKeys.values[i].formUnion(keys)
+    } else {
       updatedOrder.append(id)
-      updatedKeys[id] = []
+      updatedKeys[id] = Set(keys)
     }
-    updatedKeys[id]!.formUnion(keys)
   }
 
   func delete(_ id: ObjectID, tombstone: JSONObject?) { deleted.append((id, tombstone)) }
@@ -31,11 +33,14 @@ final class ChangeLog {
 
   /// Empties the log, keeping its storage (the request log is reused request after request).
   func removeAll() {
-    inserted.removeAll()
-    updatedOrder.removeAll(keepingCapacity: true)
-    updatedKeys.removeAll(keepingCapacity: true)
-    deleted.removeAll(keepingCapacity: true)
-    bulk.removeAll()
+    // Only what holds something: clearing a dictionary visits its whole capacity.
+    if !inserted.isEmpty { inserted.removeAll() }
+    if !updatedOrder.isEmpty {
+      updatedOrder.removeAll(keepingCapacity: true)
+      updatedKeys.removeAll(keepingCapacity: true)
+    }
+    if !deleted.isEmpty { deleted.removeAll(keepingCapacity: true) }
+    if !bulk.isEmpty { bulk.removeAll() }
   }
 
   /// True when `id` was inserted by the changes in this log.

@@ -27,17 +27,63 @@ final class EntityPlan {
 
   /// Where each stored attribute or to-one goes in the insert's bound values.
   let insertSlot: [String: Int]
+  /// The key of each slot (slot 0, `_ent`, has none): `slot(of:after:)` tries the next one first.
+  private let slotKeys: [String?]
   /// The insert's bound values before any given value: the entity code, encoded literal
-  /// defaults, NULL elsewhere; the key is appended.
+  /// defaults, NULL elsewhere, the key last (NULL, set by each insert).
   let insertTemplate: [SQLValue]
   private var cachedInsert: (any PreparedStatement)?
+  private var cachedConcreteEntity: (any PreparedStatement)?
+  /// `,"name":` as `JSONWriter` writes it, for each attribute (`model.attributes` order),
+  /// then each to-one, then each to-many: the members of an object written straight from
+  /// the values an insert bound (`Store.insertEncoded`).
+  let memberKeys: [[UInt8]]
+  /// `"Entity/` as `JSONWriter` writes the start of an id of this entity; the key and the
+  /// closing quote follow.
+  let wireIDPrefix: [UInt8]
+  /// `{"_id":"Entity/`: how an object of this entity starts (`WireObject`'s first member).
+  let wireObjectStart: [UInt8]
+  /// `,"_entity":"Entity"`.
+  let wireEntity: [UInt8]
+  /// The type of each of `storedAttributes` (read without copying the attribute).
+  let storedTypes: [AttributeType]
+  /// What an object written from an insert's bound values has for each attribute
+  /// (`model.attributes` order): a stored value of its type, or a transient's default.
+  let replyAttributes: [ReplyAttribute]
+  enum ReplyAttribute {
+    case stored(AttributeType)
+    case transient(JSONValue)
+  }
+  /// Indexes in `storedAttributes` of the attributes without a literal default: an insert
+  /// that does not give them generates a value or refuses (literal defaults are in the template).
+  let unsetChecks: [Int]
 
   /// The prepared insert, kept here so the hot path skips the cache lookup by SQL text.
   func insertStatement(_ connection: any DatabaseConnection) throws -> any PreparedStatement {
-    if let s = cachedInsert { return s }
-    let s = try connection.cached(insertSQL)
-    cachedInsert = s
+    try kept(&cachedInsert, insertSQL, connection)
+  }
+
+  /// `SELECT "_ent" FROM table WHERE "_pk" = ?`, kept here like the insert: every to-one
+  /// a write sets looks its target up with it (`Store.concreteID`).
+  func concreteEntityStatement(_ connection: any DatabaseConnection) throws -> any PreparedStatement {
+    try kept(&cachedConcreteEntity, "SELECT \"_ent\" FROM \(table) WHERE \"_pk\" = ?", connection)
+  }
+
+  private func kept(
+    _ slot: inout (any PreparedStatement)?, _ sql: @autoclosure () -> String, _ connection: any DatabaseConnection
+  ) throws -> any PreparedStatement {
+    if let s = slot { return s }
+    let s = try connection.cached(sql())
+    slot = s
     return s
+  }
+
+  /// `insertSlot[key]`, trying first the slot after `previous`: values usually come in the
+  /// model's order, and comparing two keys costs less than hashing one.
+  func slot(of key: String, after previous: Int) -> Int? {
+    let next = previous + 1
+    if next < slotKeys.count, slotKeys[next] == key { return next }
+    return insertSlot[key]
   }
 
   init(model: EntityModel, graph: ModelGraph, codes: EntityCodes) {
@@ -70,7 +116,29 @@ final class EntityPlan {
       slots[r.name] = template.count
       template.append(.null)
     }
+    template.append(.null)  // the key
     insertSlot = slots
+    slotKeys = [nil] + storedAttributes.map(\.name) + toOne.map(\.name)
+    memberKeys = (model.attributes.map(\.name) + toOne.map(\.name) + toMany.map(\.name)).map { name in
+      var w = JSONWriter(capacity: name.utf8.count + 4)
+      w.bytes.append(UInt8(ascii: ","))
+      w.writeString(name)
+      w.bytes.append(UInt8(ascii: ":"))
+      return w.bytes
+    }
+    wireIDPrefix = Array(JSONWriter.encode(.string(model.name + ObjectID.separator)).dropLast())
+    wireObjectStart = [UInt8(ascii: "{")] + JSONWriter.encode(.string(WireObject.idKey)) + [UInt8(ascii: ":")] + wireIDPrefix
+    wireEntity =
+      [UInt8(ascii: ",")] + JSONWriter.encode(.string(WireObject.entityKey)) + [UInt8(ascii: ":")] + JSONWriter.encode(.string(model.name))
+    let stored = storedAttributes
+    storedTypes = stored.map(\.type)
+    replyAttributes = model.attributes.map { a in
+      a.transient ? .transient(WireObject.transient(a)) : .stored(a.type)
+    }
+    unsetChecks = stored.indices.filter {
+      if case .literal? = stored[$0].defaultValue { return false }
+      return true
+    }
     insertTemplate = template
     incomingWithoutInverse = graph.incomingWithoutInverse(to: model)
     needsRelationshipValidation = model.relationships.contains {

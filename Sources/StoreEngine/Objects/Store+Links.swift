@@ -33,13 +33,15 @@ extension Store {
       id = parsed
     }
     let destPlan = try plan(r.destination)
-    guard let named = catalog.plans[id.entity], destPlan.model.root === named.model.root else {
+    guard let named = id.entity == destPlan.model.name ? destPlan : catalog.plans[id.entity], destPlan.model.root === named.model.root
+    else {
       throw StoreError(
         .validation, at: path, "'\(text)' is not a \(r.destination), as '\(owner).\(r.name)' requires",
         ["entity": .string(owner), "relationship": .string(r.name), "id": .string(text)], placeInData: false)
     }
     // The id may name the object's own entity or an ancestor of it ("Pet/3" for a Dog).
-    guard let concrete = try concreteID(pk: id.pk, plan: named), let target = catalog.plans[concrete.entity], named.model.includes(target.model)
+    guard let concrete = try concreteID(pk: id.pk, plan: named),
+      let target = concrete.entity == named.model.name ? named : catalog.plans[concrete.entity], named.model.includes(target.model)
     else {
       throw StoreError(.notFound, at: path, "object \(text) does not exist", ["id": .string(text)])
     }
@@ -62,8 +64,9 @@ extension Store {
 
   /// The concrete id of the object with key `pk` in `plan`'s hierarchy, if present.
   func concreteID(pk: Int64, plan: EntityPlan) throws -> ObjectID? {
-    try connection.cached("SELECT \"_ent\" FROM \(plan.table) WHERE \"_pk\" = ?").first([.integer(pk)]) {
-      ObjectID(entity: entityCodes.name($0, 0), pk: pk)
+    try plan.concreteEntityStatement(connection).first([.integer(pk)]) {
+      let code = $0.int(0)
+      return ObjectID(entity: code == plan.code ? plan.model.name : entityCodes.name(code), pk: pk)
     }
   }
 
@@ -101,11 +104,11 @@ extension Store {
   ) throws {
     guard previous != target?.pk else { return }
     let graph = try requireGraph()
-    let dest = try self.plan(r.destination)
-    if let prev = previous, let prevID = try concreteID(pk: prev, plan: dest) { ctx.touch(prevID) }
+    if let prev = previous, let prevID = try concreteID(pk: prev, plan: try self.plan(r.destination)) { ctx.touch(prevID) }
     guard let inv = graph.inverse(of: r) else { return }
-    let invCol = Identifier.quote(inv.name)
     if !inv.toMany {
+      let dest = try self.plan(r.destination)
+      let invCol = Identifier.quote(inv.name)
       // One-to-one: the old partner lets go of us, the new partner's old partner lets go of it.
       if let prev = previous {
         try connection.cached("UPDATE \(dest.table) SET \(invCol) = NULL, \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ? AND \(invCol) = ?")
@@ -227,7 +230,8 @@ extension Store {
   func validateTouched(_ ctx: WriteContext) throws {
     var seen: Set<ObjectID> = []
     for (id, index) in zip(ctx.touched, ctx.touchedIndex) {
-      guard let plan = catalog.plans[id.entity], plan.needsRelationshipValidation, seen.insert(id).inserted, try exists(id, plan: plan) else {
+      guard let plan = catalog.plans[id.entity], plan.needsRelationshipValidation, seen.insert(id).inserted, try exists(id, plan: plan)
+      else {
         continue
       }
       do {

@@ -11,43 +11,75 @@ extension Store {
       let ctx = WriteContext()
       let id = try insertObject(entity, values, ctx, path: ErrorPlace(.values))
       try finish(ctx)
-      // Without to-many values the stored row is exactly what was bound, and its to-ones
-      // are the targets resolved: answer from them instead of reading the row back (the
-      // hot path of bulk inserts).
-      if let bound = ctx.lastInsertBound {
-        return try objectFromBound(id, bound, toOne: ctx.lastInsertToOne, toMany: toMany)
-      }
       return try object(id, toMany: toMany)
     }
   }
 
-  /// The wire object of a row just inserted with `bound`, its to-ones set to `toOne` and
-  /// no to-many values (so with no related object through a to-many: an inverse kept in
-  /// step changes other rows, never this one's values).
-  private func objectFromBound(_ id: ObjectID, _ bound: [SQLValue], toOne: [(Relationship, ObjectID?)], toMany: ToManyMode) throws
-    -> JSONObject
-  {
-    let plan = catalog.plans[id.entity]!
-    var o = WireObject.start(id.entity, id.pk, members: plan.model.attributes.count + plan.model.relationships.count)
+  /// What `insert` returns, as JSON text (`objects.insert`'s result). Without to-many
+  /// values the stored row is exactly what was bound, and its to-ones are the targets
+  /// resolved: the text is written from them, member by member, instead of reading the
+  /// row back and building an object (the hot path of bulk inserts).
+  public func insertEncoded(entity: String, values: JSONObject, toMany: ToManyMode = .none) throws -> EncodedJSON {
+    try write {
+      let ctx = WriteContext()
+      let id = try insertObject(entity, values, ctx, path: ErrorPlace(.values))
+      try finish(ctx)
+      if let bound = ctx.lastInsertBound {
+        return encodedFromBound(id, catalog.plans[id.entity]!, bound, toOne: ctx.lastInsertToOne, toMany: toMany)
+      }
+      var w = JSONWriter()
+      w.write(try object(id, toMany: toMany))
+      return EncodedJSON(writtenBy: w)
+    }
+  }
+
+  /// The wire object of a row of `plan` just inserted with `bound`, its to-ones set to
+  /// `toOne` and no to-many values (so with no related object through a to-many: an
+  /// inverse kept in step changes other rows, never this one's values). The same members
+  /// in the same order as `object(_:toMany:)` reads back.
+  private func encodedFromBound(
+    _ id: ObjectID, _ plan: EntityPlan, _ bound: [SQLValue], toOne: [(index: Int, target: ObjectID, plan: EntityPlan)], toMany: ToManyMode
+  ) -> EncodedJSON {
+    let quote = UInt8(ascii: "\"")
+    var w = JSONWriter(capacity: 256)
+    w.bytes.append(contentsOf: plan.wireObjectStart)
+    w.writeInt(id.pk)
+    w.bytes.append(quote)
+    w.bytes.append(contentsOf: plan.wireEntity)
     var stored = 1
-    for a in plan.model.attributes {
-      if a.transient {
-        o.append(a.name, WireObject.transient(a))
-      } else {
-        o.append(a.name, a.type.decode(bound[stored]))
+    var key = 0
+    for a in plan.replyAttributes {
+      w.bytes.append(contentsOf: plan.memberKeys[key])
+      key += 1
+      switch a {
+      case .stored(let type):
+        type.write(bound[stored], to: &w)
         stored += 1
+      case .transient(let value): w.write(value)
       }
     }
-    for r in plan.toOne {
-      let target = toOne.first { $0.0.name == r.name }?.1
-      o.append(r.name, target.map { .string($0.description) } ?? .null)
+    var next = 0  // in `toOne`, which is in `plan.toOne` order
+    for k in plan.toOne.indices {
+      w.bytes.append(contentsOf: plan.memberKeys[key])
+      key += 1
+      if next < toOne.count && toOne[next].index == k {
+        w.bytes.append(contentsOf: toOne[next].plan.wireIDPrefix)
+        w.writeInt(toOne[next].target.pk)
+        w.bytes.append(quote)
+        next += 1
+      } else {
+        w.writeRaw("null")
+      }
     }
-    switch toMany {
-    case .none: break
-    case .ids: for r in plan.toMany { o.append(r.name, .array([])) }
-    case .count: for r in plan.toMany { o.append(r.name, .int(0)) }
+    if toMany != .none {
+      for _ in plan.toMany {
+        w.bytes.append(contentsOf: plan.memberKeys[key])
+        key += 1
+        if toMany == .ids { w.writeRaw("[]") } else { w.writeRaw("0") }
+      }
     }
-    return o
+    w.bytes.append(UInt8(ascii: "}"))
+    return EncodedJSON(writtenBy: w)
   }
 
   /// Updates the given keys of one object and returns it. With `ifVersion`, the update
@@ -180,7 +212,8 @@ extension Store {
         placeInData: false)
     }
     // `_ent` is read from the file: another writer may have put any value there.
-    guard let concrete = try concreteID(pk: id.pk, plan: plan), let target = catalog.plans[concrete.entity], plan.model.includes(target.model)
+    guard let concrete = try concreteID(pk: id.pk, plan: plan), let target = catalog.plans[concrete.entity],
+      plan.model.includes(target.model)
     else {
       throw StoreError(.notFound, "object \(text) does not exist", ["id": .string(text)])
     }
@@ -249,8 +282,9 @@ extension Store {
     var given = [Bool](repeating: false, count: bound.count)
     var relationshipValues = false
     var toManyValues = false
+    var previousSlot = 0
     for m in values.members {
-      guard let slot = plan.insertSlot[m.key] else {
+      guard let slot = plan.slot(of: m.key, after: previousSlot) else {
         if try checkWireKey(m, plan, path: path(), id: nil) { continue }
         if model.relationship(m.key) != nil {
           // Not a slot of the row: a to-many.
@@ -261,15 +295,22 @@ extension Store {
         if model.attribute(m.key) != nil { continue }  // transient: not stored
         throw unknownKey(m.key, plan, path: path())
       }
+      previousSlot = slot
       if slot > plan.storedAttributes.count {
         relationshipValues = true
         continue
       }
       if case .null = m.value { continue }
-      bound[slot] = try encode(plan.storedAttributes[slot - 1], m.value, plan, path: path().key(m.key))
+      if let encoded = try? plan.storedTypes[slot - 1].encode(m.value) {
+        bound[slot] = encoded
+      } else {
+        // Encoded again for the error that names the attribute and the place.
+        bound[slot] = try encode(plan.storedAttributes[slot - 1], m.value, plan, path: path().key(m.key))
+      }
       given[slot] = true
     }
-    for (i, a) in plan.storedAttributes.enumerated() where !given[i + 1] {
+    for i in plan.unsetChecks where !given[i + 1] {
+      let a = plan.storedAttributes[i]
       switch a.defaultValue {
       case .literal?: break  // already in the template
       case .generate(let g)?: bound[i + 1] = g.storedValue(for: a.type)
@@ -282,16 +323,16 @@ extension Store {
       }
     }
     var deferredValues = JSONObject()
-    var toOneTargets: [(Relationship, ObjectID?)] = []
+    var toOneTargets: [(index: Int, target: ObjectID, plan: EntityPlan)] = []
     let firstToOne = 1 + plan.storedAttributes.count
-    for (k, r) in plan.toOne.enumerated() where relationshipValues {
-      guard let v = values[r.name], !v.isNull else { continue }
+    for k in plan.toOne.indices where relationshipValues {
+      guard let v = values[plan.toOne[k].name], !v.isNull else { continue }
       do {
-        let (target, _) = try resolveTarget(v, r, ctx, path: path().key(r.name), owner: entity)
+        let (target, targetPlan) = try resolveTarget(v, plan.toOne[k], ctx, path: path().key(plan.toOne[k].name), owner: entity)
         bound[firstToOne + k] = .integer(target.pk)
-        toOneTargets.append((r, target))
+        toOneTargets.append((k, target, targetPlan))
       } catch is PendingReference {
-        deferredValues.append(r.name, v)
+        deferredValues.append(plan.toOne[k].name, v)
       }
     }
     let table = StorageLayout.table(model)
@@ -302,7 +343,7 @@ extension Store {
     } else {
       pk = try keys.allocate(table)
     }
-    bound.append(.integer(pk))
+    bound[bound.count - 1] = .integer(pk)
     do {
       try plan.insertStatement(connection).execute(bound)
     } catch let e as any DatabaseError where e.isConstraint {
@@ -315,7 +356,7 @@ extension Store {
     if plan.needsRelationshipValidation { ctx.touch(id) }
     ctx.lastInsertBound = toManyValues || !deferredValues.isEmpty ? nil : bound
     ctx.lastInsertToOne = toOneTargets
-    for (r, target) in toOneTargets { try linkToOne(id, r, from: nil, to: target, plan, ctx) }
+    for t in toOneTargets { try linkToOne(id, plan.toOne[t.index], from: nil, to: t.target, plan, ctx) }
     for r in plan.toMany where relationshipValues {
       guard let v = values[r.name], !v.isNull else { continue }
       do {

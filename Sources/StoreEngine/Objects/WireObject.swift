@@ -7,7 +7,7 @@ import SchemaModel
 /// its literal default, a to-one as the target's id, a to-many as a list of ids). Three
 /// paths make objects, each for speed, and all build them from here: `ReadPlan.object`
 /// (a row of a select), `ExportRowWriter` (the same row straight to bytes) and
-/// `Store.insert`'s answer (the values an insert bound).
+/// `Store.insertEncoded`'s answer (the values an insert bound, straight to text).
 enum WireObject {
   static let idKey = "_id"
   static let entityKey = "_entity"

@@ -19,8 +19,9 @@ final class WriteContext {
   /// also set to-many relationships or left a reference for later (then the row must be
   /// read back).
   var lastInsertBound: [SQLValue]?
-  /// The to-one targets that insert set (the others are null).
-  var lastInsertToOne: [(Relationship, ObjectID?)] = []
+  /// The to-one targets that insert set (the others are null), in `EntityPlan.toOne`
+  /// order: the index there, the target and its plan.
+  var lastInsertToOne: [(index: Int, target: ObjectID, plan: EntityPlan)] = []
   let allowsRefs: Bool
 
   init(allowsRefs: Bool = false) { self.allowsRefs = allowsRefs }
