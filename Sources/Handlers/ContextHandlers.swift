@@ -17,11 +17,11 @@ enum ContextHandlers {
           defer { index += 1 }
           return try ChangeParam.read(v, index: index)
         })
-        return encoded(r)
+        return ContextSaveResult(save: r)
       },
-      MethodEntry(TransactionBeginParams.self) { _, _ in .object(["depth": .int(Int64(try s.requireStore().begin()))]) },
-      MethodEntry(TransactionCommitParams.self) { _, _ in .object(["depth": .int(Int64(try s.requireStore().commit()))]) },
-      MethodEntry(TransactionRollbackParams.self) { _, _ in .object(["depth": .int(Int64(try s.requireStore().rollback()))]) },
+      MethodEntry(TransactionBeginParams.self) { _, _ in DepthResult(depth: try s.requireStore().begin()) },
+      MethodEntry(TransactionCommitParams.self) { _, _ in DepthResult(depth: try s.requireStore().commit()) },
+      MethodEntry(TransactionRollbackParams.self) { _, _ in DepthResult(depth: try s.requireStore().rollback()) },
     ]
   }
 

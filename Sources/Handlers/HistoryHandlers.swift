@@ -13,11 +13,11 @@ enum HistoryHandlers {
         let (list, last) = try store.readingOneSnapshot {
           (try store.history(after: p.after, author: p.author, entities: p.entities, limit: p.limit), try store.latestHistoryToken())
         }
-        return .object(["transactions": .array(try list.map { try $0.json() }), "lastToken": .int(last)])
+        return HistoryFetchResult(transactions: try list.map { HistoryTransactionJSON(try $0.json()) }, lastToken: last)
       },
       MethodEntry(HistoryDeleteParams.self) { p, _ in
         guard let before = p.before else { throw RPCError.invalidParams("params.before: required", ["path": "params.before"]) }
-        return .object(["deleted": .int(Int64(try s.requireStore().deleteHistory(before: before)))])
+        return DeletedCountResult(deleted: try s.requireStore().deleteHistory(before: before))
       },
     ]
   }

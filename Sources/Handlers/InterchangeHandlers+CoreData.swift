@@ -5,7 +5,7 @@ import StoreEngine
 /// `import.coreData` and the `format: "coredata"` option of `store.open`: Core Data SQLite
 /// stores (protocol.md, "Core Data stores").
 extension InterchangeHandlers {
-  static func importCoreData(_ s: Session, _ p: ImportCoreDataParams, _ context: RequestContext) throws -> JSONValue {
+  static func importCoreData(_ s: Session, _ p: ImportCoreDataParams, _ context: RequestContext) throws -> ImportCoreDataResult {
     let store = try s.requireStore()
     let token = p.progressToken
     let summary = try store.importCoreData(
@@ -13,7 +13,7 @@ extension InterchangeHandlers {
       progress: context.progressReporter(token: token).map { r in
         { phase, done, total in r.report(done: done, total: total, message: phase.rawValue) }
       })
-    return .object(summary.json)
+    return ImportCoreDataResult(summary)
   }
 
   /// The Core Data store `store.open` names with `format: "coredata"`, or nil for a
@@ -41,20 +41,5 @@ extension InterchangeHandlers {
         "params.format: expected \"modelstore\" or \"coredata\", got '\(p.format)'",
         ["path": "params.format", "expected": "modelstore or coredata", "actual": .string(p.format)])
     }
-  }
-}
-
-extension CoreDataImportSummary {
-  /// The `import.coreData` result.
-  public var json: JSONObject {
-    [
-      "objects": .int(Int64(objects)),
-      "counts": .object(JSONObject(counts.map { .init($0.entity, .int(Int64($0.count))) })),
-      "links": .object(JSONObject(links.map { .init($0.relationship, .int(Int64($0.count))) })),
-      "schemaDefined": .bool(schemaDefined),
-      "skipped": .array(skipped.map { .object(["entity": .string($0.entity), "table": .string($0.table), "rows": .int(Int64($0.rows))]) }),
-      "warnings": .array(warnings),
-      "source": .object(source),
-    ]
   }
 }

@@ -16,7 +16,7 @@ enum InterchangeHandlers {
     ]
   }
 
-  private static func export(_ s: Session, _ p: ExportJSONParams, _ context: RequestContext) throws -> JSONValue {
+  private static func export(_ s: Session, _ p: ExportJSONParams, _ context: RequestContext) throws -> ExportJSONResult {
     let store = try s.requireStore()
     let options = p.options
     let token = p.progressToken
@@ -27,20 +27,12 @@ enum InterchangeHandlers {
       options, to: sink,
       progress: context.progressReporter(token: token).map { r in { done, total in r.report(done: done, total: total, message: "export") } }
     )
-    var result: JSONObject = [
-      "format": .string(options.layout.rawValue), "objects": .int(Int64(summary.objects)),
-      "counts": .object(JSONObject(summary.counts.map { .init($0.entity, .int(Int64($0.count))) })),
-      "bytes": .int(Int64(summary.bytes)),
-    ]
-    if let memory {
-      result.append("data", .string(String(decoding: memory.bytes, as: UTF8.self)))
-    } else {
-      result.append("path", .string(path!))
-    }
-    return .object(result)
+    return ExportJSONResult(
+      format: options.layout, objects: summary.objects, counts: ResultMap(summary.counts.map { ($0.entity, $0.count) }),
+      bytes: summary.bytes, data: memory.map { String(decoding: $0.bytes, as: UTF8.self) }, path: memory == nil ? path : nil)
   }
 
-  private static func importJSON(_ s: Session, _ p: ImportJSONParams, _ context: RequestContext) throws -> JSONValue {
+  private static func importJSON(_ s: Session, _ p: ImportJSONParams, _ context: RequestContext) throws -> ImportJSONResult {
     let store = try s.requireStore()
     let token = p.progressToken
     let mode = p.mode
@@ -49,11 +41,7 @@ enum InterchangeHandlers {
       progress: context.progressReporter(token: token).map { r in
         { phase, done, total in r.report(done: done, total: total, message: phase.rawValue, percentage: phase.percentage(done, total)) }
       })
-    return .object([
-      "format": .string(summary.layout.rawValue), "mode": .string(summary.mode.rawValue), "objects": .int(Int64(summary.objects)),
-      "inserted": .int(Int64(summary.inserted)), "updated": .int(Int64(summary.updated)), "deleted": .int(Int64(summary.deleted)),
-      "schemaDefined": .bool(summary.schemaDefined), "migrated": .array(summary.migrated.map(\.json)),
-    ])
+    return ImportJSONResult(summary)
   }
 }
 

@@ -11,32 +11,27 @@ enum LifecycleHandlers {
         s.clientCapabilities = p.capabilities
         s.author = p.author
         s.server.log.forward(at: p.options?.logMessages)
-        return .object([
-          "serverInfo": .object(["name": "modelstore", "version": .string(Session.version)]),
-          "protocolVersion": .string(Session.protocolVersion),
-          "capabilities": .object([
-            "framing": .array(["lines", "headers"]),
-            "attributeTypes": .array([
+        return InitializeResult(
+          serverInfo: .init(name: "modelstore", version: Session.version), protocolVersion: Session.protocolVersion,
+          capabilities: .init(
+            framing: ["lines", "headers"],
+            attributeTypes: [
               "string", "int", "int16", "int32", "int64", "double", "float", "decimal", "bool", "date", "uuid", "data", "url", "json",
-            ]),
-            "deleteRules": .array(["nullify", "cascade", "deny", "noAction"]),
-            "cancellation": true, "batches": true, "migrationHooks": true,
-            "workDoneProgress": true, "logMessages": true,
-            "methods": .array(s.server.methodNames.map { .string($0) }),
-          ]),
-          "sqliteVersion": .string(Store.sqliteVersion),
-        ])
+            ],
+            deleteRules: ["nullify", "cascade", "deny", "noAction"], cancellation: true, batches: true, migrationHooks: true,
+            workDoneProgress: true, logMessages: true, methods: s.server.methodNames),
+          sqliteVersion: Store.sqliteVersion)
       },
       MethodEntry(ShutdownParams.self) { _, _ in
         try s.requireNoMigration("shutdown")
         s.server.beginShutdown()
         s.closeStore()
-        return .null
+        return NullResult()
       },
       MethodEntry(ExitParams.self) { _, _ in
         // LSP: exit code 0 after shutdown, 1 without it.
         s.server.stop(exitCode: s.server.isShuttingDown ? 0 : 1)
-        return .null
+        return NullResult()
       },
     ]
   }

@@ -13,50 +13,44 @@ enum MigrationHandlers {
     ]
   }
 
-  private static func status(_ s: Session, _ p: MigrationStatusParams) throws -> JSONValue {
+  private static func status(_ s: Session, _ p: MigrationStatusParams) throws -> MigrationStatusResult {
     let store = try s.requireStore()
-    var o: JSONObject = [:]
+    var o = MigrationStatusResult()
     guard let current = store.schema else {
-      o.append("version", .null)
-      o.append("status", .string(p.schema != nil ? "noSchema" : "empty"))
-      return .object(o)
+      o.status = p.schema != nil ? .noSchema : .empty
+      return o
     }
-    o.append("version", .string(current.version))
-    o.append("hash", .string(current.versionHash))
-    o.append("entities", .object(JSONObject(current.entities.map { .init($0.name, .string($0.versionHash)) })))
-    o.append(
-      "history",
-      .array(
-        try store.schemaHistory().map {
-          .object(["version": .string($0.version), "hash": .string($0.hash), "appliedAt": ISODate.wireValue($0.appliedAt)])
-        }))
-    guard let json = p.schema else { return .object(o) }
+    o.version = current.version
+    o.hash = current.versionHash
+    o.entities = ResultMap(current.entities.map { ($0.name, $0.versionHash) })
+    o.history = try store.schemaHistory().map(SchemaHistoryEntry.init)
+    guard let json = p.schema else { return o }
     let target = try store.decodeChain([json], path: ErrorPlace(.schema))[0]
     let diff = SchemaDiff(from: current, to: target)
-    o.append("changes", .array(diff.changes.map(\.json)))
+    o.changes = diff.changes.map { SchemaChangeJSON($0.json) }
     if target.versionHash == current.versionHash {
-      o.append("status", "current")
+      o.status = .current
     } else if try store.schemaHistory().contains(where: { $0.hash == target.versionHash }) {
-      o.append("status", "newer")
-      o.append("reasons", .array([.string("the store already moved on from this schema; it is refused, never altered")]))
+      o.status = .newer
+      o.reasons = [MigrationReasonJSON(.string("the store already moved on from this schema; it is refused, never altered"))]
     } else if !diff.isLightweight {
-      o.append("status", "custom")
-      o.append("reasons", .array(diff.changes.filter { !$0.lightweight }.map { .string($0.message) }))
+      o.status = .custom
+      o.reasons = diff.changes.filter { !$0.lightweight }.map { MigrationReasonJSON(.string($0.message)) }
     } else {
       // Measured against the data: a dry run of the one lightweight stage.
       let planned = try store.migrate(chain: [current, target], stages: [], options: MigrationOptions(dryRun: true))
       let stage = planned.stages.first
       let blocked = stage?.outcome == .blocked
-      o.append("status", .string(blocked ? "blocked" : "lightweight"))
+      o.status = blocked ? .blocked : .lightweight
       if let stage {
-        if blocked { o.append("reasons", .array(stage.report.blockers(rendering: \.jsonPath))) }
-        o.append("dataLoss", .array(stage.report.dataLoss))
+        if blocked { o.reasons = stage.report.blockers(rendering: \.jsonPath).map(MigrationReasonJSON.init) }
+        o.dataLoss = stage.report.dataLoss.map(MigrationPlaceJSON.init)
       }
     }
-    return .object(o)
+    return o
   }
 
-  private static func run(_ s: Session, _ p: MigrationRun, _ context: RequestContext, dryRun: Bool) throws -> JSONValue {
+  private static func run(_ s: Session, _ p: MigrationRun, _ context: RequestContext, dryRun: Bool) throws -> MigrationRunResult {
     let store = try s.requireStore()
     let token = p.progressToken
     let chain = try store.decodeChain(p.schemas, path: ErrorPlace(.schemas))
@@ -80,7 +74,7 @@ enum MigrationHandlers {
       hooks.progress = { done, total, message in reporter.report(done: done, total: total, message: message) }
     }
     let result = try store.migrate(chain: chain, stages: stages, options: options, hooks: hooks)
-    return describe(result)
+    return MigrationRunResult(result)
   }
 
   /// Asks the client to run its hook; its error rolls the stage back.
@@ -96,25 +90,7 @@ enum MigrationHandlers {
         ["stage": stage.json, "clientError": e.json])
     }
   }
-
-  static func describe(_ result: MigrationResult) -> JSONValue {
-    var o: JSONObject = ["from": result.from.map { .string($0) } ?? .null, "to": .string(result.to)]
-    if let backup = result.backupPath { o.append("backup", .string(backup)) }
-    o.append(
-      "stages",
-      .array(
-        result.stages.map { st in
-          .object([
-            "from": .string(st.stage.from), "to": .string(st.stage.to), "kind": .string(st.stage.kind.rawValue),
-            "status": .string(st.status),
-            "changes": .array(st.changes.map(\.json)), "steps": .array(st.report.steps.map(\.json)),
-            "dataLoss": .array(st.report.dataLoss), "blockers": .array(st.report.blockers(rendering: \.jsonPath)),
-          ])
-        }))
-    o.append("dataLoss", .bool(result.stages.contains { !$0.report.dataLoss.isEmpty }))
-    return .object(o)
-  }
 }
 
 /// The JSON form of a migration's outcome, as `migration.apply` returns it (the CLI prints it too).
-public func migrationResultJSON(_ result: MigrationResult) -> JSONValue { MigrationHandlers.describe(result) }
+public func migrationResultJSON(_ result: MigrationResult) -> JSONValue { MigrationRunResult(result).resultJSON }

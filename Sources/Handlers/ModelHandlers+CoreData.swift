@@ -12,16 +12,13 @@ import StoreEngine
 extension ModelHandlers {
   static func coreDataMethods(_ s: Session) -> [MethodEntry] {
     [
-      MethodEntry(ModelImportXcdatamodelParams.self) { p, _ in try p.source.load().json },
+      MethodEntry(ModelImportXcdatamodelParams.self) { p, _ in ImportedModelJSON(try p.source.load().json) },
       MethodEntry(ModelAuditParams.self) { p, _ in
         let model = try p.source.load()
         let audit = try model.audit(cloudKit: p.cloudKit)
-        guard case .object(var o) = audit.json else { return audit.json }
-        o.append("current", model.current.map { .string($0.name) } ?? .null)
-        if let other = p.compareWith {
-          o.append("coexistence", try coexistence(model, other))
-        }
-        return .object(o)
+        return ModelAuditResult(
+          audit: audit.json.objectValue ?? [:], current: model.current?.name,
+          coexistence: try p.compareWith.map { try coexistence(model, $0) })
       },
       MethodEntry(ModelGenerateParams.self) { p, _ in
         let model = try p.source.load()
@@ -31,9 +28,7 @@ extension ModelHandlers {
             "params.baseName: one version of the model is generated, so there are no versioned schemas or migration plan to name",
             ["path": "params.baseName"])
         }
-        var o: JSONObject = ["target": .string(p.target.rawValue), "files": .array(files.map(\.json))]
-        if !skipped.isEmpty { o.append("skippedVersions", .array(skipped.map(\.json))) }
-        return .object(o)
+        return ModelGenerateResult(target: p.target, files: files, skipped: skipped)
       },
     ]
   }

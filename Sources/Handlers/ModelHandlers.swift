@@ -10,24 +10,19 @@ enum ModelHandlers {
       MethodEntry(ModelDefineParams.self) { p, _ in
         let store = try s.requireStore()
         let result = try store.define(p.schema.json)
-        var o = describe(result.schema)
-        o.append("changed", .bool(result.changed))
-        o.append("steps", .array(result.steps.map { .string($0) }))
-        return .object(o)
+        let schema = result.schema
+        return ModelDefineResult(
+          schema: SchemaDocumentJSON(schema.json), version: schema.version, hash: schema.versionHash, entities: schema.entityHashes,
+          changed: result.changed, steps: result.steps)
       },
       MethodEntry(ModelGetParams.self) { _, _ in
         let store = try s.requireStore()
         guard let schema = store.schema else {
-          return .object(["schema": .null, "version": .null, "hash": .null, "entities": .array([])])
+          return ModelGetResult(schema: nil, version: nil, hash: nil, entities: [], history: nil)
         }
-        var o = describe(schema)
-        o.append(
-          "history",
-          .array(
-            try store.schemaHistory().map {
-              .object(["version": .string($0.version), "hash": .string($0.hash), "appliedAt": ISODate.wireValue($0.appliedAt)])
-            }))
-        return .object(o)
+        return ModelGetResult(
+          schema: SchemaDocumentJSON(schema.json), version: schema.version, hash: schema.versionHash, entities: schema.entityHashes,
+          history: try store.schemaHistory().map(SchemaHistoryEntry.init))
       },
       MethodEntry(ModelDiffParams.self) { p, _ in
         // `from` defaults to the store's schema.
@@ -42,27 +37,15 @@ enum ModelHandlers {
         }
         let to = try Store.decodeSchema(p.to.json, path: ErrorPlace(.to))
         let diff = SchemaDiff(from: from, to: to)
-        return .object([
-          "from": .string(from.version), "to": .string(to.version), "identical": .bool(from.versionHash == to.versionHash && diff.isEmpty),
-          "lightweight": .bool(diff.isLightweight), "changes": .array(diff.changes.map(\.json)),
-          "ambiguous": .array(diff.mapping.conflicts.map { .string($0) }),
-        ])
+        return ModelDiffResult(
+          from: from.version, to: to.version, identical: from.versionHash == to.versionHash && diff.isEmpty,
+          lightweight: diff.isLightweight, changes: diff.changes.map { SchemaChangeJSON($0.json) }, ambiguous: diff.mapping.conflicts)
       },
       MethodEntry(ModelValidateParams.self) { p, _ in
         let (schema, issues) = SchemaValidator.check(p.schema.json)
         let valid = !issues.contains { $0.severity == .error }
-        var o: JSONObject = ["valid": .bool(valid), "issues": .array(issues.map(\.json))]
-        if valid { o.append("hash", .string(schema.versionHash)) }
-        return .object(o)
+        return ModelValidateResult(valid: valid, issues: issues.map { SchemaIssueJSON($0.json) }, hash: valid ? schema.versionHash : nil)
       },
     ] + coreDataMethods(s)
-  }
-
-  /// The schema with its version and hashes, as `model.define` and `model.get` return it.
-  static func describe(_ schema: Schema) -> JSONObject {
-    [
-      "schema": schema.json, "version": .string(schema.version), "hash": .string(schema.versionHash),
-      "entities": .array(schema.entities.map { .object(["name": .string($0.name), "versionHash": .string($0.versionHash)]) }),
-    ]
   }
 }

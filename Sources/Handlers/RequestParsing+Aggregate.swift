@@ -123,9 +123,7 @@ struct AggregateSortParam: ParamValue {
 struct QueryAggregateParams: MethodParams {
   static let method = "query.aggregate"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object([
-    "groups": JSONSchema.array(JSONSchema.object(["key": JSONSchema.object, "values": JSONSchema.object]))
-  ])
+  typealias Result = QueryAggregateResult
   var request: AggregateRequest
 
   init(_ r: ParamReader) throws {
@@ -143,10 +141,5 @@ struct QueryAggregateParams: MethodParams {
     request.limit = try r.int("limit", min: 0).map(Int.init)
     request.offset = try r.int("offset", min: 0).map(Int.init)
     request.includeSubentities = try r.read("includeSubentities") ?? true
-  }
-
-  /// `{groups: [{key: {name: value}, values: {alias: value}}]}`.
-  static func encode(_ groups: [AggregateGroup]) -> JSONValue {
-    .object(["groups": .array(groups.map { .object(["key": .object($0.key), "values": .object($0.values)]) })])
   }
 }

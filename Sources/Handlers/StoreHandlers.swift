@@ -11,14 +11,14 @@ enum StoreHandlers {
         let store = try InterchangeHandlers.openCoreData(p) ?? Store(path: p.path, options: p.options)
         s.closeStore()
         s.store = store
-        return .object(try store.info())
+        return StoreInfoJSON(try store.info())
       },
-      MethodEntry(StoreInfoParams.self) { _, _ in .object(try s.requireStore().info()) },
+      MethodEntry(StoreInfoParams.self) { _, _ in StoreInfoJSON(try s.requireStore().info()) },
       MethodEntry(StoreBackupParams.self) { p, _ in
         let (path, bytes) = try s.requireStore().backup(to: p.to)
-        return .object(["path": .string(path), "bytes": .int(bytes)])
+        return StoreBackupResult(path: path, bytes: bytes)
       },
-      MethodEntry(StoreCheckParams.self) { _, _ in .object(try s.requireStore().check()) },
+      MethodEntry(StoreCheckParams.self) { _, _ in StoreCheckJSON(try s.requireStore().check()) },
     ]
   }
 }

@@ -221,6 +221,10 @@ public final class ServerProcess: @unchecked Sendable {
     guard case .object(let reply)? = try readMessage(timeout: timeout) else {
       throw ServerProcessError.noReply(method: method, stderr: stderr)
     }
+    // Every result an end-to-end test reaches is checked against its described shape.
+    if reply["id"] == .int(Int64(id)), let result = reply["result"] {
+      ResultSchemaChecker.shared.expectConforms(method: method, result: result)
+    }
     return reply
   }
 
@@ -234,7 +238,9 @@ public final class ServerProcess: @unchecked Sendable {
   /// The `error` of a request that must fail.
   public func callFailing(_ method: String, _ params: JSONObject = [:], timeout: TimeInterval = 10) throws -> JSONObject {
     let reply = try request(method, params, timeout: timeout)
-    guard case .object(let e)? = reply["error"] else { throw ServerProcessError.unexpectedSuccess(method: method, result: reply["result"] ?? .null) }
+    guard case .object(let e)? = reply["error"] else {
+      throw ServerProcessError.unexpectedSuccess(method: method, result: reply["result"] ?? .null)
+    }
     return e
   }
 

@@ -258,7 +258,7 @@ export interface AuditResult {
   needsAttention: AuditFinding[];
   unsupported: AuditFinding[];
   current: string | null;
-  coexistence?: { compatible: boolean; differences: { code: string; message: string; entity: string; property?: string }[] };
+  coexistence?: { compatible: boolean; differences: { code: string; message: string; entity: string; property?: string }[] } | null;
 }
 
 export type GenerateTarget = "swiftdata" | "coredata" | "typescript" | "python";

@@ -7,9 +7,7 @@ import StoreEngine
 struct ContextSaveParams: MethodParams {
   static let method = "context.save"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object([
-    "ids": JSONSchema.map(JSONSchema.string), "inserted": ResultSchemas.ids, "updated": ResultSchemas.ids, "deleted": ResultSchemas.ids,
-  ])
+  typealias Result = ContextSaveResult
   let author: String?
   /// The params as they came: `changes` is read from them (or from the message text when
   /// the server streamed it) by `RequestContext.elements`.
@@ -94,19 +92,19 @@ enum ChangeParam {
 struct TransactionBeginParams: NoParams {
   static let method = "transaction.begin"
   static let shape = ParamShape(describing: Self.self)
-  static let result = ResultSchemas.depth
+  typealias Result = DepthResult
 }
 
 /// `transaction.commit`.
 struct TransactionCommitParams: NoParams {
   static let method = "transaction.commit"
   static let shape = ParamShape(describing: Self.self)
-  static let result = ResultSchemas.depth
+  typealias Result = DepthResult
 }
 
 /// `transaction.rollback`.
 struct TransactionRollbackParams: NoParams {
   static let method = "transaction.rollback"
   static let shape = ParamShape(describing: Self.self)
-  static let result = ResultSchemas.depth
+  typealias Result = DepthResult
 }

@@ -36,11 +36,7 @@ extension ImportMode: ParamValue {
 struct ExportJSONParams: MethodParams {
   static let method = "export.json"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object(
-    [
-      "format": JSONSchema.enumeration(["ndjson", "json"]), "objects": JSONSchema.integer, "counts": JSONSchema.map(JSONSchema.integer),
-      "bytes": JSONSchema.integer, "data": JSONSchema.string, "path": JSONSchema.string,
-    ], optional: ["data", "path"])
+  typealias Result = ExportJSONResult
   var options: ExportOptions
   let progressToken: JSONValue?
   let path: String?
@@ -60,11 +56,7 @@ struct ExportJSONParams: MethodParams {
 struct ImportJSONParams: MethodParams {
   static let method = "import.json"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object([
-    "format": JSONSchema.enumeration(["ndjson", "json"]), "mode": JSONSchema.enumeration(["insert", "upsert", "replace"]),
-    "objects": JSONSchema.integer, "inserted": JSONSchema.integer, "updated": JSONSchema.integer, "deleted": JSONSchema.integer,
-    "schemaDefined": JSONSchema.boolean, "migrated": JSONSchema.array(JSONSchema.ref("SchemaChange")),
-  ])
+  typealias Result = ImportJSONResult
   let input: ImportInput
   let mode: ImportMode
   let progressToken: JSONValue?
@@ -84,11 +76,7 @@ struct ImportJSONParams: MethodParams {
 struct ImportCoreDataParams: MethodParams {
   static let method = "import.coreData"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object([
-    "objects": JSONSchema.integer, "counts": JSONSchema.map(JSONSchema.integer), "links": JSONSchema.map(JSONSchema.integer),
-    "schemaDefined": JSONSchema.boolean, "skipped": JSONSchema.array(JSONSchema.object), "warnings": JSONSchema.array(JSONSchema.any),
-    "source": JSONSchema.object,
-  ])
+  typealias Result = ImportCoreDataResult
   let store: String
   let progressToken: JSONValue?
   let model: String?

@@ -7,16 +7,7 @@ import RPCCore
 struct InitializeParams: MethodParams {
   static let method = "initialize"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object([
-    "serverInfo": JSONSchema.object(["name": JSONSchema.string, "version": JSONSchema.string]), "protocolVersion": JSONSchema.string,
-    "capabilities": JSONSchema.object([
-      "framing": JSONSchema.array(JSONSchema.string), "attributeTypes": JSONSchema.array(JSONSchema.string),
-      "deleteRules": JSONSchema.array(JSONSchema.string),
-      "cancellation": JSONSchema.boolean, "batches": JSONSchema.boolean, "migrationHooks": JSONSchema.boolean,
-      "workDoneProgress": JSONSchema.boolean, "logMessages": JSONSchema.boolean, "methods": JSONSchema.array(JSONSchema.string),
-    ]),
-    "sqliteVersion": JSONSchema.string,
-  ])
+  typealias Result = InitializeResult
   /// LSP's fields that mean nothing to ModelStore.
   static let lspIgnored = ["processId", "rootUri", "rootPath", "workspaceFolders", "trace", "locale"]
 
@@ -61,13 +52,13 @@ extension Logger.Level: ParamValue {
 struct ShutdownParams: NoParams {
   static let method = "shutdown"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.null
+  typealias Result = NullResult
 }
 
 /// `exit`: its params are ignored.
 struct ExitParams: MethodParams {
   static let method = "exit"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.null
+  typealias Result = NullResult
   init(_ r: ParamReader) throws { r.acceptAnyMembers() }
 }

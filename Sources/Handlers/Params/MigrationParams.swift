@@ -6,15 +6,7 @@ import StoreEngine
 struct MigrationStatusParams: MethodParams {
   static let method = "migration.status"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object(
-    [
-      "version": JSONSchema.oneOf(JSONSchema.string, JSONSchema.null), "hash": JSONSchema.string,
-      "entities": JSONSchema.map(JSONSchema.string),
-      "history": JSONSchema.ref("SchemaHistory"),
-      "status": JSONSchema.enumeration(["empty", "noSchema", "current", "newer", "custom", "blocked", "lightweight"]),
-      "changes": JSONSchema.array(JSONSchema.ref("SchemaChange")), "reasons": JSONSchema.array(JSONSchema.string),
-      "dataLoss": JSONSchema.array(JSONSchema.any),
-    ], optional: ["hash", "entities", "history", "changes", "reasons", "dataLoss"])
+  typealias Result = MigrationStatusResult
   let schema: JSONValue?
   init(_ r: ParamReader) throws { schema = r.value("schema", schema: JSONSchema.ref("Schema")) }
 }
@@ -49,7 +41,7 @@ struct MigrationRun {
 struct MigrationPlanParams: MethodParams {
   static let method = "migration.plan"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.ref("MigrationResult")
+  typealias Result = MigrationRunResult
   let run: MigrationRun
   init(_ r: ParamReader) throws { run = try MigrationRun(r, apply: false) }
 }
@@ -58,7 +50,7 @@ struct MigrationPlanParams: MethodParams {
 struct MigrationApplyParams: MethodParams {
   static let method = "migration.apply"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.ref("MigrationResult")
+  typealias Result = MigrationRunResult
   let run: MigrationRun
   init(_ r: ParamReader) throws { run = try MigrationRun(r, apply: true) }
 }
@@ -67,14 +59,7 @@ struct MigrationApplyParams: MethodParams {
 struct HistoryFetchParams: MethodParams {
   static let method = "history.fetch"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object([
-    "transactions": JSONSchema.array(
-      JSONSchema.object([
-        "token": JSONSchema.integer, "timestamp": JSONSchema.string, "author": JSONSchema.oneOf(JSONSchema.string, JSONSchema.null),
-        "changes": JSONSchema.array(JSONSchema.object),
-      ])),
-    "lastToken": JSONSchema.integer,
-  ])
+  typealias Result = HistoryFetchResult
   let after: Int64
   let limit: Int?
   let entities: Set<String>?
@@ -91,7 +76,7 @@ struct HistoryFetchParams: MethodParams {
 struct HistoryDeleteParams: MethodParams {
   static let method = "history.delete"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object(["deleted": JSONSchema.integer])
+  typealias Result = DeletedCountResult
   let before: Int64?
   init(_ r: ParamReader) throws { before = try r.int("before", min: 0, required: true) }
 }

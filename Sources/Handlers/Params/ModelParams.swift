@@ -17,12 +17,7 @@ struct SchemaJSON: ParamValue {
 struct ModelDefineParams: MethodParams {
   static let method = "model.define"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object([
-    "schema": JSONSchema.ref("Schema"), "version": JSONSchema.string, "hash": JSONSchema.string,
-    "entities": JSONSchema.array(JSONSchema.object(["name": JSONSchema.string, "versionHash": JSONSchema.string])),
-    "changed": JSONSchema.boolean,
-    "steps": JSONSchema.array(JSONSchema.string),
-  ])
+  typealias Result = ModelDefineResult
   let schema: SchemaJSON
   init(_ r: ParamReader) throws { schema = try r.require("schema") }
 }
@@ -31,24 +26,14 @@ struct ModelDefineParams: MethodParams {
 struct ModelGetParams: NoParams {
   static let method = "model.get"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object(
-    [
-      "schema": JSONSchema.oneOf(JSONSchema.ref("Schema"), JSONSchema.null),
-      "version": JSONSchema.oneOf(JSONSchema.string, JSONSchema.null),
-      "hash": JSONSchema.oneOf(JSONSchema.string, JSONSchema.null),
-      "entities": JSONSchema.array(JSONSchema.object(["name": JSONSchema.string, "versionHash": JSONSchema.string])),
-      "history": JSONSchema.ref("SchemaHistory"),
-    ], optional: ["history"])
+  typealias Result = ModelGetResult
 }
 
 /// `model.diff`.
 struct ModelDiffParams: MethodParams {
   static let method = "model.diff"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object([
-    "from": JSONSchema.string, "to": JSONSchema.string, "identical": JSONSchema.boolean, "lightweight": JSONSchema.boolean,
-    "changes": JSONSchema.array(JSONSchema.ref("SchemaChange")), "ambiguous": JSONSchema.array(JSONSchema.string),
-  ])
+  typealias Result = ModelDiffResult
   /// Absent: the store's schema.
   let from: SchemaJSON?
   let to: SchemaJSON
@@ -62,8 +47,7 @@ struct ModelDiffParams: MethodParams {
 struct ModelValidateParams: MethodParams {
   static let method = "model.validate"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object(
-    ["valid": JSONSchema.boolean, "issues": JSONSchema.array(JSONSchema.object), "hash": JSONSchema.string], optional: ["hash"])
+  typealias Result = ModelValidateResult
   let schema: SchemaJSON
   init(_ r: ParamReader) throws { schema = try r.require("schema") }
 }
@@ -100,7 +84,7 @@ struct ModelSource {
 struct ModelImportXcdatamodelParams: MethodParams {
   static let method = "model.importXcdatamodel"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object
+  typealias Result = ImportedModelJSON
   let source: ModelSource
   init(_ r: ParamReader) throws { source = try ModelSource(r, allowSchema: false) }
 }
@@ -109,7 +93,7 @@ struct ModelImportXcdatamodelParams: MethodParams {
 struct ModelAuditParams: MethodParams {
   static let method = "model.audit"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object
+  typealias Result = ModelAuditResult
   let source: ModelSource
   let cloudKit: Bool?
   /// A path to another model, or a schema object.
@@ -140,11 +124,7 @@ extension CodeGenerator.Target: ParamValue {
 struct ModelGenerateParams: MethodParams {
   static let method = "model.generate"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object(
-    [
-      "target": JSONSchema.string, "files": JSONSchema.array(JSONSchema.object(["name": JSONSchema.string, "text": JSONSchema.string])),
-      "skippedVersions": JSONSchema.array(JSONSchema.object(["name": JSONSchema.string, "reason": JSONSchema.string])),
-    ], optional: ["skippedVersions"])
+  typealias Result = ModelGenerateResult
   let target: CodeGenerator.Target
   let baseName: String?
   let source: ModelSource

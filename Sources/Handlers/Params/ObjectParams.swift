@@ -6,7 +6,7 @@ import StoreEngine
 struct ObjectsInsertParams: MethodParams {
   static let method = "objects.insert"
   static let shape = ParamShape(describing: Self.self)
-  static let result = ResultSchemas.object
+  typealias Result = WireObjectJSON
   let entity: String
   let values: JSONObject
   let toMany: ToManyMode
@@ -21,7 +21,7 @@ struct ObjectsInsertParams: MethodParams {
 struct ObjectsUpdateParams: MethodParams {
   static let method = "objects.update"
   static let shape = ParamShape(describing: Self.self)
-  static let result = ResultSchemas.object
+  typealias Result = WireObjectJSON
   let id: String
   let values: JSONObject
   let ifVersion: Int64?
@@ -38,7 +38,7 @@ struct ObjectsUpdateParams: MethodParams {
 struct ObjectsUpsertParams: MethodParams {
   static let method = "objects.upsert"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object(["object": ResultSchemas.object, "inserted": JSONSchema.boolean])
+  typealias Result = ObjectsUpsertResult
   let entity: String
   let values: JSONObject
   let on: [String]?
@@ -55,7 +55,7 @@ struct ObjectsUpsertParams: MethodParams {
 struct ObjectsDeleteParams: MethodParams {
   static let method = "objects.delete"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object(["deleted": ResultSchemas.ids])
+  typealias Result = DeletedIDsResult
   let id: String
   init(_ r: ParamReader) throws { id = try r.require("id") }
 }
@@ -64,7 +64,7 @@ struct ObjectsDeleteParams: MethodParams {
 struct ObjectsGetParams: MethodParams {
   static let method = "objects.get"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.oneOf(ResultSchemas.object, JSONSchema.object(["objects": JSONSchema.array(ResultSchemas.object)]))
+  typealias Result = ObjectsGetResult
   let include: [String]
   let withVersion: Bool
   let toMany: ToManyMode
@@ -84,7 +84,7 @@ struct ObjectsGetParams: MethodParams {
 struct ObjectsUpdateWhereParams: MethodParams {
   static let method = "objects.updateWhere"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object(["updated": ResultSchemas.ids, "count": JSONSchema.integer])
+  typealias Result = UpdatedWhereResult
   var request: FetchRequest
   let values: JSONObject
   init(_ r: ParamReader) throws {
@@ -99,7 +99,7 @@ struct ObjectsUpdateWhereParams: MethodParams {
 struct ObjectsDeleteWhereParams: MethodParams {
   static let method = "objects.deleteWhere"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object(["deleted": ResultSchemas.ids, "count": JSONSchema.integer])
+  typealias Result = DeletedWhereResult
   var request: FetchRequest
   init(_ r: ParamReader) throws {
     request = try RequestParsing.filteredRequest(r)

@@ -6,7 +6,7 @@ import StoreEngine
 struct QueryFetchParams: MethodParams {
   static let method = "query.fetch"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.ref("FetchResult")
+  typealias Result = QueryFetchResult
   let request: FetchRequest
   init(_ r: ParamReader) throws { request = try Self.sectioned(r) }
 
@@ -22,11 +22,7 @@ struct QueryFetchParams: MethodParams {
 struct QueryObserveParams: MethodParams {
   static let method = "query.observe"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object(
-    [
-      "subscription": JSONSchema.string, "token": JSONSchema.integer, "objects": JSONSchema.array(ResultSchemas.object),
-      "sections": JSONSchema.array(JSONSchema.object),
-    ], optional: ["sections"])
+  typealias Result = QueryObserveResult
   let request: FetchRequest
   init(_ r: ParamReader) throws { request = try QueryFetchParams.sectioned(r) }
 }
@@ -35,7 +31,7 @@ struct QueryObserveParams: MethodParams {
 struct QueryUnobserveParams: MethodParams {
   static let method = "query.unobserve"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.null
+  typealias Result = NullResult
   let subscription: String
   init(_ r: ParamReader) throws { subscription = try r.require("subscription") }
 }
@@ -44,7 +40,7 @@ struct QueryUnobserveParams: MethodParams {
 struct QueryCountParams: MethodParams {
   static let method = "query.count"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object(["count": JSONSchema.integer])
+  typealias Result = CountResult
   let request: FetchRequest
   init(_ r: ParamReader) throws { request = try RequestParsing.fetchRequest(r, []) }
 }
@@ -53,7 +49,7 @@ struct QueryCountParams: MethodParams {
 struct QueryIdsParams: MethodParams {
   static let method = "query.ids"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object(["ids": ResultSchemas.ids])
+  typealias Result = IDsResult
   let request: FetchRequest
   init(_ r: ParamReader) throws { request = try RequestParsing.fetchRequest(r, .page) }
 }
@@ -62,7 +58,7 @@ struct QueryIdsParams: MethodParams {
 struct QueryParseParams: MethodParams {
   static let method = "query.parse"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object(["predicate": JSONSchema.object])
+  typealias Result = QueryParseResult
   let predicate: Predicate?
   init(_ r: ParamReader) throws {
     r.declare("where", schema: JSONSchema.stringOrObject, required: true)

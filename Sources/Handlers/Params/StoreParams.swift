@@ -6,7 +6,7 @@ import StoreEngine
 struct StoreOpenParams: MethodParams {
   static let method = "store.open"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.ref("StoreInfo")
+  typealias Result = StoreInfoJSON
 
   let memory: Bool
   let path: String?
@@ -38,14 +38,14 @@ struct StoreOpenParams: MethodParams {
 struct StoreInfoParams: NoParams {
   static let method = "store.info"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.ref("StoreInfo")
+  typealias Result = StoreInfoJSON
 }
 
 /// `store.backup`.
 struct StoreBackupParams: MethodParams {
   static let method = "store.backup"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object(["path": JSONSchema.string, "bytes": JSONSchema.integer])
+  typealias Result = StoreBackupResult
   let to: String
   init(_ r: ParamReader) throws { to = try r.require("to") }
 }
@@ -54,7 +54,5 @@ struct StoreBackupParams: MethodParams {
 struct StoreCheckParams: NoParams {
   static let method = "store.check"
   static let shape = ParamShape(describing: Self.self)
-  static let result = JSONSchema.object([
-    "ok": JSONSchema.boolean, "integrity": JSONSchema.array(JSONSchema.string), "problems": JSONSchema.array(JSONSchema.object),
-  ])
+  typealias Result = StoreCheckJSON
 }

@@ -2,14 +2,19 @@ import JSONCore
 import RPCCore
 
 /// One method's typed description: its wire name, its params (the struct itself, read by
-/// `init(_:)`) and the JSON Schema of its result. The method table (`Session.methods()`)
+/// `init(_:)`) and its result type (`Result`, which writes the reply and describes it). The method table (`Session.methods()`)
 /// takes its names from these types, and `modelstore protocol --json` describes the
 /// protocol from them (`ProtocolDescription`).
 protocol MethodParams: ParamObject {
   /// The wire name, `namespace.verb`.
   static var method: String { get }
-  /// The JSON Schema of the result.
-  static var result: JSONValue { get }
+  /// The result's type: the handler returns it, the description takes its schema.
+  associatedtype Result: ResultValue
+}
+
+extension MethodParams {
+  /// The JSON Schema of the result, from its type.
+  static var result: JSONValue { Result.resultSchema }
 }
 
 /// One entry of the method table: a params type and the handler it feeds.
@@ -19,12 +24,12 @@ struct MethodEntry {
 
   /// The handler gets its params read and checked: a member the params type does not
   /// read is refused first (`params.x: unknown member 'x'`), then `init(_:)` reads the rest.
-  init<P: MethodParams>(_ type: P.Type, _ body: @escaping (P, RequestContext) throws -> JSONValue) {
+  init<P: MethodParams>(_ type: P.Type, _ body: @escaping (P, RequestContext) throws -> P.Result) {
     params = type
     let shape = P.shape
     handler = { json, context in
       try shape.rejectUnknown(json)
-      return try body(try P(ParamReader(json)), context)
+      return try body(try P(ParamReader(json)), context).resultJSON
     }
   }
 

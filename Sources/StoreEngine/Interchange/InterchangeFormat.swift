@@ -9,7 +9,7 @@ public enum InterchangeFormat {
   public static let version: Int64 = 1
 
   /// How the records are laid out in the bytes.
-  public enum Layout: String, Sendable {
+  public enum Layout: String, Sendable, CaseIterable {
     /// A header line, then one object per line.
     case ndjson
     /// One document `{format, version, schema, entities, objects: [...]}`.

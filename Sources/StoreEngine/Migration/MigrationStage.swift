@@ -5,7 +5,7 @@ import SchemaModel
 /// `MigrationStage`: lightweight (inferred from the two schemas), or custom, with
 /// declarative transforms and client hooks before and after the schema change.
 public struct MigrationStage {
-  public enum Kind: String { case lightweight, custom }
+  public enum Kind: String, CaseIterable { case lightweight, custom }
   public var kind: Kind
   public var from: String
   public var to: String

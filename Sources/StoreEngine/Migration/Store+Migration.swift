@@ -43,7 +43,7 @@ public struct MigrationResult {
     public var status: String { outcome.rawValue }
   }
   /// Where a stage stands; the raw values are the wire's.
-  public enum Status: String, Sendable {
+  public enum Status: String, Sendable, CaseIterable {
     case applied
     /// A dry run's stage that would apply.
     case planned
