@@ -65,6 +65,47 @@ struct CoreDataFile {
     return CoreDataFile(uri: uri(copy, "mode=ro"), temporaryDirectory: dir, externalDirectory: external, access: "copy")
   }
 
+  /// Opens `path` the way its files need now and ATTACHes it as `schemaName`. The writer
+  /// may be between states (its last connection checkpoints, then removes `-wal` and
+  /// `-shm`: a `-wal` or `-shm` chosen for `readonlyShm` can be gone when SQLite opens it,
+  /// and is then not created but fails the ATTACH; a `-wal` chosen for `copy` can be gone
+  /// before it is copied), so a failure that may come from such a race is retried with a
+  /// fresh choice after 1 ms, up to 50 times (about 50 ms), before it is reported; a missing
+  /// file or one that is not a database is reported at once. `beforeAttach` runs between
+  /// the choice and the ATTACH (tests stage the race with it). On failure nothing stays
+  /// attached and no copy is left.
+  static func attach(
+    _ path: String, as schemaName: String, on c: any DatabaseConnection, beforeAttach: (() -> Void)? = nil
+  ) throws -> CoreDataFile {
+    var attempt = 0
+    while true {
+      do {
+        let file = try open(path)
+        beforeAttach?()
+        do {
+          try c.run("ATTACH DATABASE ? AS \(Identifier.quote(schemaName))", [.text(file.uri)])
+        } catch {
+          file.cleanUp()
+          throw error
+        }
+        return file
+      } catch {
+        attempt += 1
+        guard attempt < 50, mayComeFromARace(error) else { throw error }
+        var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+        nanosleep(&pause, nil)
+      }
+    }
+  }
+
+  /// False for what no writer's timing explains: the file is missing, empty, or not a
+  /// database.
+  private static func mayComeFromARace(_ error: Error) -> Bool {
+    if let e = error as? StoreError, e.kind == .notFound || e.kind == .notAStore || e.kind == .invalidArgument { return false }
+    if let e = error as? any DatabaseError, e.isNotADatabase { return false }
+    return true
+  }
+
   /// Which of the three ways above the files at `path` need now.
   static func access(_ path: String) -> String {
     if (fileSize(path + "-wal") ?? 0) == 0 { return "immutable" }

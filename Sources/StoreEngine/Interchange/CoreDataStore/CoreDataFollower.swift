@@ -57,30 +57,10 @@ final class CoreDataFollower {
 }
 
 extension CoreDataFollower {
-  /// Attaches the file the way its files need now. The writer may be between states (its
-  /// last connection checkpoints, then removes `-wal` and `-shm`: a `-wal` or `-shm` chosen
-  /// for `readonlyShm` can be gone when SQLite opens it, and is then not created but fails
-  /// the ATTACH), so a failure is retried after 1 ms, for up to about 50 ms, before it is
-  /// reported.
+  /// Attaches the file the way its files need now (`CoreDataFile.attach`, which retries
+  /// while the writer is between states).
   fileprivate func attachAgain(_ c: any DatabaseConnection) throws {
-    var attempt = 0
-    while true {
-      do {
-        file = try CoreDataFile.open(path)
-        do {
-          try c.run("ATTACH DATABASE ? AS \(Identifier.quote(schemaName))", [.text(file.uri)])
-        } catch {
-          file.cleanUp()
-          throw error
-        }
-        return
-      } catch {
-        attempt += 1
-        if attempt >= 50 { throw error }
-        var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
-        nanosleep(&pause, nil)
-      }
-    }
+    file = try CoreDataFile.attach(path, as: schemaName, on: c)
   }
 }
 

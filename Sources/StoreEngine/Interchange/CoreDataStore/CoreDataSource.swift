@@ -17,18 +17,20 @@ final class CoreDataSource {
 
   /// Attaches `path` as `schemaName` (outside any transaction: SQLite refuses ATTACH
   /// inside one) and reads it. On failure nothing stays attached.
-  init(path: String, model: String? = nil, connection c: any DatabaseConnection, schemaName: String) throws {
+  init(
+    path: String, model: String? = nil, connection c: any DatabaseConnection, schemaName: String,
+    beforeAttach: (() -> Void)? = nil
+  ) throws {
     self.path = path
     self.schemaName = schemaName
-    file = try CoreDataFile.open(path)
     do {
-      do {
-        try c.run("ATTACH DATABASE ? AS \(Identifier.quote(schemaName))", [.text(file.uri)])
-      } catch let e as any DatabaseError where e.isNotADatabase {
-        throw StoreError(.notAStore, "'\(path)' is not a Core Data store (not an SQLite database)", ["path": .string(path)])
-      } catch let e as any DatabaseError {
-        throw StoreError(.notFound, "cannot open Core Data store '\(path)': \(e.message)", ["path": .string(path)])
-      }
+      file = try CoreDataFile.attach(path, as: schemaName, on: c, beforeAttach: beforeAttach)
+    } catch let e as any DatabaseError where e.isNotADatabase {
+      throw StoreError(.notAStore, "'\(path)' is not a Core Data store (not an SQLite database)", ["path": .string(path)])
+    } catch let e as any DatabaseError {
+      throw StoreError(.notFound, "cannot open Core Data store '\(path)': \(e.message)", ["path": .string(path)])
+    }
+    do {
       do {
         layout = try CoreDataLayout.read(c, schemaName: schemaName, path: path)
         if let model {
