@@ -52,7 +52,7 @@ extension Session {
   }
 
   private func pollHistory() {
-    guard !subscriptions.isEmpty, let store, store.openTransactions == 0, !store.isMigrating else { return }
+    guard !subscriptions.isEmpty, let store, store.isAtRest else { return }
     if store.changesOutsideHistory { return followOutsideHistory(store) }
     do {
       // One snapshot for the history and every refresh: each change sent is the state as

@@ -46,7 +46,11 @@ final class WriteState {
   /// The one rule: the installed schema is held in memory beside the tables, and neither
   /// a client transaction's rollback nor a migration's stages would keep the two in step,
   /// so it changes only when no client transaction is open and no migration runs.
-  var canChangeSchema: Bool { userTransactions == 0 && !migrating }
+  var canChangeSchema: Bool { atRest }
+
+  /// No client transaction is open and no migration runs: what is committed is all there
+  /// is (the schema may change, live queries may read the history).
+  var atRest: Bool { userTransactions == 0 && !migrating }
 
   /// Throws when `change` cannot run now (`canChangeSchema`), saying why in its terms.
   func checkSchemaCanChange(_ change: SchemaChange) throws {

@@ -61,6 +61,9 @@ extension Store {
   /// True while `migrate` runs (a client hook's requests are served meanwhile).
   public var isMigrating: Bool { writes.migrating }
 
+  /// No client transaction is open and no migration runs (`WriteState.atRest`).
+  public var isAtRest: Bool { writes.atRest }
+
   /// Decodes and validates one schema; errors name `path`.
   public static func decodeSchema(_ json: JSONValue, path: ErrorPlace) throws -> Schema {
     let (schema, issues) = SchemaValidator.check(json)
