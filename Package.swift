@@ -36,6 +36,7 @@ let package = Package(
     .target(name: "JSONCore", dependencies: ["CJansson", "FileAccess"], swiftSettings: releaseSpeed),
     .target(name: "DatabaseKit", swiftSettings: releaseSpeed),
     .target(name: "SQLiteCore", dependencies: ["CSQLite", "DatabaseKit"], swiftSettings: releaseSpeed),
+    .target(name: "PostgresCore", dependencies: ["DatabaseKit"], swiftSettings: releaseSpeed),
     .target(name: "SchemaModel", dependencies: ["JSONCore"], swiftSettings: releaseSpeed),
     .target(name: "TimeZones", dependencies: ["SchemaModel"], swiftSettings: releaseSpeed),
     .target(name: "CoreDataTooling", dependencies: ["SchemaModel", "JSONCore", "FileAccess"], swiftSettings: releaseSpeed),
