@@ -32,11 +32,14 @@ let package = Package(
     .systemLibrary(
       name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(
+      name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
+      providers: [.apt(["libpq-dev"])]),
     .target(name: "FileAccess", swiftSettings: releaseSpeed),
     .target(name: "JSONCore", dependencies: ["CJansson", "FileAccess"], swiftSettings: releaseSpeed),
     .target(name: "DatabaseKit", swiftSettings: releaseSpeed),
     .target(name: "SQLiteCore", dependencies: ["CSQLite", "DatabaseKit"], swiftSettings: releaseSpeed),
-    .target(name: "PostgresCore", dependencies: ["DatabaseKit"], swiftSettings: releaseSpeed),
+    .target(name: "PostgresCore", dependencies: ["CLibPQ", "DatabaseKit"], swiftSettings: releaseSpeed),
     .target(name: "SchemaModel", dependencies: ["JSONCore"], swiftSettings: releaseSpeed),
     .target(name: "TimeZones", dependencies: ["SchemaModel"], swiftSettings: releaseSpeed),
     .target(name: "CoreDataTooling", dependencies: ["SchemaModel", "JSONCore", "FileAccess"], swiftSettings: releaseSpeed),
@@ -57,6 +60,7 @@ let package = Package(
     .testTarget(name: "FileAccessTests", dependencies: ["FileAccess"]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
     .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
+    .testTarget(name: "PostgresCoreTests", dependencies: ["PostgresCore", "TestSupport"]),
     .testTarget(name: "SchemaModelTests", dependencies: ["SchemaModel", "JSONCore", "TestSupport"]),
     .testTarget(name: "TimeZonesTests", dependencies: ["TimeZones"]),
     .testTarget(name: "CoreDataToolingTests", dependencies: ["CoreDataTooling", "SchemaModel", "JSONCore", "TestSupport"]),
