@@ -24,7 +24,7 @@ extension PostgresConnection {
         // Waiting for the lock only reads: a cancel may stop it.
         try simple("BEGIN\(lock); SAVEPOINT ms_sp0", interruptible: true)
       } catch {
-        if !isAutocommit { try? simple("ROLLBACK") }
+        if !isAutocommit { _ = try? simple("ROLLBACK") }
         transactionFailed = false
         throw error
       }
@@ -48,9 +48,7 @@ extension PostgresConnection {
     if depth == 1 {
       try willCommit?()
       try beforeStatement()
-      let result = try exchange(sql: "COMMIT", interruptible: false) { PQsendQuery(handle, "COMMIT") }
-      let status = result.map { String(cString: PQcmdStatus($0)) }
-      if let result { PQclear(result) }
+      let status = try simple(commitPrelude.map { $0 + "; COMMIT" } ?? "COMMIT")
       // COMMIT of a transaction PostgreSQL had aborted answers ROLLBACK.
       guard status == "COMMIT" else {
         throw PostgresError(sqlState: "40000", message: "the transaction was rolled back by PostgreSQL instead of committed")
@@ -76,13 +74,13 @@ extension PostgresConnection {
       transactionFailed = false
       didEndTransaction?()
     } else if transactionDepth == 0 {
-      try? simple("ROLLBACK")
+      _ = try? simple("ROLLBACK")
       undoneLevels = []
       transactionFailed = false
       didEndTransaction?()
     } else {
       // Rolling back to a savepoint also ends the aborted state a failed statement left.
-      try? simple("ROLLBACK TO SAVEPOINT ms_sp\(transactionDepth); RELEASE SAVEPOINT ms_sp\(transactionDepth)")
+      _ = try? simple("ROLLBACK TO SAVEPOINT ms_sp\(transactionDepth); RELEASE SAVEPOINT ms_sp\(transactionDepth)")
       transactionFailed = false
     }
   }
@@ -115,7 +113,7 @@ extension PostgresConnection {
       result = try body()
       try simple("COMMIT")
     } catch {
-      if !isAutocommit { try? simple("ROLLBACK") }
+      if !isAutocommit { _ = try? simple("ROLLBACK") }
       transactionFailed = false
       snapshotOpen = false
       throw error

@@ -56,6 +56,9 @@ public final class PostgresConnection: DatabaseConnection {
   // Transaction state (PostgresConnection+Transactions.swift).
   public internal(set) var transactionDepth = 0
   public var willCommit: (() throws -> Void)?
+  /// Statements sent with the outermost COMMIT, in the same message (no round trip of
+  /// their own): the last writes every transaction makes, after `willCommit`.
+  public var commitPrelude: String?
   public var didEndTransaction: (() -> Void)?
   public var transactionWasLost = false
   /// A statement failed inside the open transaction, which PostgreSQL now refuses to go
@@ -226,10 +229,14 @@ public final class PostgresConnection: DatabaseConnection {
   // MARK: - Talking to the server
 
   /// Runs `sql` (one or more statements) as a simple query; the first failure is thrown.
-  func simple(_ sql: String, interruptible: Bool = false) throws {
+  /// Returns the last statement's command tag (`COMMIT`).
+  @discardableResult
+  func simple(_ sql: String, interruptible: Bool = false) throws -> String? {
+    // A simple query ends the server's unnamed statement.
     server.unnamedOwner = nil
-    let result = try exchange(sql: sql, interruptible: interruptible) { PQsendQuery(handle, sql) }
-    if let result { PQclear(result) }
+    guard let result = try exchange(sql: sql, interruptible: interruptible, { PQsendQuery(handle, sql) }) else { return nil }
+    defer { PQclear(result) }
+    return String(cString: PQcmdStatus(result))
   }
 
   /// Sends a command with `send`, waits for its results (running the cancellation probe
