@@ -270,28 +270,21 @@ public final class Store {
       }
     } catch {
       writes.requestLog.removeAll()
-      if connection.transactionWasLost {
-        connection.transactionWasLost = false
-        writes.forgetTransactions()
-        throw StoreError(
-          .transaction,
-          "the request failed and \(database.engineName) rolled back the whole client transaction (\(error)); nothing of it was kept",
-          ["transactionRolledBack": true])
-      }
+      if connection.transactionWasLost { throw lostClientTransaction(error) }
       throw error
     }
   }
 
-  /// The commit of a client transaction failed and the database ended the transaction
-  /// itself (PostgreSQL's connection was lost): every level is gone, and the client is told.
-  func lostTransaction(_ error: Error) throws -> Never {
+  /// The database ended the client transaction itself (SQLite after some failures,
+  /// PostgreSQL when the connection was lost): every level is gone, and the client is told
+  /// with the failure of `what` ("the request", "the commit") that revealed it.
+  func lostClientTransaction(_ error: Error, _ what: String = "the request") -> StoreError {
     while connection.transactionDepth > 0 { connection.rollback() }
     connection.transactionWasLost = false
     writes.forgetTransactions()
-    let reason = (error as? StoreError)?.message ?? "\(error)"
-    throw StoreError(
+    return StoreError(
       .transaction,
-      "the commit failed and \(database.engineName) rolled back the whole client transaction (\(reason)); nothing of it was kept",
+      "\(what) failed and \(database.engineName) rolled back the whole client transaction (\(error)); nothing of it was kept",
       ["transactionRolledBack": true])
   }
 
@@ -303,10 +296,13 @@ public final class Store {
     try translatingErrors { try connection.readingOneSnapshot(body) }
   }
 
+  /// Runs `body`, translating database failures; one that ended the client transaction
+  /// (`transactionWasLost`) ends the store's too, whatever request met it.
   func translatingErrors<T>(_ body: () throws -> T) throws -> T {
     do {
       return try body()
     } catch let e as any DatabaseError {
+      if connection.transactionWasLost { throw lostClientTransaction(StoreError(sqlite: e)) }
       throw StoreError(sqlite: e)
     }
   }
@@ -331,6 +327,12 @@ extension StoreError {
         ["reason": "integerOverflow"])
     } else if e.isReadOnly {
       self.init(.readOnly, "the store cannot be written: \(e.message)", codes)
+    } else if e.isConstraint {
+      // A constraint the engine did not explain itself (on PostgreSQL, a uniqueness two
+      // objects of one request break: the savepoint that held the first is undone).
+      var details = codes
+      details["constraint"] = "unique"
+      self.init(.constraint, "a uniqueness constraint was violated: \(e.message)", details)
     } else if e.isConnectionFailure {
       // The server rolled back the open transaction: nothing of it was written.
       var details = codes
