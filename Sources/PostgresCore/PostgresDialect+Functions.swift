@@ -13,7 +13,9 @@ extension PostgresDialect {
   /// `ms_fold(text, flags)`: `[d]` through `translate` with the engine's own table (each
   /// precomposed letter to its base letter, combining marks dropped), `[c]` as
   /// uppercase-then-lowercase with ICU's full case mappings (`ß` → `ss`), as Swift's
-  /// `uppercased().lowercased()`. The result compares by code point (`COLLATE "C"`).
+  /// `uppercased().lowercased()`, which has no final sigma (ICU's `lower` writes `ς` at
+  /// the end of a word, Swift `σ` everywhere). The result compares by code point
+  /// (`COLLATE "C"`).
   static func foldFunction(_ table: TextFoldingTable) -> String {
     var from = ""
     var to = ""
@@ -25,7 +27,8 @@ extension PostgresDialect {
     let stripped = "CASE WHEN flags & 2 = 0 THEN s ELSE translate(s, \(quoted(from)), \(quoted(to))) END"
     return """
       CREATE OR REPLACE FUNCTION ms_fold(s text, flags integer) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $ms$
-      SELECT CASE WHEN flags & 1 = 0 THEN (\(stripped)) COLLATE "C" ELSE lower(upper((\(stripped)) COLLATE "und-x-icu")) COLLATE "C" END
+      SELECT CASE WHEN flags & 1 = 0 THEN (\(stripped)) COLLATE "C"
+        ELSE translate(lower(upper((\(stripped)) COLLATE "und-x-icu")), 'ς', 'σ') COLLATE "C" END
       $ms$
       """
   }
