@@ -7,28 +7,54 @@ import DatabaseKit
 /// engine: what differs", says where their answers differ from the Swift ones.
 extension PostgresDialect {
   public func storeSetupStatements(folding: TextFoldingTable) -> [String] {
-    [Self.foldFunction(folding), Self.regexpFunction, Self.padFunction, Self.bucketFunction]
+    [
+      Self.diacriticsFunction(folding), Self.foldFunction, Self.regexpFunction, Self.padFunction, Self.bucketArithmeticFunction,
+      Self.bucketFunction,
+    ]
   }
 
-  /// `ms_fold(text, flags)`: `[d]` through `translate` with the engine's own table (each
-  /// precomposed letter to its base letter, combining marks dropped), `[c]` as
+  /// `ms_fold(text, flags)`: `[d]` through `ms_fold_diacritics`, `[c]` as
   /// uppercase-then-lowercase with ICU's full case mappings (`ß` → `ss`), as Swift's
   /// `uppercased().lowercased()`, which has no final sigma (ICU's `lower` writes `ς` at
-  /// the end of a word, Swift `σ` everywhere). The result compares by code point
-  /// (`COLLATE "C"`).
-  static func foldFunction(_ table: TextFoldingTable) -> String {
-    var from = ""
-    var to = ""
-    for (letter, base) in table.baseLetters {
-      from.unicodeScalars.append(letter)
-      to.unicodeScalars.append(base)
+  /// the end of a word, Swift `σ` everywhere); ASCII text is lowercased directly. The
+  /// result compares by code point (`COLLATE "C"`).
+  static let foldFunction = """
+    CREATE OR REPLACE FUNCTION ms_fold(s text, flags integer) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $ms$
+    SELECT CASE WHEN flags & 2 = 0 OR octet_length(s) = length(s) THEN
+      CASE WHEN flags & 1 = 0 THEN s COLLATE "C" WHEN octet_length(s) = length(s) THEN lower(s COLLATE "C")
+        ELSE translate(lower(upper(s COLLATE "und-x-icu")), 'ς', 'σ') COLLATE "C" END
+    ELSE
+      CASE WHEN flags & 1 = 0 THEN ms_fold_diacritics(s) COLLATE "C"
+        ELSE translate(lower(upper(ms_fold_diacritics(s) COLLATE "und-x-icu")), 'ς', 'σ') COLLATE "C" END
+    END
+    $ms$
+    """
+
+  /// `ms_fold_diacritics(text)`: `[d]` with the engine's own table (each precomposed
+  /// letter to its base letter, combining marks dropped), as a JSON object; each distinct
+  /// non-ASCII character of the text is looked up once and replaced everywhere (a letter's
+  /// base is never a key, so the order of the replacements does not matter). `translate`
+  /// with the whole table is exact too, but scans it for every character (about 200 µs
+  /// for 50 characters, against 10 µs here).
+  static func diacriticsFunction(_ table: TextFoldingTable) -> String {
+    var map = "{"
+    func entry(_ key: Unicode.Scalar, _ value: String) {
+      if map.count > 1 { map += "," }
+      map += "\"\(key)\":\"\(value)\""
     }
-    for v in table.droppedMarks { if let u = Unicode.Scalar(v) { from.unicodeScalars.append(u) } }
-    let stripped = "CASE WHEN flags & 2 = 0 THEN s ELSE translate(s, \(quoted(from)), \(quoted(to))) END"
+    for (letter, base) in table.baseLetters { entry(letter, String(base)) }
+    for v in table.droppedMarks { if let u = Unicode.Scalar(v) { entry(u, "") } }
+    map += "}"
     return """
-      CREATE OR REPLACE FUNCTION ms_fold(s text, flags integer) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $ms$
-      SELECT CASE WHEN flags & 1 = 0 THEN (\(stripped)) COLLATE "C"
-        ELSE translate(lower(upper((\(stripped)) COLLATE "und-x-icu")), 'ς', 'σ') COLLATE "C" END
+      CREATE OR REPLACE FUNCTION ms_fold_diacritics(s text) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $ms$
+      DECLARE c text; b text;
+      BEGIN
+        FOR c IN SELECT DISTINCT m[1] FROM regexp_matches(s, E'([^\\\\x01-\\\\x7f])', 'g') AS m LOOP
+          b := \(quoted(map))::jsonb ->> c;
+          IF b IS NOT NULL THEN s := replace(s, c, b); END IF;
+        END LOOP;
+        RETURN s;
+      END
       $ms$
       """
   }
@@ -66,14 +92,31 @@ extension PostgresDialect {
     """
 
   /// `ms_bucket(seconds, unit, zone)`: the key of the day, ISO week, month or year holding
-  /// a date on a zone's wall clock, computed as the Swift function does (the proleptic
-  /// Gregorian calendar on whole seconds, years 0 and before included). The offset of an
-  /// IANA zone comes from PostgreSQL's time zone data; past 287,000 AD an instant is moved
-  /// back by 400-year cycles (146,097 days, over which a zone's rules repeat), before
-  /// 4000 BC it is read at 4000 BC (before every zone's first transition), so that every
-  /// date with a calendar date has a key.
+  /// a date on a zone's wall clock, as the Swift function writes it. Between the years 1
+  /// and 9999 (with ten days to spare) it is PostgreSQL's `to_char` of the wall-clock time
+  /// (`AT TIME ZONE` an IANA name, or an interval for `±HH:MM`, whose sign a zone name
+  /// would read the POSIX way); elsewhere `ms_bucket_arithmetic`.
   static let bucketFunction = """
     CREATE OR REPLACE FUNCTION ms_bucket(seconds double precision, unit text, zone text)
+    RETURNS text LANGUAGE sql STABLE PARALLEL SAFE AS $ms$
+    SELECT CASE WHEN seconds >= -62134732800 AND seconds < 253401436800 AND unit IN ('day', 'week', 'month', 'year') THEN
+      to_char(CASE WHEN zone IN ('UTC', 'GMT', 'Z') THEN to_timestamp(floor(seconds)) AT TIME ZONE 'UTC'
+        WHEN left(zone, 1) IN ('+', '-') THEN to_timestamp(floor(seconds)) AT TIME ZONE CAST(substr(zone, 1, 3) || ':'
+          || coalesce(nullif(substr(replace(zone, ':', ''), 4, 2), ''), '00') AS interval)
+        ELSE to_timestamp(floor(seconds)) AT TIME ZONE zone END,
+        CASE unit WHEN 'day' THEN 'YYYY-MM-DD' WHEN 'week' THEN 'IYYY-"W"IW' WHEN 'month' THEN 'YYYY-MM' ELSE 'YYYY' END)
+    ELSE ms_bucket_arithmetic(seconds, unit, zone) END
+    $ms$
+    """
+
+  /// `ms_bucket_arithmetic(seconds, unit, zone)`: `ms_bucket` computed as the Swift
+  /// function does (the proleptic Gregorian calendar on whole seconds, years 0 and before
+  /// included), for every date with a calendar date. The offset of an IANA zone comes
+  /// from PostgreSQL's time zone data; past 287,000 AD an instant is moved back by
+  /// 400-year cycles (146,097 days, over which a zone's rules repeat), before 4000 BC it
+  /// is read at 4000 BC (before every zone's first transition).
+  static let bucketArithmeticFunction = """
+    CREATE OR REPLACE FUNCTION ms_bucket_arithmetic(seconds double precision, unit text, zone text)
     RETURNS text LANGUAGE plpgsql STABLE PARALLEL SAFE AS $ms$
     DECLARE
       t bigint; probe bigint; off bigint; local bigint; days bigint; digits text;

@@ -88,10 +88,10 @@ final class PostgresScratch {
 
   /// `?` and `?N` outside quotes as `$N`, as the engine's PostgreSQL connection prepares them.
   static func numbered(_ sql: String) -> String {
-    var out = ""
+    var out = String.UnicodeScalarView()
     var next = 0
-    var quote: Character?
-    var chars = Array(sql)[...]
+    var quote: Unicode.Scalar?
+    var chars = Array(sql.unicodeScalars)[...]
     while let c = chars.popFirst() {
       if let q = quote {
         out.append(c)
@@ -103,17 +103,17 @@ final class PostgresScratch {
         out.append(c)
       } else if c == "?" {
         var digits = ""
-        while let d = chars.first, d.isASCII, d.isNumber { digits.append(chars.removeFirst()) }
+        while let d = chars.first, ("0"..."9").contains(d) { digits.unicodeScalars.append(chars.removeFirst()) }
         if digits.isEmpty {
           next += 1
           digits = String(next)
         }
-        out += "$" + digits
+        out.append(contentsOf: ("$" + digits).unicodeScalars)
       } else {
         out.append(c)
       }
     }
-    return out
+    return String(out)
   }
 
   /// A bound value as the text an untyped literal carries to the parameter's type (a
@@ -162,25 +162,28 @@ final class PostgresScratch {
 enum CSV {
   static let null = "␀NULL␀"
 
+  /// Read by scalar, not by character: a combining mark after a comma or a quote would
+  /// join it into one character.
   static func records(_ text: String) -> [[String?]] {
     var out: [[String?]] = []
     var record: [String?] = []
-    var field = ""
+    var field = String.UnicodeScalarView()
     var quoted = false
     var inQuotes = false
     var started = false
-    var chars = Array(text)[...]
+    var scalars = Array(text.unicodeScalars)[...]
     func endField() {
-      record.append(!quoted && field == null ? nil : field)
-      field = ""
+      let s = String(field)
+      record.append(!quoted && s == null ? nil : s)
+      field = String.UnicodeScalarView()
       quoted = false
     }
-    while let c = chars.popFirst() {
+    while let c = scalars.popFirst() {
       started = true
       if inQuotes {
         if c == "\"" {
-          if chars.first == "\"" {
-            field.append(chars.removeFirst())
+          if scalars.first == "\"" {
+            field.append(scalars.removeFirst())
           } else {
             inQuotes = false
           }
@@ -192,12 +195,12 @@ enum CSV {
         quoted = true
       } else if c == "," {
         endField()
-      } else if c == "\n" || c == "\r\n" {
+      } else if c == "\n" {
         endField()
         out.append(record)
         record = []
         started = false
-      } else {
+      } else if c != "\r" {
         field.append(c)
       }
     }
