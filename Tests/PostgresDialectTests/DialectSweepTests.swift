@@ -48,20 +48,9 @@ final class DialectSweepTests: XCTestCase {
         XCTAssertEqual(got, .text(swift[i][f - 1]), "SQLite ms_fold(\(t), \(f))")
       }
     }
-    guard let pg = try PostgresScratch.fromEnvironment() else {
-      print("PostgreSQL forms not run: MODELSTORE_TEST_PG is not set (make test sets it)")
-      return
-    }
-    defer { pg.drop() }
-    let dialect = PostgresDialect()
-    let values = texts.enumerated().map { "(\($0.offset), \(dialect.literal(.text($0.element))!))" }.joined(separator: ", ")
-    let statements =
-      dialect.storeSetupStatements(folding: TextFolding.table).map { PostgresScratch.Statement($0) } + [
-        .init("CREATE TABLE \"w\" (\"id\" BIGINT PRIMARY KEY, \"s\" \(dialect.columnDefinition(.text)))"),
-        .init("INSERT INTO \"w\" VALUES \(values)"),
-        .init("SELECT \"id\", ms_fold(\"s\", 1), ms_fold(\"s\", 2), ms_fold(\"s\", 3) FROM \"w\" ORDER BY \"id\""),
-      ]
-    let rows = try pg.run(statements).last!
+    let literals = texts.map { PostgresDialect().literal(.text($0))! }
+    let queries = ["SELECT \"id\", ms_fold(\"v\", 1), ms_fold(\"v\", 2), ms_fold(\"v\", 3) FROM \"w\" ORDER BY \"id\""]
+    guard let rows = try Self.onPostgres(.text, literals, queries)?[0] else { return }
     XCTAssertEqual(rows.count, texts.count)
     // Where PostgreSQL differs, its ICU does not know the letter: it leaves it as it is
     // (under [c]; [d] alone never differs, it is the engine's own table).
@@ -89,7 +78,7 @@ final class DialectSweepTests: XCTestCase {
   /// Instants across the calendar: a regular spread, the far past and future (beyond
   /// PostgreSQL's timestamps both ways), fractions of a second around midnight, values
   /// without a calendar date, and each zone's transitions from 1900 to 2040 (a second
-  /// before, at, after, and the local midnights around them).
+  /// before and at each, and the local midnights around them).
   static func instants(_ zones: TimeZoneCache) throws -> [Double] {
     var out: [Double] = [
       0, -0.5, 86_399.999_999_9, -86_400.000_000_1, 951_782_400, 1e12, 3e12, 9.5e12, 2.5e13, 9.999e13, -1e11, -2e11, -2.2e11,
@@ -111,11 +100,10 @@ final class DialectSweepTests: XCTestCase {
             let mid = (lo + hi) / 2
             if rules.offset(at: mid) == rules.offset(at: lo) { lo = mid } else { hi = mid }
           }
-          for edge in [hi - 1, hi, hi + 1] {
-            out.append(Double(edge))
-            let local = edge + Int64(rules.offset(at: edge))
-            let midnight = local.floorDiv(86_400) * 86_400 - Int64(rules.offset(at: edge))
-            out += [Double(midnight - 1), Double(midnight), Double(midnight + 86_400 - 1), Double(midnight + 86_400)]
+          for edge in [hi - 1, hi] {
+            let offset = Int64(rules.offset(at: edge))
+            let midnight = (edge + offset).floorDiv(86_400) * 86_400 - offset
+            out += [Double(edge), Double(midnight - 1), Double(midnight), Double(midnight + 86_400 - 1)]
           }
         }
         day += 86_400
@@ -127,6 +115,7 @@ final class DialectSweepTests: XCTestCase {
   func testDateBuckets() throws {
     let zones = TimeZoneCache()
     let instants = try Self.instants(zones)
+    print("ms_bucket over \(instants.count) instants in \(Self.zones.count) zones")
     let store = try Store(path: nil)
     defer { store.close() }
     try store.connection.execute("CREATE TABLE \"d\" (\"id\" INTEGER PRIMARY KEY, \"t\" REAL)")
@@ -145,29 +134,14 @@ final class DialectSweepTests: XCTestCase {
         XCTAssertEqual(got, want, "SQLite ms_bucket \(unit) \(zone)")
       }
     }
-    guard let pg = try PostgresScratch.fromEnvironment() else {
-      print("PostgreSQL forms not run: MODELSTORE_TEST_PG is not set (make test sets it)")
-      return
+    let queries = Self.zones.flatMap { zone in
+      DateBucket.allCases.map { "SELECT ms_bucket(\"v\", '\($0.rawValue)', '\(zone)') FROM \"w\" ORDER BY \"id\"" }
     }
-    defer { pg.drop() }
-    let dialect = PostgresDialect()
-    let values = instants.enumerated().map { "(\($0.offset), \(Self.double($0.element)))" }.joined(separator: ", ")
-    var statements =
-      dialect.storeSetupStatements(folding: TextFolding.table).map { PostgresScratch.Statement($0) } + [
-        .init("CREATE TABLE \"d\" (\"id\" BIGINT PRIMARY KEY, \"t\" \(dialect.columnDefinition(.date)))"),
-        .init("INSERT INTO \"d\" VALUES \(values)"),
-      ]
-    let first = statements.count
-    for zone in Self.zones {
-      for unit in DateBucket.allCases {
-        statements.append(.init("SELECT ms_bucket(\"t\", '\(unit.rawValue)', '\(zone)') FROM \"d\" ORDER BY \"id\""))
-      }
-    }
-    let results = try pg.run(statements)
+    guard let results = try Self.onPostgres(.date, instants.map(Self.double), queries) else { return }
     var k = 0
     for zone in Self.zones {
       for unit in DateBucket.allCases {
-        let got = results[first + k].map { $0[0] }
+        let got = results[k].map { $0[0] }
         let want = expected[k]
         k += 1
         XCTAssertEqual(got.count, want.count)
@@ -178,6 +152,24 @@ final class DialectSweepTests: XCTestCase {
         }
       }
     }
+  }
+
+  /// The rows of `queries` on PostgreSQL over the table `w` ("id", "v" holding `content`)
+  /// whose `v` are `literals`, after the store's set-up; nil without PostgreSQL.
+  static func onPostgres(_ content: ColumnContent, _ literals: [String], _ queries: [String]) throws -> [[PostgresScratch.Row]]? {
+    guard let pg = try PostgresScratch.fromEnvironment() else {
+      print("PostgreSQL forms not run: MODELSTORE_TEST_PG is not set (make test sets it)")
+      return nil
+    }
+    defer { pg.drop() }
+    let dialect = PostgresDialect()
+    let values = literals.enumerated().map { "(\($0.offset), \($0.element))" }.joined(separator: ", ")
+    let statements =
+      dialect.storeSetupStatements(folding: TextFolding.table).map { PostgresScratch.Statement($0) } + [
+        .init("CREATE TABLE \"w\" (\"id\" BIGINT PRIMARY KEY, \"v\" \(dialect.columnDefinition(content)))"),
+        .init("INSERT INTO \"w\" VALUES \(values)"),
+      ] + queries.map { PostgresScratch.Statement($0) }
+    return Array(try pg.run(statements).suffix(queries.count))
   }
 
   /// A double as a PostgreSQL literal, exact.

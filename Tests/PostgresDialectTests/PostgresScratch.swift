@@ -162,45 +162,51 @@ final class PostgresScratch {
 enum CSV {
   static let null = "␀NULL␀"
 
-  /// Read by scalar, not by character: a combining mark after a comma or a quote would
-  /// join it into one character.
+  /// Read as UTF-8 bytes (the delimiters are ASCII, which no other character's bytes
+  /// contain), not by character: a combining mark after a comma or a quote would join it
+  /// into one character.
   static func records(_ text: String) -> [[String?]] {
+    let bytes = Array(text.utf8)
+    let (comma, quote, newline, cr) = (UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "\n"), UInt8(ascii: "\r"))
     var out: [[String?]] = []
     var record: [String?] = []
-    var field = String.UnicodeScalarView()
+    var field: [UInt8] = []
     var quoted = false
     var inQuotes = false
     var started = false
-    var scalars = Array(text.unicodeScalars)[...]
+    var i = 0
     func endField() {
-      let s = String(field)
+      let s = String(decoding: field, as: UTF8.self)
       record.append(!quoted && s == null ? nil : s)
-      field = String.UnicodeScalarView()
+      field.removeAll(keepingCapacity: true)
       quoted = false
     }
-    while let c = scalars.popFirst() {
+    while i < bytes.count {
+      let c = bytes[i]
+      i += 1
       started = true
       if inQuotes {
-        if c == "\"" {
-          if scalars.first == "\"" {
-            field.append(scalars.removeFirst())
+        if c == quote {
+          if i < bytes.count && bytes[i] == quote {
+            field.append(quote)
+            i += 1
           } else {
             inQuotes = false
           }
         } else {
           field.append(c)
         }
-      } else if c == "\"" {
+      } else if c == quote {
         inQuotes = true
         quoted = true
-      } else if c == "," {
+      } else if c == comma {
         endField()
-      } else if c == "\n" {
+      } else if c == newline {
         endField()
         out.append(record)
         record = []
         started = false
-      } else if c != "\r" {
+      } else if c != cr {
         field.append(c)
       }
     }
