@@ -71,6 +71,9 @@ let package = Package(
       name: "CodeGenerationTests", dependencies: ["CodeGeneration", "CoreDataTooling", "SchemaModel", "JSONCore", "TestSupport"]),
     .testTarget(
       name: "StoreEngineTests", dependencies: ["StoreEngine", "CoreDataTooling", "TimeZones", "SchemaModel", "JSONCore", "TestSupport"]),
+    .testTarget(
+      name: "PostgresDialectTests",
+      dependencies: ["StoreEngine", "PostgresCore", "SQLiteCore", "DatabaseKit", "SchemaModel", "TimeZones", "JSONCore", "TestSupport"]),
     .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "JSONCore"]),
     .testTarget(name: "HandlersTests", dependencies: ["Handlers", "RPCCore", "JSONCore"]),
     .testTarget(name: "EndToEndTests", dependencies: ["modelstore", "JSONCore", "TestSupport"]),
