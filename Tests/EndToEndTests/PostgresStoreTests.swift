@@ -71,6 +71,10 @@ final class PostgresStoreTests: XCTestCase {
     XCTAssertEqual(kind(refused), "invalidArgument")
     XCTAssertTrue(refused["message"]?.stringValue?.contains("pg_dump --schema") ?? false, "\(refused)")
     XCTAssertEqual(dir.listing(), [], "no file was made")
+    // Core Data files are attached to an SQLite store's database: refused before any is read.
+    let coreData = try server.callFailing("import.coreData", ["store": .string(dir.file("App.sqlite"))])
+    XCTAssertEqual(kind(coreData), "invalidArgument")
+    XCTAssertEqual(coreData["data"]?["reason"]?.stringValue, "unsupported", "\(coreData)")
   }
 
   func testPasswordsNeverReachRepliesOrLogs() throws {
