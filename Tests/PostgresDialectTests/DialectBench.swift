@@ -1,6 +1,7 @@
 import DatabaseKit
 import PostgresCore
 import SQLiteCore
+import TestSupport
 import XCTest
 
 @testable import StoreEngine
