@@ -84,14 +84,7 @@ final class PostgresDifferentialTests: XCTestCase {
       _ entity: String, _ aggregates: [Aggregate], _ groupBy: [GroupingKey], having: String? = nil, sort: [AggregateSortKey] = [],
       limit: Int? = nil, offset: Int? = nil
     ) throws -> AggregateRequest {
-      var r = AggregateRequest(entity: entity)
-      r.aggregates = aggregates
-      r.groupBy = groupBy
-      r.having = try having.map { try PredicateParser.parse($0) }
-      r.sort = sort
-      r.limit = limit
-      r.offset = offset
-      return r
+      try AggregateRequest.parsed(entity, aggregates, groupBy: groupBy, having: having, sort: sort, limit: limit, offset: offset)
     }
     let requests: [AggregateRequest] = [
       try request("Book", [Aggregate(.count, as: "n")], [GroupingKey(keyPath: "author")]),
