@@ -39,6 +39,12 @@ public protocol SQLDialect: Sendable {
   /// `key` columns match. Names are quoted already.
   func insertReplacing(into table: String, columns: [String], key: [String]) -> String
 
+  /// True when a statement that fails (a uniqueness refused) leaves the whole transaction
+  /// unusable until it rolls back (PostgreSQL), rather than failing alone (SQLite): the
+  /// engine then runs the statements whose failure it reports with more statements (which
+  /// object holds the value) inside a savepoint of their own.
+  var failedStatementAbortsTransaction: Bool { get }
+
   // MARK: Parameters and values
 
   /// A bound parameter (`placeholder`, `?` or `?N`) holding `value`'s class, typed where

@@ -29,6 +29,10 @@ extension PostgresDialect {
     return literal(value)
   }
 
+  /// After an error, PostgreSQL refuses every statement of the transaction but ROLLBACK
+  /// (to a savepoint).
+  public var failedStatementAbortsTransaction: Bool { true }
+
   // MARK: Parameters and values
 
   /// Typed by the value's class: PostgreSQL infers an untyped parameter's type from its

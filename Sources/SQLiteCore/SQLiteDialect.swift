@@ -37,6 +37,8 @@ public struct SQLiteDialect: SQLDialect {
     "INSERT OR REPLACE INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
   }
 
+  public var failedStatementAbortsTransaction: Bool { false }
+
   // MARK: Parameters and values
 
   /// SQLite compares by storage class, whatever the context: a parameter needs no type.
