@@ -63,6 +63,9 @@ public protocol SQLDialect: Sendable {
   func castToReal(_ expression: String) -> String
   /// `expression` as text (`CAST(x, 'NSString')`).
   func castToText(_ expression: String) -> String
+  /// A text `expression` the engine builds (not a column's) that sorts by code point, as
+  /// the columns do (`columnDefinition`).
+  func textByCodePoint(_ expression: String) -> String
   /// `a / b` as doubles (`a` converted), NULL when `b` is 0.
   func divide(_ a: String, _ b: String) -> String
   /// The larger of two values, neither of them NULL (SQLite's two-argument `max`).

@@ -59,6 +59,9 @@ extension PostgresDialect {
 
   public func castToText(_ expression: String) -> String { "CAST(\(expression) AS text)" }
 
+  /// Text built in SQL has the database's default collation, which need not be `C`.
+  public func textByCodePoint(_ expression: String) -> String { "(\(expression) COLLATE \"C\")" }
+
   /// PostgreSQL raises "division by zero" where SQLite gives NULL.
   public func divide(_ a: String, _ b: String) -> String { "\(castToReal(a)) / NULLIF(\(b), 0)" }
 
@@ -108,11 +111,13 @@ extension PostgresDialect {
   }
 
   /// `uuid`'s text is lowercase; the wire's is uppercase.
-  public func uuidText(_ column: String) -> String { "upper(CAST(\(column) AS text))" }
+  public func uuidText(_ column: String) -> String { textByCodePoint("upper(CAST(\(column) AS text))") }
 
   public func uuidFromText(_ expression: String) -> String { "CAST(\(expression) AS uuid)" }
 
-  public func dateBucket(_ seconds: String, unit: String, zone: String) -> String { "ms_bucket(\(seconds), \(unit), \(zone))" }
+  public func dateBucket(_ seconds: String, unit: String, zone: String) -> String {
+    textByCodePoint("ms_bucket(\(seconds), \(unit), \(zone))")
+  }
 
   // MARK: Lists
 

@@ -56,6 +56,8 @@ public struct SQLiteDialect: SQLDialect {
 
   public func castToText(_ expression: String) -> String { "CAST(\(expression) AS TEXT)" }
 
+  public func textByCodePoint(_ expression: String) -> String { expression }
+
   /// SQLite's division by zero is NULL.
   public func divide(_ a: String, _ b: String) -> String { "\(castToReal(a)) / \(b)" }
 

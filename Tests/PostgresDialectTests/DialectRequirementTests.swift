@@ -78,6 +78,9 @@ final class DialectRequirementTests: XCTestCase {
       "doubles as text", [["1.5"], ["-0.25"], ["1.0e+20"], ["0.0"], ["2.5"], ["0.3"]],
       postgres: [["1.5"], ["-0.25"], ["1e+20"], ["0"], ["2.5"], ["0.30000000000000004"]]
     ) { d in .init("SELECT \(d.castToText("\"r\"")) FROM \"v\" WHERE \"r\" IS NOT NULL ORDER BY \"id\"") }
+    bench.expect("built text by code point", [["B"], ["Z"], ["a"], ["b"], ["é"]]) { d in
+      .init("SELECT column1 FROM \(d.derivedTable("VALUES ('b'), ('B'), ('é'), ('a'), ('Z')")) ORDER BY \(d.textByCodePoint("column1"))")
+    }
     bench.expect(
       "real division, NULL by zero",
       [[1, .null], [2, -3.5], [3, .null], [4, .real(Double(9_007_199_254_740_993) / 3)], [5, .null], [6, -8.4]]
