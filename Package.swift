@@ -59,7 +59,7 @@ let package = Package(
     .executableTarget(
       name: "modelstore", dependencies: ["Handlers", "RPCCore", "StoreEngine", "CoreDataTooling", "CodeGeneration"],
       swiftSettings: releaseSpeed),
-    .target(name: "TestSupport", dependencies: ["JSONCore"], path: "Tests/TestSupport"),
+    .target(name: "TestSupport", dependencies: ["JSONCore", "DatabaseKit"], path: "Tests/TestSupport"),
     .testTarget(name: "FileAccessTests", dependencies: ["FileAccess"]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
     .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
@@ -70,7 +70,8 @@ let package = Package(
     .testTarget(
       name: "CodeGenerationTests", dependencies: ["CodeGeneration", "CoreDataTooling", "SchemaModel", "JSONCore", "TestSupport"]),
     .testTarget(
-      name: "StoreEngineTests", dependencies: ["StoreEngine", "CoreDataTooling", "TimeZones", "SchemaModel", "JSONCore", "TestSupport"]),
+      name: "StoreEngineTests",
+      dependencies: ["StoreEngine", "PostgresCore", "CoreDataTooling", "TimeZones", "SchemaModel", "JSONCore", "TestSupport"]),
     .testTarget(
       name: "PostgresDialectTests",
       dependencies: ["StoreEngine", "PostgresCore", "SQLiteCore", "DatabaseKit", "SchemaModel", "TimeZones", "JSONCore", "TestSupport"]),
