@@ -13,7 +13,8 @@ For every model unit found under the given folders (an .xcdatamodeld bundle, or 
   3. runs `swiftc -parse` on the generated files.
 
 It prints a table: versions imported / failed with the reasons grouped by error code
-(with examples), and units / versions whose generated code exists and parses.
+(with examples), the warnings of imports that succeed, grouped by code, and units /
+versions whose generated code exists and parses.
 `--json FILE` also writes every result. Nothing is written outside a temporary folder.
 
 Defaults: the folders ../shared/corpus (the team corpus) and Tests/Fixtures/CoreDataWild
@@ -49,6 +50,7 @@ class VersionResult:
     generated: bool | None = None
     parsed: bool | None = None
     problem: str | None = None  # why generation or parsing failed
+    warnings: list = field(default_factory=list)  # [{code, message}] reported for this version
 
 
 @dataclass
@@ -144,8 +146,9 @@ def survey_unit(unit: Path, base: Path, modelstore: str, swiftc: str, scratch: P
                 {k: e.get(k) for k in ("code", "message", "file", "line", "column")}
                 for e in v.get("errors", [])
             ]
+            warns = [{k: w.get(k) for k in ("code", "message")} for w in v.get("warnings", [])]
             vdir = Path(v["file"]).parent if v.get("file") else unit
-            versions.append(VersionResult(rel, v["name"], str(vdir), not errs, errs))
+            versions.append(VersionResult(rel, v["name"], str(vdir), not errs, errs, warnings=warns))
         if not versions:  # a report without versions: the unit itself failed
             errs = [{k: e.get(k) for k in ("code", "message", "file", "line", "column")} for e in report.get("errors", [])]
             versions.append(VersionResult(rel, unit.stem, str(unit), False, errs or [{"code": "noVersions", "message": "no version reported"}]))
@@ -197,6 +200,18 @@ def print_table(title: str, units: list[UnitResult], examples: int) -> None:
                 where = f"{Path(e['file']).name if e.get('file') else ''}:{e.get('line') or ''}"
                 shown.append(f"`{v.unit}` {v.name} ({where}): {e.get('message')}")
             print(f"| `{code}` | {len(items)} | {'<br>'.join(shown)} |")
+
+    by_warning: dict[str, list[tuple[VersionResult, dict]]] = collections.defaultdict(list)
+    for v in versions:
+        for code in sorted({w["code"] for w in v.warnings}):
+            by_warning[code].append((v, next(w for w in v.warnings if w["code"] == code)))
+    if by_warning:
+        print("\nWarnings by code (imports that succeed but report something; a version counts once per code):\n")
+        print("| warning code | versions | example |")
+        print("|---|---|---|")
+        for code, items in sorted(by_warning.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            v, w = items[0]
+            print(f"| `{code}` | {len(items)} | `{v.unit}` {v.name}: {w.get('message')} |")
 
     problems: dict[str, list[str]] = collections.defaultdict(list)
     for u in units:

@@ -83,7 +83,7 @@ def find_units(folder: Path) -> list[Path]:
 def versions_of(unit: Path) -> list[Path]:
     if unit.suffix == ".xcdatamodel":
         return [unit]
-    return sorted((v for v in unit.glob("*.xcdatamodel") if (v / "contents").is_file()), key=lambda p: p.name)
+    return sorted((v for v in unit.glob("*.xcdatamodel") if (v / "contents").is_file()), key=lambda p: p.stem)
 
 
 def current_version(unit: Path) -> str | None:
@@ -242,6 +242,7 @@ def features_of(contents: Path) -> set[str]:
 def survey_module():
     spec = importlib.util.spec_from_file_location("coredata_survey", REPO / "scripts" / "coredata-survey.py")
     mod = importlib.util.module_from_spec(spec)
+    sys.modules["coredata_survey"] = mod  # dataclasses look their module up here
     spec.loader.exec_module(mod)  # type: ignore[union-attr]
     return mod
 
@@ -358,6 +359,10 @@ def main() -> int:
             feats.add(f"{len(vs)} versions")
         if u.suffix == ".xcdatamodeld" and cur is None:
             feats.add("no .xccurrentversion")
+        elif cur is not None and cur not in {v.name for v in vs}:
+            feats.add(f".xccurrentversion names a missing version ({cur})")
+        if cur is not None and "\t<key>_XCCurrentVersionName</key>" not in (u / ".xccurrentversion").read_text(encoding="utf-8"):
+            feats.add("hand-written .xccurrentversion")
         commits = sorted({by_local[str(f.relative_to(wild))][3][:10]
                           for v in vs for f in [v / "contents"]}
                          | ({by_local[str((u / ".xccurrentversion").relative_to(wild))][3][:10]}
@@ -461,7 +466,8 @@ def main() -> int:
       "files inside this repository would put test fixtures under terms the rest of the repository "
       "does not carry, so they stay out; `scripts/fetch-coredata-gpl.sh DEST` fetches them (a sparse, "
       "shallow clone of each repository's default branch, needs network access) and "
-      "`scripts/coredata-survey.py DEST` surveys them.")
+      "`scripts/coredata-survey.py DEST` surveys them. Licences are as the repositories publish "
+      "them (SPDX names), not re-read for this list; paths are where the index last saw each bundle.")
     p()
     p("| repository | licence | bundle | note |")
     p("|---|---|---|---|")
