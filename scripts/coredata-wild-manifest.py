@@ -60,26 +60,6 @@ def read_tsv(path: Path) -> list[list[str]]:
     return rows[1:] if rows and rows[0][0] in ("local path", "repo", "item") else rows
 
 
-def find_units(folder: Path) -> list[Path]:
-    units = []
-    for root, dirs, _files in os.walk(folder):
-        dirs.sort()
-        here = Path(root)
-        keep = []
-        for d in dirs:
-            p = here / d
-            if d.endswith(".xcdatamodeld"):
-                if any((v / "contents").is_file() for v in p.glob("*.xcdatamodel")):
-                    units.append(p)
-            elif d.endswith(".xcdatamodel"):
-                if (p / "contents").is_file():
-                    units.append(p)
-            else:
-                keep.append(d)
-        dirs[:] = keep
-    return units
-
-
 def versions_of(unit: Path) -> list[Path]:
     if unit.suffix == ".xcdatamodel":
         return [unit]
@@ -94,8 +74,33 @@ def current_version(unit: Path) -> str | None:
     return m.group(1).strip() if m else "?"
 
 
+# attribute flags (attr="YES") and the feature each one stands for
+ATTRIBUTE_FLAGS = {
+    "transient": "transient",
+    "derived": "derived attribute",
+    "allowsExternalBinaryDataStorage": "external binary storage",
+    "preserveAfterDeletion": "preserveAfterDeletion",
+    "allowsCloudEncryption": "allowsCloudEncryption",
+    "spotlightIndexingEnabled": "spotlight indexing",
+    "storedInTruthFile": "storedInTruthFile",
+    "indexed": "indexed attribute",
+}
+
+
 def yes(el: ET.Element, attr: str) -> bool:
     return el.get(attr) == "YES"
+
+
+def name_features(name: str, kind: str) -> set[str]:
+    """Names generated code cannot take as they are."""
+    f = set()
+    if name[:1].isupper():
+        f.add(f"uppercase {kind} name")
+    if name in SWIFT_KEYWORDS:
+        f.add("Swift keyword as name")
+    if name in RESERVED:
+        f.add("NSManagedObject member as name")
+    return f
 
 
 def features_of(contents: Path) -> set[str]:
@@ -164,22 +169,7 @@ def features_of(contents: Path) -> set[str]:
                 f.add("composite attribute")
             elif t in ("Transformable", "Decimal", "URI", "UUID", "Object ID", "Binary", "Undefined"):
                 f.add(t)
-            if yes(a, "transient"):
-                f.add("transient")
-            if yes(a, "derived"):
-                f.add("derived attribute")
-            if yes(a, "allowsExternalBinaryDataStorage"):
-                f.add("external binary storage")
-            if yes(a, "preserveAfterDeletion"):
-                f.add("preserveAfterDeletion")
-            if yes(a, "allowsCloudEncryption"):
-                f.add("allowsCloudEncryption")
-            if yes(a, "spotlightIndexingEnabled"):
-                f.add("spotlight indexing")
-            if yes(a, "storedInTruthFile"):
-                f.add("storedInTruthFile")
-            if yes(a, "indexed"):
-                f.add("indexed attribute")
+            f.update(tag for flag, tag in ATTRIBUTE_FLAGS.items() if yes(a, flag))
             if a.get("elementID"):
                 f.add("attribute renaming identifier")
             if a.get("versionHashModifier"):
@@ -200,12 +190,7 @@ def features_of(contents: Path) -> set[str]:
                 f.add("integer default YES/NO")
             if a.find("userInfo") is not None:
                 f.add("userInfo" if len(a.find("userInfo")) else "empty <userInfo/>")
-            if n[:1].isupper():
-                f.add("uppercase property name")
-            if n in SWIFT_KEYWORDS:
-                f.add("Swift keyword as name")
-            if n in RESERVED:
-                f.add("NSManagedObject member as name")
+            f |= name_features(n, "property")
         for r in e.findall("relationship"):
             n = r.get("name", "")
             if yes(r, "ordered"):
@@ -222,12 +207,7 @@ def features_of(contents: Path) -> set[str]:
                 f.add("relationship renaming identifier")
             if r.get("destinationEntity") and r.get("destinationEntity") not in names:
                 f.add("destination entity missing")
-            if n[:1].isupper():
-                f.add("uppercase relationship name")
-            if n in SWIFT_KEYWORDS:
-                f.add("Swift keyword as name")
-            if n in RESERVED:
-                f.add("NSManagedObject member as name")
+            f |= name_features(n, "relationship")
             if r.find("userInfo") is not None:
                 f.add("userInfo")
         if e.find("fetchedProperty") is not None:
@@ -327,9 +307,12 @@ def main() -> int:
         return 0
 
     # 2. units and features
-    units = find_units(wild)
+    units = survey_module().find_units(wild)
     survey = json.loads(args.survey.read_text()) if args.survey else None
-    status = survey_status(survey)
+    old = (wild / "MANIFEST.md").read_text(encoding="utf-8") if (wild / "MANIFEST.md").exists() else ""
+    # without a new survey, keep the per-unit status the last one wrote
+    status = survey_status(survey) if survey else {
+        m.group(1): m.group(2) for m in re.finditer(r"^\| `([^`]+)` \|.*\| ([^|]*) \|$", old, re.M)}
     rows = []
     feature_versions: dict[str, int] = collections.Counter()
     feature_units: dict[str, list[str]] = collections.defaultdict(list)
@@ -373,10 +356,9 @@ def main() -> int:
     files = [Path(r) / n for r, _d, fs in os.walk(wild) for n in fs]
     fixture_files = [p for p in files if p.name not in LEDGERS]
     size = sum(p.stat().st_size for p in fixture_files)
-    all_size = sum(p.stat().st_size for p in files)
+    all_size = sum(p.stat().st_size for p in files if p.name != "MANIFEST.md")
     xccv = sum(1 for p in fixture_files if p.name == ".xccurrentversion")
 
-    old = (wild / "MANIFEST.md").read_text(encoding="utf-8") if (wild / "MANIFEST.md").exists() else ""
     if survey is not None:
         survey_block = render_survey(survey, args.label or "Survey figures.")
     elif BEGIN in old and END in old:
@@ -417,7 +399,7 @@ def main() -> int:
     p(f"| model versions (`contents` files) | {total_versions} |")
     p(f"| `.xccurrentversion` files | {xccv} |")
     p(f"| fixture files / bytes | {len(fixture_files)} / {size:,} |")
-    p(f"| whole folder including ledgers and this file, bytes | {all_size:,} |")
+    p(f"| whole folder with the ledgers (not counting this file), bytes | {all_size:,} |")
     p()
     p("## Survey: what ModelStore does with these models")
     p()
