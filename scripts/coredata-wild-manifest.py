@@ -378,7 +378,9 @@ def main() -> int:
       "Xcode structure and its name.")
     p("- Every file is a byte-for-byte copy of the upstream file at the commit given in `SOURCES.tsv` "
       "(read through the team's code-search index, one stored version per path; the length of each "
-      "copy was checked against the length the index reports). No file was edited. Where the index "
+      "copy was checked against the length the index reports; the index gives no checksum). Long "
+      "versions were written by applying to the neighbouring version the differences read in the "
+      "upstream text, then checked the same way. No file was edited afterwards. Where the index "
       "holds the files of one bundle at different commits, each file's own commit is listed; such a "
       "bundle is a faithful set of upstream files but may never have existed at one single commit.")
     p("- Only repositories whose licence allows redistribution (MIT, BSD, Apache-2.0 and similar) are "
