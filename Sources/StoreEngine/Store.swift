@@ -293,16 +293,40 @@ public final class Store {
         }
       }
     } catch {
-      writes.requestLog.removeAll()
-      if connection.transactionWasLost {
-        connection.transactionWasLost = false
-        writes.forgetTransactions()
-        throw StoreError(
-          .transaction, "the request failed and SQLite rolled back the whole client transaction (\(error)); nothing of it was kept",
-          ["transactionRolledBack": true])
-      }
-      throw error
+      throw afterFailedWrite(error)
     }
+  }
+
+  /// Runs a mutating operation for real and then rolls it back, whatever happens: a dry
+  /// run whose answer (or error) is exactly the write's, such as `objects.delete
+  /// {dryRun}`. It takes the write lock as the write would; nothing is committed and no
+  /// history is written.
+  func dryRun<T>(_ body: () throws -> T) throws -> T {
+    try checkWritable()
+    do {
+      let result = try translatingErrors {
+        try connection.begin()
+        defer { connection.rollback() }
+        return try body()
+      }
+      writes.requestLog.removeAll()
+      if connection.transactionWasLost { throw afterFailedWrite(StoreError(.storage, "the dry run's savepoint was lost")) }
+      return result
+    } catch {
+      throw afterFailedWrite(error)
+    }
+  }
+
+  /// What a failed write throws, once its change log is dropped: its own error, or, when
+  /// SQLite rolled back the whole client transaction with it, a `transaction` error.
+  private func afterFailedWrite(_ error: any Error) -> any Error {
+    writes.requestLog.removeAll()
+    guard connection.transactionWasLost else { return error }
+    connection.transactionWasLost = false
+    writes.forgetTransactions()
+    return StoreError(
+      .transaction, "the request failed and SQLite rolled back the whole client transaction (\(error)); nothing of it was kept",
+      ["transactionRolledBack": true])
   }
 
   /// Runs a request that only reads on one snapshot of the store, translating SQLite
