@@ -91,6 +91,20 @@ export class Model {
     return typeof value === "string" && value !== "" ? value : null;
   }
 
+  /**
+   * Whether an index leads with `key` (an indexed or unique attribute, an index or
+   * uniqueness list starting with it, a to-one: its foreign key is indexed), so sorting by
+   * it reads a page without reading every row.
+   */
+  indexed(entity, key) {
+    const p = this.property(entity, key);
+    if (!p) return false;
+    if (p.destination) return !p.toMany;
+    if (p.indexed || p.unique) return true;
+    return this.lineage(entity).some((e) => [...(e.indexes || []), ...(e.uniqueness || [])]
+      .some((list) => (Array.isArray(list) ? list[0] : list) === key));
+  }
+
   /** Whether a key can be a sort key of query.fetch (stored, not json; to-ones by key). */
   sortable(entity, key) {
     const p = this.property(entity, key);

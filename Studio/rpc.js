@@ -41,6 +41,9 @@ export function parseJSON(text) {
 export function stringifyJSON(value) {
   return JSON.stringify(value, (_key, v) => {
     if (typeof v === "bigint") return rawJSON ? rawJSON(v.toString()) : Number(v);
+    // JSON.stringify writes 1e20 as 21 digits, which the server reads as an integer beyond
+    // 64 bits (a parse error); the exponent form is the same double.
+    if (typeof v === "number" && rawJSON && Number.isInteger(v) && Math.abs(v) >= 2 ** 63) return rawJSON(v.toExponential());
     return v;
   });
 }

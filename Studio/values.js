@@ -16,7 +16,8 @@ export function literal(value) {
   if (typeof value === "bigint") return value.toString();
   if (typeof value === "number") {
     if (!Number.isFinite(value)) throw new Error(`${value} has no predicate literal`);
-    return String(value);
+    // A whole double beyond int64 in digits would read as an integer out of range.
+    return Number.isInteger(value) && Math.abs(value) >= 2 ** 63 ? value.toExponential() : String(value);
   }
   if (typeof value === "object" && typeof value._id === "string") return literal(value._id);
   return quote(String(value));
@@ -56,13 +57,29 @@ export function base64Length(text) {
   return Math.max(0, (text.length / 4) * 3 - pad);
 }
 
+/**
+ * The image format of base64 bytes, from their first bytes (JPEG, PNG, GIF, WebP), or
+ * null. Only these raster formats are shown as images (an SVG could hold script).
+ */
+export function imageType(base64) {
+  if (typeof base64 !== "string") return null;
+  if (base64.startsWith("/9j/")) return "image/jpeg";
+  if (base64.startsWith("iVBORw0KGgo")) return "image/png";
+  if (base64.startsWith("R0lGOD")) return "image/gif";
+  if (base64.startsWith("UklGR") && base64.slice(10, 16) === "V0VCUA") return "image/webp";
+  return null;
+}
+
 /** Plain text for a value of attribute type `type` (copying, titles, tests). */
 export function valueText(value, type) {
   if (value === null || value === undefined) return "null";
   if (typeof value === "bigint") return value.toString();
   if (type === "json") return JSON.stringify(value);
   if (type === "date" && typeof value === "string") return formatDate(value);
-  if (type === "data" && typeof value === "string") return `${base64Length(value).toLocaleString("en-US")} bytes`;
+  if (type === "data" && typeof value === "string") {
+    const image = imageType(value);
+    return `${base64Length(value).toLocaleString("en-US")} bytes${image ? ` · ${image.slice(6).toUpperCase()}` : ""}`;
+  }
   return String(value);
 }
 

@@ -6,8 +6,9 @@ import { h, replace, icon, plural } from "../dom.js";
 import { call, RPCError } from "../rpc.js";
 import { observe } from "../live.js";
 import { parseID } from "../model.js";
-import { editText, parseEdit, sameValue, quote } from "../values.js";
+import { editText, parseEdit, sameValue, quote, imageType, valueText } from "../values.js";
 import { cleanMessage } from "./filterbox.js";
+import { Labels } from "../labels.js";
 import { tableHash, openToMany } from "./table.js";
 import { openDeleteDialog } from "./delete.js";
 
@@ -36,6 +37,7 @@ export function render(main, route, app) {
   const form = h("form", { class: "object-form", novalidate: true, onsubmit: (e) => { e.preventDefault(); save(); } });
   const heading = h("h1", {});
   const readOnly = app.readOnly;
+  const labels = new Labels(model);
 
   replace(section,
     h("nav", { class: "crumbs" }, h("a", { href: tableHash(parsed.entity) }, parsed.entity), h("span", { class: "crumb-sep" }, "/"), h("span", {}, id)),
@@ -51,7 +53,8 @@ export function render(main, route, app) {
 
   async function load() {
     try {
-      const concrete = await call("objects.get", { id, withVersion: true, toMany: "count", include: toOneNames(parsed.entity) });
+      const concrete = await call("objects.get", { id, withVersion: true, toMany: "count" });
+      await labels.load(labels.targetsOf(concrete._entity, [concrete])).catch(() => {});
       if (state.disposed) return;
       state.object = concrete;
       state.version = concrete._version ?? null;
@@ -68,15 +71,11 @@ export function render(main, route, app) {
     }
   }
 
-  function toOneNames(entity) {
-    return model.toOnes(entity).map((r) => r.name);
-  }
-
   /** A live query on this one object: another process's change shows here. */
   async function follow(entity) {
     try {
       state.live = await observe(
-        { entity, where: `SELF == ${quote(id)}`, toMany: "count", include: toOneNames(entity) },
+        { entity, where: `SELF == ${quote(id)}`, toMany: "count" },
         (change) => {
           if (change.error) return;
           if ((change.deleted || []).length && !(change.inserted || []).length) {
@@ -155,6 +154,7 @@ export function render(main, route, app) {
     }
     const meta = [h("span", { class: "field-type" }, a.type), optional ? null : h("span", { class: "field-req" }, "required"), a.unique ? h("span", { class: "field-flag" }, "unique") : null];
     const { el, error } = fieldShell(a.name, meta, control, nullBox ? h("label", { class: "null-label" }, nullBox, "null") : null);
+    if (a.type === "data" && value !== null) el.append(dataPreview(value));
     state.fields.set(a.name, {
       error,
       el,
@@ -168,9 +168,17 @@ export function render(main, route, app) {
     return el;
   }
 
+  /** What data holds: its size, and the picture when it is one (JPEG, PNG, GIF, WebP). */
+  function dataPreview(value) {
+    const image = imageType(value);
+    return h("div", { class: "data-preview" },
+      image ? h("img", { src: `data:${image};base64,${value}`, alt: "the image these bytes hold" }) : null,
+      h("span", { class: "data-size" }, valueText(value, "data")));
+  }
+
   function toOneField(r, value) {
-    const targetID = value === null || value === undefined ? null : typeof value === "string" ? value : value._id;
-    const label = value && typeof value === "object" ? model.label(value) : null;
+    const targetID = typeof value === "string" ? value : null;
+    const label = targetID ? labels.get(targetID) : null;
     const input = h("input", { id: `f-${r.name}`, name: r.name, type: "text", value: targetID || "", spellcheck: "false", readonly: readOnly,
       placeholder: `${r.destination}/1, or empty for none` });
     const link = targetID

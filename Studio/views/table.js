@@ -4,9 +4,10 @@
 import { h, replace, icon, formatCount, plural, debounce } from "../dom.js";
 import { call, RPCError } from "../rpc.js";
 import { observe, applyChange, touchedIDs } from "../live.js";
-import { afterPredicate, combine, cursorOf, sortParam } from "../keyset.js";
+import { readPage, cursorOf, sortParam } from "../keyset.js";
 import { valueNode, literal } from "../values.js";
 import { filterBox, cleanMessage } from "./filterbox.js";
+import { Labels } from "../labels.js";
 
 export const PAGE_SIZE = 50;
 
@@ -55,10 +56,12 @@ export function render(main, route, app) {
   const filter = (route.query.get("where") || "").trim();
   const sort = parseSort(route.query.get("sort"), model, entityName);
   const columns = columnsOf(model, entityName);
-  const toOnes = model.toOnes(entityName).map((r) => r.name);
   const hasToMany = model.toManys(entityName).length > 0;
+  const labels = new Labels(model);
 
-  const state = { pages: [null], index: 0, rows: [], live: null, disposed: false, flash: new Set(), count: null };
+  // pages: the cursor each page starts after (null: the first); runs: the page's live
+  // queries (keyset.js: one, or two where the page crosses from values to nils).
+  const state = { pages: [null], index: 0, rows: [], runs: [], disposed: false, flash: new Set(), count: null, loads: 0 };
 
   // -- layout
   const countEl = h("span", { class: "view-count", id: "table-count" }, "counting…");
@@ -68,7 +71,7 @@ export function render(main, route, app) {
   const tbody = h("tbody");
   const tableEl = h("table", { class: "grid", dataset: { entity: entityName } }, thead, tbody);
   const pagerInfo = h("span", { class: "pager-info" });
-  const timing = h("span", { class: "pager-timing", title: "time to read this page" });
+  const timing = h("span", { class: "pager-timing" });
   const firstBtn = h("button", { class: "btn", type: "button", onclick: () => goPage(0) }, "First");
   const prevBtn = h("button", { class: "btn", type: "button", onclick: () => goPage(state.index - 1) }, "Previous");
   const nextBtn = h("button", { class: "btn", type: "button", dataset: { action: "next" }, onclick: () => goNext() }, "Next", icon("arrow"));
@@ -118,40 +121,53 @@ export function render(main, route, app) {
 
   // -- reading pages
 
-  function fetchParams() {
-    const cursor = state.pages[state.index];
-    const where = combine(filter, cursor ? afterPredicate(sort, cursor) : null);
-    const params = { entity: entityName, limit: PAGE_SIZE + 1 };
-    if (where) params.where = where;
+  function baseParams() {
+    const params = { entity: entityName };
     if (sort) params.sort = sortParam(sort);
-    if (toOnes.length) params.include = toOnes;
     if (hasToMany) params.toMany = "count";
     return params;
   }
 
+  function unobserveAll() {
+    for (const run of state.runs) if (run.live) run.live.unobserve();
+    state.runs = [];
+  }
+
   async function load() {
-    const params = fetchParams();
-    if (state.live) state.live.unobserve();
-    state.live = null;
+    unobserveAll();
+    const runs = [];
+    state.runs = runs;
     tableEl.classList.add("busy");
     const started = performance.now();
     try {
-      const live = await observe(params, onChange);
-      if (state.disposed) {
-        live.unobserve();
-        return;
-      }
+      await readPage(filter, sort, state.pages[state.index], PAGE_SIZE, async (where, limit) => {
+        const run = { live: null, rows: [] };
+        runs.push(run);
+        const params = { ...baseParams(), limit };
+        if (where) params.where = where;
+        run.live = await observe(params, (change) => onChange(run, change));
+        if (state.disposed || state.runs !== runs) run.live.unobserve();
+        run.rows = run.live.objects;
+        return run.live;
+      });
+      if (state.disposed || state.runs !== runs) return;
       const ms = performance.now() - started;
-      state.live = live;
-      state.rows = live.objects;
+      state.rows = pageRows();
       state.failed = false;
       state.flash = new Set();
       timing.textContent = `${Math.round(ms)} ms`;
       timing.dataset.ms = String(ms);
+      timing.title = sort && !model.indexed(entityName, sort.key)
+        ? `time to read this page; ${sort.key} has no index, so each page sorts every matching row (an index on it makes pages instant)`
+        : "time to read this page";
+      // Each page read is numbered, so a test (or a measurement) can wait for the next one.
+      tableEl.dataset.loads = String(++state.loads);
       banner.hidden = true;
       renderRows();
+      showLabels();
     } catch (e) {
-      if (state.disposed) return;
+      if (state.disposed || state.runs !== runs) return;
+      unobserveAll();
       if (e instanceof RPCError && e.kind === "predicate" && state.index === 0) box.showError(filter, e);
       else showBanner(e);
       state.failed = true;
@@ -160,6 +176,18 @@ export function render(main, route, app) {
     } finally {
       tableEl.classList.remove("busy");
     }
+  }
+
+  /** Reads the labels of the rows' to-one targets, then shows them. */
+  function showLabels() {
+    labels.load(labels.targetsOf(entityName, state.rows)).then(() => { if (!state.disposed) renderRows(); }, () => {
+      // Labels are a reading aid: without them the ids are shown.
+    });
+  }
+
+  /** The page's rows: its runs one after the other (each run's rows all come before the next's). */
+  function pageRows() {
+    return state.runs.flatMap((run) => run.rows).slice(0, PAGE_SIZE + 1);
   }
 
   function goPage(i) {
@@ -176,14 +204,17 @@ export function render(main, route, app) {
     load();
   }
 
-  function onChange(change) {
+  function onChange(run, change) {
+    if (!state.runs.includes(run)) return;
     if (change.error) {
       showBanner(new Error(`live updates stopped: ${change.error.message || change.error}`));
       return;
     }
-    state.rows = applyChange(state.rows, change);
+    run.rows = applyChange(run.rows, change);
+    state.rows = pageRows();
     state.flash = touchedIDs(change);
     renderRows();
+    showLabels();
     refreshCountSoon();
   }
 
@@ -196,7 +227,7 @@ export function render(main, route, app) {
       const { count } = await call("query.count", params);
       if (state.disposed) return;
       state.count = count;
-      countEl.textContent = filter ? `${plural(count, "object")} match` : plural(count, "object");
+      countEl.textContent = filter ? `${plural(count, "object")} ${count === 1 ? "matches" : "match"}` : plural(count, "object");
       countEl.dataset.count = String(count);
       renderPager();
     } catch (e) {
@@ -248,10 +279,9 @@ export function render(main, route, app) {
     }
   }
 
-  function toOneLink(v) {
-    if (v === null || v === undefined) return valueNode(null);
-    const id = typeof v === "string" ? v : v._id;
-    const label = typeof v === "object" ? model.label(v) : null;
+  function toOneLink(id) {
+    if (id === null || id === undefined) return valueNode(null);
+    const label = labels.get(id);
     return h("a", { class: "rel-link", href: `#/o/${id}`, title: id }, label ? [h("span", { class: "rel-label" }, label), " "] : null, h("span", { class: "rel-id" }, id));
   }
 
@@ -268,7 +298,7 @@ export function render(main, route, app) {
 
   return () => {
     state.disposed = true;
-    if (state.live) state.live.unobserve();
+    unobserveAll();
   };
 }
 
