@@ -6,6 +6,8 @@ set -euo pipefail
 need=()
 pkg-config --exists jansson 2>/dev/null || need+=(libjansson-dev)
 pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
+# modelstore studio's HTTP server (Sources/CMicroHTTPD)
+pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v sqlite3 >/dev/null || need+=(sqlite3)
 command -v python3 >/dev/null || need+=(python3)
@@ -15,6 +17,8 @@ if [ "${1:-build}" = bench ]; then
   python3 -c "import venv, ensurepip" 2>/dev/null || need+=(python3-venv)
 fi
 if [ "${1:-build}" = test ]; then
+  # the studio's tests speak HTTP with curl
+  command -v curl >/dev/null || need+=(curl)
   command -v node >/dev/null || need+=(nodejs)
   command -v tsc >/dev/null || need+=(node-typescript)
   # lsp-test makes a virtual environment for pygls (.build/pyvenv-lsp, from PyPI)

@@ -38,9 +38,10 @@ public final class ServerProcess: @unchecked Sendable {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   }
 
-  public init(arguments: [String] = ["serve", "--memory"], currentDirectory: URL? = nil) throws {
+  /// `executable`: another program to read and write the same way (default: modelstore).
+  public init(arguments: [String] = ["serve", "--memory"], currentDirectory: URL? = nil, executable: URL? = nil) throws {
     ignoreBrokenPipes()
-    process.executableURL = Self.binaryURL
+    process.executableURL = executable ?? Self.binaryURL
     process.arguments = arguments
     if let currentDirectory { process.currentDirectoryURL = currentDirectory }
     process.standardInput = stdinPipe
