@@ -60,10 +60,11 @@ export async function observe(params, onChange) {
     sections: result.sections,
     token: result.token,
     subscription: name,
+    /** Ends the subscription; resolves once the server has (never rejects). */
     unobserve() {
-      if (!subscriptions.delete(name)) return;
-      call("query.unobserve", { subscription: name }).catch(() => {
-        // Already ended (a store.open or a migration ended it): nothing to undo.
+      if (!subscriptions.delete(name)) return Promise.resolve();
+      return call("query.unobserve", { subscription: name }).catch(() => {
+        // Already ended (a migration ended it, or the session): nothing to undo.
       });
     },
   };

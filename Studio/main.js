@@ -25,6 +25,12 @@ const app = {
   /** Reads store.info (counts) again, at most a few times a second. */
   refreshInfo: null,
   toast,
+  /** Reads the store's info and model again and shows the view anew (after a migration, say). */
+  async reload() {
+    await loadStore();
+    renderTopbar();
+    route();
+  },
   go(hash) {
     if (location.hash === hash) route();
     else location.hash = hash;
@@ -160,11 +166,7 @@ async function start() {
     setLiveState(state);
     // A new session after a lost one has none of the old one's live queries: the store is
     // read again and the view observes again.
-    if (state === "open" && detail.renewed && started) {
-      await loadStore().catch(() => {});
-      renderTopbar();
-      route();
-    }
+    if (state === "open" && detail.renewed && started) await app.reload().catch(() => {});
   });
   try {
     await loadStore();
@@ -175,6 +177,14 @@ async function start() {
   started = true;
   renderTopbar();
   window.addEventListener("hashchange", route);
+  // "/" puts the cursor in the filter box, as in many tools.
+  document.addEventListener("keydown", (e) => {
+    const box = document.querySelector("input.filter-input");
+    if (e.key === "/" && box && !/^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement?.tagName || "")) {
+      e.preventDefault();
+      box.focus();
+    }
+  });
   route();
 }
 

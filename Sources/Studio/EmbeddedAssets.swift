@@ -296,7 +296,7 @@ let embeddedAssets: [EmbeddedAsset] = [
   EmbeddedAsset(
     path: "live.js",
     contentType: "text/javascript; charset=utf-8",
-    etag: "2a18eebd3d4c401c015d360b975fc21f",
+    etag: "9b55f575c20a32c6c9829ab36bf54849",
     encoding: .text,
     content: """
       // Live queries: query.observe's result kept up to date by its query/changed
@@ -361,10 +361,11 @@ let embeddedAssets: [EmbeddedAsset] = [
           sections: result.sections,
           token: result.token,
           subscription: name,
+          /** Ends the subscription; resolves once the server has (never rejects). */
           unobserve() {
-            if (!subscriptions.delete(name)) return;
-            call("query.unobserve", { subscription: name }).catch(() => {
-              // Already ended (a store.open or a migration ended it): nothing to undo.
+            if (!subscriptions.delete(name)) return Promise.resolve();
+            return call("query.unobserve", { subscription: name }).catch(() => {
+              // Already ended (a migration ended it, or the session): nothing to undo.
             });
           },
         };
@@ -392,7 +393,7 @@ let embeddedAssets: [EmbeddedAsset] = [
   EmbeddedAsset(
     path: "main.js",
     contentType: "text/javascript; charset=utf-8",
-    etag: "673ed12684c302d7eafc49607a19df96",
+    etag: "608d0081421be1868d3236697db5e2d2",
     encoding: .text,
     content: """
       // ModelStore Studio: the page's start, its routes and its frame (top bar, sidebar).
@@ -422,6 +423,12 @@ let embeddedAssets: [EmbeddedAsset] = [
         /** Reads store.info (counts) again, at most a few times a second. */
         refreshInfo: null,
         toast,
+        /** Reads the store's info and model again and shows the view anew (after a migration, say). */
+        async reload() {
+          await loadStore();
+          renderTopbar();
+          route();
+        },
         go(hash) {
           if (location.hash === hash) route();
           else location.hash = hash;
@@ -557,11 +564,7 @@ let embeddedAssets: [EmbeddedAsset] = [
           setLiveState(state);
           // A new session after a lost one has none of the old one's live queries: the store is
           // read again and the view observes again.
-          if (state === "open" && detail.renewed && started) {
-            await loadStore().catch(() => {});
-            renderTopbar();
-            route();
-          }
+          if (state === "open" && detail.renewed && started) await app.reload().catch(() => {});
         });
         try {
           await loadStore();
@@ -572,6 +575,14 @@ let embeddedAssets: [EmbeddedAsset] = [
         started = true;
         renderTopbar();
         window.addEventListener("hashchange", route);
+        // "/" puts the cursor in the filter box, as in many tools.
+        document.addEventListener("keydown", (e) => {
+          const box = document.querySelector("input.filter-input");
+          if (e.key === "/" && box && !/^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement?.tagName || "")) {
+            e.preventDefault();
+            box.focus();
+          }
+        });
         route();
       }
 
@@ -877,7 +888,7 @@ let embeddedAssets: [EmbeddedAsset] = [
   EmbeddedAsset(
     path: "studio.css",
     contentType: "text/css; charset=utf-8",
-    etag: "68de1a1f42a776278b105a3c20a44f35",
+    etag: "1163a2195182490c78bdc1b3390cd513",
     encoding: .text,
     content: """
       /* ModelStore Studio. One stylesheet, no framework: system fonts, a quiet palette, and
@@ -1110,10 +1121,14 @@ let embeddedAssets: [EmbeddedAsset] = [
         border-bottom: 1px solid var(--line-strong);
       }
       .grid th.sorted { color: var(--accent-text); }
-      .sort-button { all: unset; cursor: pointer; display: inline-flex; align-items: baseline; gap: 6px; }
+      /* The id column stays in view while the table scrolls sideways. */
+      .grid td.id, .grid th.id { position: sticky; left: 0; background: var(--panel); box-shadow: inset -1px 0 0 var(--line); }
+      .grid thead th.id { z-index: 2; background: var(--panel-2); }
+      .sort-button { all: unset; cursor: pointer; display: inline-flex; align-items: baseline; gap: 0; }
+      .sort-mark { margin-left: 6px; }
       .sort-button:focus-visible { outline: 2px solid var(--accent); border-radius: 3px; }
       .col-name { font-weight: 650; }
-      .col-type { font-weight: 400; font-size: 11px; color: var(--muted); font-family: var(--mono); }
+      .col-type { margin-left: 6px; font-weight: 400; font-size: 11px; color: var(--muted); font-family: var(--mono); }
       .sort-mark { font-size: 9px; color: var(--accent); }
       .grid tbody tr:hover td { background: var(--panel-2); }
       .grid tbody tr:last-child td { border-bottom: 0; }
@@ -1309,6 +1324,7 @@ let embeddedAssets: [EmbeddedAsset] = [
       .change-entity { font-weight: 650; }
       .change-keys { font-family: var(--mono); font-size: 12px; color: var(--text-2); }
       .change-keys::before { content: "· "; color: var(--muted); }
+      .change-keys.side-effect { font-style: italic; color: var(--muted); }
       .change-ids { display: inline-flex; flex-wrap: wrap; gap: 4px; }
       .tombstone { font-family: var(--mono); font-size: 11.5px; color: var(--muted); }
 
@@ -1714,7 +1730,7 @@ let embeddedAssets: [EmbeddedAsset] = [
   EmbeddedAsset(
     path: "views/history.js",
     contentType: "text/javascript; charset=utf-8",
-    etag: "fbae030ee6fafe01981a6dd2c1e64e3a",
+    etag: "6d80e49f7f2ebcdd1917989c89812956",
     encoding: .text,
     content: """
       // The store's history (history.fetch): one transaction per commit, newest first, with
@@ -1848,7 +1864,8 @@ let embeddedAssets: [EmbeddedAsset] = [
         return h("li", { class: "change" },
           h("span", { class: ["op", `op-${c.op}`] }, c.op),
           h("a", { class: "change-entity", href: tableHash(c.entity) }, c.entity),
-          c.keys && c.keys.length ? h("span", { class: "change-keys" }, c.keys.join(", ")) : null,
+          c.keys && c.keys.length ? h("span", { class: "change-keys" }, c.keys.join(", "))
+            : c.op === "update" ? h("span", { class: "change-keys side-effect", title: "changed as the side effect of a change to another object (an inverse kept in step, a reference nullified)" }, "links") : null,
           h("span", { class: "change-ids" },
             ids.slice(0, IDS_SHOWN).map((id) => c.op === "delete"
               ? h("span", { class: "id-chip gone", title: "deleted" }, id)
@@ -2462,7 +2479,7 @@ let embeddedAssets: [EmbeddedAsset] = [
   EmbeddedAsset(
     path: "views/table.js",
     contentType: "text/javascript; charset=utf-8",
-    etag: "b65c6a2c0362fc60eb0cc336c90e11f6",
+    etag: "2bcafff84dc760a7c138943428ef8253",
     encoding: .text,
     content: """
       // One entity's objects as a table: sorting by a column, a predicate filter, keyset paging
@@ -2475,6 +2492,7 @@ let embeddedAssets: [EmbeddedAsset] = [
       import { valueNode, literal } from "../values.js";
       import { filterBox, cleanMessage } from "./filterbox.js";
       import { Labels } from "../labels.js";
+      import { keyName } from "../model.js";
 
       export const PAGE_SIZE = 50;
 
@@ -2498,6 +2516,19 @@ let embeddedAssets: [EmbeddedAsset] = [
         for (const r of model.toOnes(entity)) cols.push({ key: r.name, kind: "toOne", rel: r, label: r.name, sortable: true });
         for (const r of model.toManys(entity)) cols.push({ key: r.name, kind: "toMany", rel: r, label: r.name, sortable: false });
         return cols;
+      }
+
+      /** A predicate on `entity`'s own attributes, for the filter box's placeholder. */
+      function examplePredicate(model, entity) {
+        const attrs = model.attributes(entity).filter((a) => !a.transient);
+        const parts = [];
+        const bool = attrs.find((a) => a.type === "bool");
+        const number = attrs.find((a) => /^(int|int16|int32|int64|double|float)$/.test(a.type));
+        const text = attrs.find((a) => a.type === "string");
+        if (bool) parts.push(`${keyName(bool.name)} == NO`);
+        if (number && parts.length < 2) parts.push(`${keyName(number.name)} >= 2`);
+        if (text && parts.length < 2) parts.push(`${keyName(text.name)} CONTAINS[c] "a"`);
+        return parts.length ? `a predicate, e.g. ${parts.join(" AND ")}  ·  press / to come here` : "a predicate";
       }
 
       /** "title" / "-title" → {key, ascending, type}; null for the default order (by key) or an unknown key. */
@@ -2532,7 +2563,8 @@ let embeddedAssets: [EmbeddedAsset] = [
 
         // -- layout
         const countEl = h("span", { class: "view-count", id: "table-count" }, "counting…");
-        const box = filterBox(filter, (text) => app.go(tableHash(entityName, text, route.query.get("sort"))));
+        const box = filterBox(filter, (text) => app.go(tableHash(entityName, text, route.query.get("sort"))),
+          { placeholder: examplePredicate(model, entityName) });
         const banner = h("div", { class: "banner banner-error", role: "alert", hidden: true });
         const thead = h("thead");
         const tbody = h("tbody");
@@ -2558,8 +2590,8 @@ let embeddedAssets: [EmbeddedAsset] = [
           h("footer", { class: "pager" }, pagerInfo, timing, h("span", { class: "pager-buttons" }, firstBtn, prevBtn, nextBtn))));
 
         renderHead();
-        refreshCount();
-        load();
+        // The count after the first page: the rows come first, and the session answers one at a time.
+        load().then(refreshCount);
 
         // -- header and sorting
 
@@ -2595,17 +2627,22 @@ let embeddedAssets: [EmbeddedAsset] = [
           return params;
         }
 
+        /** Ends the page's live queries; resolves when the server has. */
         function unobserveAll() {
-          for (const run of state.runs) if (run.live) run.live.unobserve();
+          const ending = state.runs.filter((run) => run.live).map((run) => run.live.unobserve());
           state.runs = [];
+          return Promise.all(ending);
         }
 
         async function load() {
-          unobserveAll();
           const runs = [];
+          const ending = unobserveAll();
           state.runs = runs;
           tableEl.classList.add("busy");
           const started = performance.now();
+          // The old page's subscriptions end before the new page's start: the session answers
+          // one message at a time, and two requests in flight at once cost more than two in a row.
+          await ending;
           try {
             await readPage(filter, sort, state.pages[state.index], PAGE_SIZE, async (where, limit) => {
               const run = { live: null, rows: [] };
@@ -2631,6 +2668,7 @@ let embeddedAssets: [EmbeddedAsset] = [
             tableEl.dataset.loads = String(++state.loads);
             banner.hidden = true;
             renderRows();
+            performance.mark("studio:rows");
             showLabels();
           } catch (e) {
             if (state.disposed || state.runs !== runs) return;
@@ -2674,7 +2712,9 @@ let embeddedAssets: [EmbeddedAsset] = [
         function onChange(run, change) {
           if (!state.runs.includes(run)) return;
           if (change.error) {
-            showBanner(new Error(`live updates stopped: ${change.error.message || change.error}`));
+            // The subscription ended (a migration changed the schema, say): read the model again.
+            showBanner(new Error(`Live updates stopped: ${change.error.message || change.error}`),
+              h("button", { type: "button", class: "btn btn-small", onclick: () => app.reload() }, "Reload"));
             return;
           }
           run.rows = applyChange(run.rows, change);
@@ -2758,9 +2798,9 @@ let embeddedAssets: [EmbeddedAsset] = [
           return h("a", { class: "rel-link many", href: "#", onclick: (e) => { e.preventDefault(); openToMany(app, o._id, r); } }, plural(n, "object"), " ", icon("arrow"));
         }
 
-        function showBanner(e) {
+        function showBanner(e, action) {
           banner.hidden = false;
-          replace(banner, icon("warn"), e instanceof RPCError ? cleanMessage(e.message) : e.message);
+          replace(banner, icon("warn"), h("span", {}, e instanceof RPCError ? cleanMessage(e.message) : e.message), action || null);
         }
 
         return () => {

@@ -129,7 +129,8 @@ function changeItem(c) {
   return h("li", { class: "change" },
     h("span", { class: ["op", `op-${c.op}`] }, c.op),
     h("a", { class: "change-entity", href: tableHash(c.entity) }, c.entity),
-    c.keys && c.keys.length ? h("span", { class: "change-keys" }, c.keys.join(", ")) : null,
+    c.keys && c.keys.length ? h("span", { class: "change-keys" }, c.keys.join(", "))
+      : c.op === "update" ? h("span", { class: "change-keys side-effect", title: "changed as the side effect of a change to another object (an inverse kept in step, a reference nullified)" }, "links") : null,
     h("span", { class: "change-ids" },
       ids.slice(0, IDS_SHOWN).map((id) => c.op === "delete"
         ? h("span", { class: "id-chip gone", title: "deleted" }, id)

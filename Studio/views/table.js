@@ -8,6 +8,7 @@ import { readPage, cursorOf, sortParam } from "../keyset.js";
 import { valueNode, literal } from "../values.js";
 import { filterBox, cleanMessage } from "./filterbox.js";
 import { Labels } from "../labels.js";
+import { keyName } from "../model.js";
 
 export const PAGE_SIZE = 50;
 
@@ -31,6 +32,19 @@ function columnsOf(model, entity) {
   for (const r of model.toOnes(entity)) cols.push({ key: r.name, kind: "toOne", rel: r, label: r.name, sortable: true });
   for (const r of model.toManys(entity)) cols.push({ key: r.name, kind: "toMany", rel: r, label: r.name, sortable: false });
   return cols;
+}
+
+/** A predicate on `entity`'s own attributes, for the filter box's placeholder. */
+function examplePredicate(model, entity) {
+  const attrs = model.attributes(entity).filter((a) => !a.transient);
+  const parts = [];
+  const bool = attrs.find((a) => a.type === "bool");
+  const number = attrs.find((a) => /^(int|int16|int32|int64|double|float)$/.test(a.type));
+  const text = attrs.find((a) => a.type === "string");
+  if (bool) parts.push(`${keyName(bool.name)} == NO`);
+  if (number && parts.length < 2) parts.push(`${keyName(number.name)} >= 2`);
+  if (text && parts.length < 2) parts.push(`${keyName(text.name)} CONTAINS[c] "a"`);
+  return parts.length ? `a predicate, e.g. ${parts.join(" AND ")}  ·  press / to come here` : "a predicate";
 }
 
 /** "title" / "-title" → {key, ascending, type}; null for the default order (by key) or an unknown key. */
@@ -65,7 +79,8 @@ export function render(main, route, app) {
 
   // -- layout
   const countEl = h("span", { class: "view-count", id: "table-count" }, "counting…");
-  const box = filterBox(filter, (text) => app.go(tableHash(entityName, text, route.query.get("sort"))));
+  const box = filterBox(filter, (text) => app.go(tableHash(entityName, text, route.query.get("sort"))),
+    { placeholder: examplePredicate(model, entityName) });
   const banner = h("div", { class: "banner banner-error", role: "alert", hidden: true });
   const thead = h("thead");
   const tbody = h("tbody");
@@ -91,8 +106,8 @@ export function render(main, route, app) {
     h("footer", { class: "pager" }, pagerInfo, timing, h("span", { class: "pager-buttons" }, firstBtn, prevBtn, nextBtn))));
 
   renderHead();
-  refreshCount();
-  load();
+  // The count after the first page: the rows come first, and the session answers one at a time.
+  load().then(refreshCount);
 
   // -- header and sorting
 
@@ -128,17 +143,22 @@ export function render(main, route, app) {
     return params;
   }
 
+  /** Ends the page's live queries; resolves when the server has. */
   function unobserveAll() {
-    for (const run of state.runs) if (run.live) run.live.unobserve();
+    const ending = state.runs.filter((run) => run.live).map((run) => run.live.unobserve());
     state.runs = [];
+    return Promise.all(ending);
   }
 
   async function load() {
-    unobserveAll();
     const runs = [];
+    const ending = unobserveAll();
     state.runs = runs;
     tableEl.classList.add("busy");
     const started = performance.now();
+    // The old page's subscriptions end before the new page's start: the session answers
+    // one message at a time, and two requests in flight at once cost more than two in a row.
+    await ending;
     try {
       await readPage(filter, sort, state.pages[state.index], PAGE_SIZE, async (where, limit) => {
         const run = { live: null, rows: [] };
@@ -164,6 +184,7 @@ export function render(main, route, app) {
       tableEl.dataset.loads = String(++state.loads);
       banner.hidden = true;
       renderRows();
+      performance.mark("studio:rows");
       showLabels();
     } catch (e) {
       if (state.disposed || state.runs !== runs) return;
@@ -207,7 +228,9 @@ export function render(main, route, app) {
   function onChange(run, change) {
     if (!state.runs.includes(run)) return;
     if (change.error) {
-      showBanner(new Error(`live updates stopped: ${change.error.message || change.error}`));
+      // The subscription ended (a migration changed the schema, say): read the model again.
+      showBanner(new Error(`Live updates stopped: ${change.error.message || change.error}`),
+        h("button", { type: "button", class: "btn btn-small", onclick: () => app.reload() }, "Reload"));
       return;
     }
     run.rows = applyChange(run.rows, change);
@@ -291,9 +314,9 @@ export function render(main, route, app) {
     return h("a", { class: "rel-link many", href: "#", onclick: (e) => { e.preventDefault(); openToMany(app, o._id, r); } }, plural(n, "object"), " ", icon("arrow"));
   }
 
-  function showBanner(e) {
+  function showBanner(e, action) {
     banner.hidden = false;
-    replace(banner, icon("warn"), e instanceof RPCError ? cleanMessage(e.message) : e.message);
+    replace(banner, icon("warn"), h("span", {}, e instanceof RPCError ? cleanMessage(e.message) : e.message), action || null);
   }
 
   return () => {

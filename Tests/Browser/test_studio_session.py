@@ -80,6 +80,13 @@ class StudioSessionTests(unittest.TestCase):
         expected = [o["_id"] for o in query(self.store, "Task", predicate, "--sort", "-priority", "--limit", "50")]
         p.wait(lambda d: p.table_ids() == expected and "sort=-priority" in d.current_url, "rows sorted by priority, descending")
         p.screenshot("02-table-filtered")
+        # Another entity's table: its to-one shows the target's label, its to-many a count.
+        p.one(".nav-entity[data-entity='Project']").click()
+        p.wait_table("Project")
+        p.wait(lambda d: "Ada Lovelace" in p.one("tr[data-id='Project/1'] td.toOne").text, "the owner's label")
+        tasks = len(query(self.store, "Task", 'project == "Project/1"'))
+        self.assertEqual(p.one("tr[data-id='Project/1'] td.toMany").text.split()[0], str(tasks))
+        p.screenshot("02-table-project")
 
     def test_03_keyset_paging(self):
         p = self.page
