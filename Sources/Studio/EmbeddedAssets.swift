@@ -1878,7 +1878,7 @@ let embeddedAssets: [EmbeddedAsset] = [
   EmbeddedAsset(
     path: "views/migrations.js",
     contentType: "text/javascript; charset=utf-8",
-    etag: "69aae00335bb0ae479aab1ab461bce89",
+    etag: "7905958e4b1453de16c6e2556be9c5c1",
     encoding: .text,
     content: """
       // Migrations: the versions the store has held (migration.status), and what a new model
@@ -1971,6 +1971,7 @@ let embeddedAssets: [EmbeddedAsset] = [
                 chain = null;
               }
               if (chain) parts.push(await planBlock({ schemas: chain, stages: plan ? plan.stages || [] : [] }));
+              parts.push(await diagramBlock(schema));
             }
             replace(result, parts);
           } catch (e) {
@@ -1979,6 +1980,11 @@ let embeddedAssets: [EmbeddedAsset] = [
             check.disabled = false;
           }
         }
+
+        return () => {
+          for (const url of drawings) URL.revokeObjectURL(url);
+          drawings.clear();
+        };
       }
 
       function statusBlock(status) {
@@ -2000,6 +2006,27 @@ let embeddedAssets: [EmbeddedAsset] = [
             h("ul", {}, reasons.map((r) => h("li", {}, typeof r === "string" ? r : r.message || JSON.stringify(r))))) : null,
           loss.length ? h("div", { class: "reasons loss" }, h("h3", { class: "subhead" }, "Data that would be lost"),
             h("ul", {}, loss.map((r) => h("li", {}, r.message, r.count ? ` (${formatCount(r.count)})` : "")))) : null);
+      }
+
+      /** The diagrams' object URLs, released when the view goes. */
+      const drawings = new Set();
+
+      /**
+       * The two versions side by side, as model.diagram draws a migration (an SVG shown as an
+       * image); nothing when the server has no model.diagram or cannot draw (no Graphviz).
+       */
+      async function diagramBlock(schema) {
+        try {
+          const drawn = await call("model.diagram", { format: "svg", to: schema });
+          if (typeof drawn.text !== "string" || !drawn.text.includes("<svg")) return null;
+          const url = URL.createObjectURL(new Blob([drawn.text], { type: "image/svg+xml" }));
+          drawings.add(url);
+          return h("div", { class: "diagram migration-diagram", id: "migration-diagram" },
+            h("h3", { class: "subhead" }, "The two versions"),
+            h("img", { class: "diagram-image", src: url, alt: "The store's version and the new one side by side, the changes marked" }));
+        } catch {
+          return null;
+        }
       }
 
       async function planBlock(params) {

@@ -88,6 +88,7 @@ export function render(main, _route, app) {
           chain = null;
         }
         if (chain) parts.push(await planBlock({ schemas: chain, stages: plan ? plan.stages || [] : [] }));
+        parts.push(await diagramBlock(schema));
       }
       replace(result, parts);
     } catch (e) {
@@ -96,6 +97,11 @@ export function render(main, _route, app) {
       check.disabled = false;
     }
   }
+
+  return () => {
+    for (const url of drawings) URL.revokeObjectURL(url);
+    drawings.clear();
+  };
 }
 
 function statusBlock(status) {
@@ -117,6 +123,27 @@ function statusBlock(status) {
       h("ul", {}, reasons.map((r) => h("li", {}, typeof r === "string" ? r : r.message || JSON.stringify(r))))) : null,
     loss.length ? h("div", { class: "reasons loss" }, h("h3", { class: "subhead" }, "Data that would be lost"),
       h("ul", {}, loss.map((r) => h("li", {}, r.message, r.count ? ` (${formatCount(r.count)})` : "")))) : null);
+}
+
+/** The diagrams' object URLs, released when the view goes. */
+const drawings = new Set();
+
+/**
+ * The two versions side by side, as model.diagram draws a migration (an SVG shown as an
+ * image); nothing when the server has no model.diagram or cannot draw (no Graphviz).
+ */
+async function diagramBlock(schema) {
+  try {
+    const drawn = await call("model.diagram", { format: "svg", to: schema });
+    if (typeof drawn.text !== "string" || !drawn.text.includes("<svg")) return null;
+    const url = URL.createObjectURL(new Blob([drawn.text], { type: "image/svg+xml" }));
+    drawings.add(url);
+    return h("div", { class: "diagram migration-diagram", id: "migration-diagram" },
+      h("h3", { class: "subhead" }, "The two versions"),
+      h("img", { class: "diagram-image", src: url, alt: "The store's version and the new one side by side, the changes marked" }));
+  } catch {
+    return null;
+  }
 }
 
 async function planBlock(params) {
