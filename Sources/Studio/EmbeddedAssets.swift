@@ -888,7 +888,7 @@ let embeddedAssets: [EmbeddedAsset] = [
   EmbeddedAsset(
     path: "studio.css",
     contentType: "text/css; charset=utf-8",
-    etag: "1163a2195182490c78bdc1b3390cd513",
+    etag: "deee10b9cd903d9e6871ba2e3a007eed",
     encoding: .text,
     content: """
       /* ModelStore Studio. One stylesheet, no framework: system fonts, a quiet palette, and
@@ -1257,7 +1257,8 @@ let embeddedAssets: [EmbeddedAsset] = [
         padding: 14px; box-shadow: var(--shadow); overflow: auto; text-align: center;
       }
       .diagram .notice { text-align: left; border: 0; padding: 4px; }
-      .diagram-image { max-width: 100%; height: auto; }
+      .diagram-image { max-width: 100%; max-height: 72vh; height: auto; }
+      .diagram-open { display: block; margin-top: 8px; font-size: 12.5px; }
       .schema-grid { align-items: start; display: grid; grid-template-columns: repeat(auto-fill, minmax(340px, 1fr)); gap: 14px; }
       .schema-card { background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); box-shadow: var(--shadow); overflow: hidden; }
       .schema-card header { display: flex; align-items: baseline; gap: 6px; padding: 10px 14px; background: var(--panel-2); border-bottom: 1px solid var(--line); }
@@ -2424,7 +2425,7 @@ let embeddedAssets: [EmbeddedAsset] = [
   EmbeddedAsset(
     path: "views/schema.js",
     contentType: "text/javascript; charset=utf-8",
-    etag: "308d8834fca783d8edfd8d938f63269e",
+    etag: "0236c87416a6b26ba6fbe3d7380edf60",
     encoding: .text,
     content: """
       // The schema: the diagram model.diagram draws (an SVG, shown as an image so nothing in it
@@ -2453,7 +2454,8 @@ let embeddedAssets: [EmbeddedAsset] = [
             const svg = diagramText(result);
             if (!svg) throw new Error("model.diagram answered without an SVG text");
             objectURL = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
-            replace(diagram, h("img", { class: "diagram-image", src: objectURL, alt: "Entity-relationship diagram of the schema" }));
+            replace(diagram, h("img", { class: "diagram-image", src: objectURL, alt: "Entity-relationship diagram of the schema" }),
+              h("a", { class: "diagram-open", href: objectURL, target: "_blank", rel: "noopener" }, "Open at full size"));
           } catch (e) {
             if (e instanceof RPCError && e.kind === "methodNotFound") {
               replace(diagram, h("div", { class: "notice", dataset: { notice: "no-diagram" } }, icon("schema"),

@@ -24,7 +24,8 @@ export function render(main, _route, app) {
       const svg = diagramText(result);
       if (!svg) throw new Error("model.diagram answered without an SVG text");
       objectURL = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
-      replace(diagram, h("img", { class: "diagram-image", src: objectURL, alt: "Entity-relationship diagram of the schema" }));
+      replace(diagram, h("img", { class: "diagram-image", src: objectURL, alt: "Entity-relationship diagram of the schema" }),
+        h("a", { class: "diagram-open", href: objectURL, target: "_blank", rel: "noopener" }, "Open at full size"));
     } catch (e) {
       if (e instanceof RPCError && e.kind === "methodNotFound") {
         replace(diagram, h("div", { class: "notice", dataset: { notice: "no-diagram" } }, icon("schema"),
