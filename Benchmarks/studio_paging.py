@@ -14,6 +14,7 @@ GET /events, each message a POST /rpc on a kept-alive connection):
   unindexed first and next page sorted by an attribute without an index
   offset    the page at the same positions by `offset` instead (what keyset avoids)
   count     query.count of the entity (the page's row count)
+  session   GET /events to its first event: a new page's session opening the store
 
 each the median (and p95) of --runs requests, wall time from sending the request to the
 whole reply read. The store is built once (by `modelstore import` of a generated ndjson
@@ -100,6 +101,18 @@ class Studio:
         self.rpc_connection = http.client.HTTPConnection("127.0.0.1", self.port)
         self.next_id = 0
 
+    def session_start(self) -> float:
+        """Seconds from GET /events to its `session` event: a page's session opening the store."""
+        started = time.perf_counter()
+        connection = http.client.HTTPConnection("127.0.0.1", self.port)
+        connection.request("GET", f"/events?token={self.token}")
+        stream = connection.getresponse()
+        while not stream.readline().startswith(b"data: "):
+            pass
+        elapsed = time.perf_counter() - started
+        connection.close()
+        return elapsed
+
     def rpc(self, method: str, params: dict) -> tuple[float, dict]:
         """The reply to one request and the seconds it took."""
         self.next_id += 1
@@ -138,7 +151,7 @@ def summary(seconds: list[float]) -> str:
 
 def measure(studio: Studio, objects: int, runs: int) -> dict:
     rng = random.Random(2)
-    results: dict[str, list[float]] = {}
+    results: dict[str, list[float]] = {"session start (GET /events to its first event)": [studio.session_start() for _ in range(runs)]}
     cases = [("title", False, "first/next by title (indexed)"), ("title", True, "first/next by title descending"),
              ("_pk", False, "first/next in key order"), ("rank", False, "first/next by rank (no index)")]
     for key, descending, label in cases:

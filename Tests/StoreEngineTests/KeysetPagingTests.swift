@@ -20,7 +20,8 @@ final class KeysetPagingTests: XCTestCase {
     // Each title four times (ties), inserted out of order.
     let changes: [Change] = (0..<Self.count).map { i in
       let t = (i * 7919) % Self.count
-      return .insert(entity: "Item", ref: nil, values: ["title": .string("t\(String(format: "%05d", t / 4))"), "rank": .int(Int64(t % 97))])
+      return .insert(
+        entity: "Item", ref: nil, values: ["title": .string("t\(String(format: "%05d", t / 4))"), "rank": .int(Int64(t % 97))])
     }
     _ = try store.save(changes)
     return store
