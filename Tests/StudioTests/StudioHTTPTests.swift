@@ -270,6 +270,35 @@ final class StudioHTTPTests: XCTestCase {
     XCTAssertTrue(alone.process.stderrAtEnd().contains("xdg-open is not installed"), alone.process.stderr)
   }
 
+  func testAStoreInPostgreSQL() throws {
+    let schema = try PostgresTestSchema("studio")
+    defer { schema.drop() }
+    let url = schema.storeURL
+    let made = try ServerProcess(arguments: ["serve", "--store", url])
+    _ = try made.call("model.define", ["schema": try JSONParser.parse(Self.schema)])
+    _ = try made.call("objects.insert", ["entity": "Note", "values": ["title": "in postgres"]])
+    made.closeInput()
+    XCTAssertEqual(made.waitForExit(), 0, made.stderr)
+    let studio = try StudioProcess(["--store", url])
+    let page = try StudioProcess.Events(studio)
+    let observe = try studio.rpc(
+      page.session, #"{"jsonrpc":"2.0","id":1,"method":"query.observe","params":{"entity":"Note","sort":["title"]}}"#)
+    XCTAssertEqual(observe.json?["result"]?["objects"]?.item(0)?["title"], "in postgres", observe.text)
+    let writer = try ServerProcess(arguments: ["serve", "--store", url])
+    _ = try writer.call("objects.insert", ["entity": "Note", "values": ["title": "another"]])
+    let changed = try XCTUnwrap(try page.next(), studio.process.stderr)
+    XCTAssertEqual(changed["params"]?["inserted"]?.item(0)?["object"]?["title"], "another")
+    writer.closeInput()
+    XCTAssertEqual(writer.waitForExit(), 0)
+    XCTAssertEqual(studio.stop(), 0)
+    let readOnly = try StudioProcess(["--store", url, "--read-only"])
+    let reader = try StudioProcess.Events(readOnly)
+    let insert = try readOnly.rpc(
+      reader.session, #"{"jsonrpc":"2.0","id":1,"method":"objects.insert","params":{"entity":"Note","values":{"title":"x"}}}"#)
+    XCTAssertEqual(insert.json?["error"]?["code"], -32010, insert.text)
+    XCTAssertEqual(readOnly.stop(), 0)
+  }
+
   func testCommandLine() throws {
     let missing = try runModelstore(["studio", "--store", dir.file("missing.store")])
     XCTAssertEqual(missing.status, 1)
