@@ -36,11 +36,11 @@ let package = Package(
       name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(
-      name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
-      providers: [.apt(["libmicrohttpd-dev"])]),
-    .systemLibrary(
       name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
       providers: [.apt(["libpq-dev"])]),
+    .systemLibrary(
+      name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+      providers: [.apt(["libmicrohttpd-dev"])]),
     .target(name: "FileAccess", swiftSettings: releaseSpeed),
     .target(name: "JSONCore", dependencies: ["CJansson", "FileAccess"], swiftSettings: releaseSpeed),
     .target(name: "DatabaseKit", swiftSettings: releaseSpeed),

@@ -220,7 +220,7 @@ enum CommandHelp {
       a session of its own; the page reaches no file but the store.
 
       OPTIONS
-        --store PATH          the store to serve (it must exist)
+        --store PATH          the store to serve (it must exist): a file or a postgresql:// URL
         --format coredata     PATH is a Core Data SQLite store, read in place (read-only)
         --read-only           the page cannot write: every write is refused (readOnly)
         --port N              listen on port N (default: a free port)

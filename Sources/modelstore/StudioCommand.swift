@@ -16,7 +16,7 @@ func runStudio(_ args: ArraySlice<String>) -> Never {
   var openBrowser = false
   while let a = it.next() {
     switch a {
-    case "--store": store = it.value(a)
+    case "--store": store = it.value(a)  // a file, or a PostgreSQL store's URL
     case "--format":
       let v = it.value(a)
       guard v == "modelstore" || v == "coredata" else { it.fail("--format must be modelstore or coredata, got '\(v)'") }
@@ -54,7 +54,7 @@ func runStudio(_ args: ArraySlice<String>) -> Never {
     failed("studio", error)
   }
   let mode = configuration.coreData ? " (Core Data, read-only)" : configuration.readOnly ? " (read-only)" : ""
-  printErr("modelstore studio: serving \(store)\(mode) on http://127.0.0.1:\(studio.port)/ until Ctrl-C; open:\n")
+  printErr("modelstore studio: serving \(Store.displayName(of: store))\(mode) on http://127.0.0.1:\(studio.port)/ until Ctrl-C; open:\n")
   printOut(studio.url + "\n")
   if openBrowser { openInBrowser(studio.url) }
 

@@ -238,6 +238,67 @@ final class StudioHTTPTests: XCTestCase {
     XCTAssertEqual(dir.listing().filter { $0.hasPrefix("Tasks") }, ["Tasks.sqlite"], "nothing was written beside it")
   }
 
+  func testOpenHandsTheURLToXdgOpen() throws {
+    // A stand-in xdg-open that writes its argument into a FIFO the test reads.
+    let bin = dir.file("bin")
+    try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+    let fifo = dir.file("opened")
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    let script = bin + "/xdg-open"
+    // (It gives up after a minute if nobody reads, so a failed test leaves nothing behind.)
+    try "#!/bin/sh\nexec timeout 60 sh -c 'echo \"$1\" > \"$2\"' sh \"$1\" '\(fifo)'\n".write(
+      toFile: script, atomically: true, encoding: .utf8)
+    XCTAssertEqual(chmod(script, 0o755), 0)
+    var environment = ProcessInfo.processInfo.environment
+    environment["PATH"] = bin + ":/usr/bin:/bin"
+    let studio = try StudioProcess(["--store", store, "--open"], environment: environment)
+    // Read what the stand-in writes: wait for it (a minute at most), then to its end.
+    let fd = open(fifo, O_RDONLY | O_NONBLOCK)
+    XCTAssertGreaterThanOrEqual(fd, 0)
+    var opened: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    while poll(&ready, 1, 60_000) > 0, case let n = read(fd, &chunk, chunk.count), n > 0 { opened += chunk[0..<n] }
+    close(fd)
+    XCTAssertEqual(String(decoding: opened, as: UTF8.self), studio.url + "\n")
+    XCTAssertEqual(studio.stop(), 0)
+    // Without xdg-open it says so, and serves all the same.
+    environment["PATH"] = dir.file("nowhere")
+    let alone = try StudioProcess(["--store", store, "--open"], environment: environment)
+    XCTAssertEqual(try alone.request("GET", "/").status, 303)
+    XCTAssertEqual(alone.stop(), 0)
+    XCTAssertTrue(alone.process.stderrAtEnd().contains("xdg-open is not installed"), alone.process.stderr)
+  }
+
+  func testAStoreInPostgreSQL() throws {
+    let schema = try PostgresTestSchema("studio")
+    defer { schema.drop() }
+    let url = schema.storeURL
+    let made = try ServerProcess(arguments: ["serve", "--store", url])
+    _ = try made.call("model.define", ["schema": try JSONParser.parse(Self.schema)])
+    _ = try made.call("objects.insert", ["entity": "Note", "values": ["title": "in postgres"]])
+    made.closeInput()
+    XCTAssertEqual(made.waitForExit(), 0, made.stderr)
+    let studio = try StudioProcess(["--store", url])
+    let page = try StudioProcess.Events(studio)
+    let observe = try studio.rpc(
+      page.session, #"{"jsonrpc":"2.0","id":1,"method":"query.observe","params":{"entity":"Note","sort":["title"]}}"#)
+    XCTAssertEqual(observe.json?["result"]?["objects"]?.item(0)?["title"], "in postgres", observe.text)
+    let writer = try ServerProcess(arguments: ["serve", "--store", url])
+    _ = try writer.call("objects.insert", ["entity": "Note", "values": ["title": "another"]])
+    let changed = try XCTUnwrap(try page.next(), studio.process.stderr)
+    XCTAssertEqual(changed["params"]?["inserted"]?.item(0)?["object"]?["title"], "another")
+    writer.closeInput()
+    XCTAssertEqual(writer.waitForExit(), 0)
+    XCTAssertEqual(studio.stop(), 0)
+    let readOnly = try StudioProcess(["--store", url, "--read-only"])
+    let reader = try StudioProcess.Events(readOnly)
+    let insert = try readOnly.rpc(
+      reader.session, #"{"jsonrpc":"2.0","id":1,"method":"objects.insert","params":{"entity":"Note","values":{"title":"x"}}}"#)
+    XCTAssertEqual(insert.json?["error"]?["code"], -32010, insert.text)
+    XCTAssertEqual(readOnly.stop(), 0)
+  }
+
   func testCommandLine() throws {
     let missing = try runModelstore(["studio", "--store", dir.file("missing.store")])
     XCTAssertEqual(missing.status, 1)

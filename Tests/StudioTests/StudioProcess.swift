@@ -13,8 +13,8 @@ final class StudioProcess {
   let token: String
   var base: String { "http://127.0.0.1:\(port)" }
 
-  init(_ arguments: [String]) throws {
-    process = try ServerProcess(arguments: ["studio"] + arguments)
+  init(_ arguments: [String], environment: [String: String]? = nil) throws {
+    process = try ServerProcess(arguments: ["studio"] + arguments, environment: environment)
     // The URL is its first line on stdout, printed once it listens.
     guard let line = process.readLine(timeout: 30) else {
       throw StudioTestError.noURL(process.stderrAtEnd())
