@@ -244,6 +244,27 @@ class StudioSessionTests(unittest.TestCase):
                    "the diagram image to load")
         p.screenshot("11-schema")
 
+    def test_12_store_data_is_shown_as_text(self):
+        p = self.page
+        hostile = '<img src=x onerror="document.title=\'pwned\'"><b>bold</b>'
+        reply = write_messages(BINARY, self.store, [
+            {"method": "objects.insert", "params": {"entity": "Task", "values": {"title": hostile, "notes": "<script>window.pwned = 1</script>"}}}],
+            author="<i>author</i>")
+        task = reply[0]["result"]["_id"]
+        title = self.driver.title
+        p.go("#/e/Task?where=" + quote('title BEGINSWITH "<img"'))
+        p.wait(lambda d: p.table_ids() == [task], "the hostile row")
+        row = p.one(f"tr[data-id='{task}']")
+        self.assertEqual(row.find_element(By.CSS_SELECTOR, "td.t-string").text, hostile)
+        p.go(f"#/o/{task}")
+        p.wait(lambda d: hostile in d.find_element(By.CSS_SELECTOR, ".object-view h1").text, "the hostile title as the heading")
+        self.assertEqual(p.one("#f-notes").get_attribute("value"), "<script>window.pwned = 1</script>")
+        p.go("#/history")
+        p.wait(lambda d: "<i>author</i>" in p.one("#history-list .tx-author").text, "the hostile author")
+        self.assertEqual(self.driver.execute_script(
+            "return [document.querySelectorAll('main img, main b, main i, main script').length, window.pwned === undefined]"), [0, True])
+        self.assertEqual(self.driver.title, title, "no handler of the data ran")
+
 
 @unittest.skipUnless(CORE_DATA_STORE.exists(), f"the Core Data corpus store {CORE_DATA_STORE} is absent")
 class CoreDataStoreTests(unittest.TestCase):
