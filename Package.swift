@@ -6,7 +6,8 @@
 // which uses SQLiteCore only in the file that opens a SQLite store and in the Core Data store reader.
 // Beside the engine, below it: TimeZones (TZif files, POSIX TZ rules) and CoreDataTooling (XML and property-list
 // readers, .xcdatamodel import, audit), on SchemaModel only; CodeGeneration (model.generate's generators; its SwiftData
-// migration plans use SchemaModel's SchemaDiff), on CoreDataTooling and SchemaModel. Handlers and modelstore use all three.
+// migration plans use SchemaModel's SchemaDiff), on CoreDataTooling and SchemaModel; Diagrams (model.diagram's Mermaid
+// and DOT writers, and the runner of Graphviz's dot), on SchemaModel only. Handlers and modelstore use all four.
 import PackageDescription
 
 /// Release builds skip runtime exclusivity checks on the hot paths (measured: about 4% of
@@ -42,16 +43,18 @@ let package = Package(
     .target(name: "CoreDataTooling", dependencies: ["SchemaModel", "JSONCore", "FileAccess"], swiftSettings: releaseSpeed),
     .target(
       name: "CodeGeneration", dependencies: ["CoreDataTooling", "SchemaModel", "JSONCore"], swiftSettings: releaseSpeed),
+    .target(name: "Diagrams", dependencies: ["SchemaModel"], swiftSettings: releaseSpeed),
     .target(
       name: "StoreEngine",
       dependencies: ["SchemaModel", "DatabaseKit", "SQLiteCore", "JSONCore", "FileAccess", "CoreDataTooling", "TimeZones"],
       swiftSettings: engineRelease),
     .target(name: "RPCCore", dependencies: ["JSONCore"], swiftSettings: releaseSpeed),
     .target(
-      name: "Handlers", dependencies: ["StoreEngine", "CoreDataTooling", "CodeGeneration", "RPCCore", "SchemaModel", "JSONCore"],
+      name: "Handlers",
+      dependencies: ["StoreEngine", "CoreDataTooling", "CodeGeneration", "Diagrams", "RPCCore", "SchemaModel", "JSONCore"],
       swiftSettings: releaseSpeed),
     .executableTarget(
-      name: "modelstore", dependencies: ["Handlers", "RPCCore", "StoreEngine", "CoreDataTooling", "CodeGeneration"],
+      name: "modelstore", dependencies: ["Handlers", "RPCCore", "StoreEngine", "CoreDataTooling", "CodeGeneration", "Diagrams"],
       swiftSettings: releaseSpeed),
     .target(name: "TestSupport", dependencies: ["JSONCore"], path: "Tests/TestSupport"),
     .testTarget(name: "FileAccessTests", dependencies: ["FileAccess"]),
@@ -62,6 +65,7 @@ let package = Package(
     .testTarget(name: "CoreDataToolingTests", dependencies: ["CoreDataTooling", "SchemaModel", "JSONCore", "TestSupport"]),
     .testTarget(
       name: "CodeGenerationTests", dependencies: ["CodeGeneration", "CoreDataTooling", "SchemaModel", "JSONCore", "TestSupport"]),
+    .testTarget(name: "DiagramsTests", dependencies: ["Diagrams", "CoreDataTooling", "SchemaModel", "JSONCore", "TestSupport"]),
     .testTarget(
       name: "StoreEngineTests", dependencies: ["StoreEngine", "CoreDataTooling", "TimeZones", "SchemaModel", "JSONCore", "TestSupport"]),
     .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "JSONCore"]),

@@ -38,7 +38,7 @@ final class ModuleBoundaryTests: XCTestCase {
         "StoreEngine/\(file) imports SQLiteCore: use DatabaseKit's interface (the connection, the dialect) instead")
     }
     for module in [
-      "Handlers", "modelstore", "SchemaModel", "RPCCore", "JSONCore", "TimeZones", "CoreDataTooling", "CodeGeneration",
+      "Handlers", "modelstore", "SchemaModel", "RPCCore", "JSONCore", "TimeZones", "CoreDataTooling", "CodeGeneration", "Diagrams",
     ] {
       for (file, names) in try imports(of: module) {
         XCTAssertTrue(names.isDisjoint(with: ["SQLiteCore", "CSQLite", "DatabaseKit"]), "\(module)/\(file) imports \(names)")
@@ -49,6 +49,14 @@ final class ModuleBoundaryTests: XCTestCase {
   func testTheSchemaModelIsPureData() throws {
     for (file, names) in try imports(of: "SchemaModel") {
       XCTAssertTrue(names.isSubset(of: ["JSONCore", "Glibc"]), "SchemaModel/\(file) imports \(names.sorted())")
+    }
+  }
+
+  /// The diagram writers read the schema alone; Foundation is for running Graphviz's dot.
+  func testDiagramsDrawFromTheSchemaAlone() throws {
+    for (file, names) in try imports(of: "Diagrams") {
+      XCTAssertTrue(
+        names.isSubset(of: ["SchemaModel", "Foundation", "Dispatch", "Synchronization"]), "Diagrams/\(file) imports \(names.sorted())")
     }
   }
 
