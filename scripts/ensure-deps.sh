@@ -17,6 +17,8 @@ fi
 if [ "${1:-build}" = test ]; then
   command -v node >/dev/null || need+=(nodejs)
   command -v tsc >/dev/null || need+=(node-typescript)
+  # model.diagram / modelstore diagram draw SVG and PNG with Graphviz's dot
+  command -v dot >/dev/null || need+=(graphviz)
   # lsp-test makes a virtual environment for pygls (.build/pyvenv-lsp, from PyPI)
   python3 -c "import venv, ensurepip" 2>/dev/null || need+=(python3-venv)
 fi

@@ -34,9 +34,11 @@ public enum Graphviz {
     return nil
   }
 
-  /// `dot -T<output>` on `dot`'s text.
-  public static func render(_ dot: String, as output: Output, timeout: Double = 60) throws -> [UInt8] {
-    guard let executable = locate() else {
+  /// `dot -T<output>` on `dot`'s text; `dot` is looked up on the `PATH` of `environment`.
+  public static func render(
+    _ dot: String, as output: Output, timeout: Double = 60, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws -> [UInt8] {
+    guard let executable = locate(environment) else {
       throw Failure(
         reason: .notInstalled,
         message:
