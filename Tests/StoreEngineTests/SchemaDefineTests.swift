@@ -76,6 +76,10 @@ final class SchemaDefineTests: XCTestCase {
     _ = try store.update(id: id, values: ["pinned": true])
     XCTAssertEqual(try store.value(id, "pinned"), .bool(true))
     XCTAssertEqual(try store.schemaHistory().map(\.version), ["1", "2"])
+    // Each version's schema is kept: the first without `pinned`, the second with it.
+    XCTAssertEqual(
+      try store.heldSchemas().map { $0.entities[0].attributes.map(\.name) }, [["text"], ["text", "pinned"]])
+    XCTAssertEqual(try store.heldSchemas().last, store.schema)
   }
 
   func testAdditiveChangeNewEntityAppliesInPlace() throws {
