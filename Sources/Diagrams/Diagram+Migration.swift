@@ -17,24 +17,31 @@ extension Diagram {
   /// Two versions side by side: `from`'s boxes on the left, `to`'s on the right, each
   /// entity that continues linked to its successor. `SchemaDiff`'s changes mark the
   /// elements: removals (and their data loss) on the left, additions, renames and changes
-  /// on the right, renames also on the left (`renamed to ...`). `measured` (a dry run on a
-  /// store) adds the data each change would drop; `blockers` are listed as notes.
-  public init(migrationFrom old: Schema, to new: Schema, measured: [MeasuredLoss] = [], blockers: [String] = []) {
+  /// on the right, renames also on the left (`renamed to ...`). Without `measured`, a
+  /// change loses data where SchemaDiff says it may; `measured` (a dry run on a store)
+  /// replaces that with what the store would lose, at the element it names. `blockers` are
+  /// listed as notes. `names` are the versions' names for the titles (a bundle's version
+  /// names), their `version` when not given.
+  public init(
+    migrationFrom old: Schema, to new: Schema, names: (from: String, to: String)? = nil, measured: [MeasuredLoss]? = nil,
+    blockers: [String] = []
+  ) {
+    let names = names ?? (old.version, new.version)
     let diff = SchemaDiff(from: old, to: new)
     var marks = MigrationMarks(diff: diff, old: old, new: new)
-    for c in diff.changes { marks.apply(c) }
+    for c in diff.changes { marks.apply(c, measured: measured != nil) }
     var notes: [String] = []
-    for loss in measured where !marks.applyLoss(loss) { notes.append("⚠ " + loss.message) }
+    for loss in measured ?? [] where !marks.applyLoss(loss) { notes.append("⚠ " + loss.message) }
     let stage = diff.isLightweight ? "lightweight" : "needs a custom stage"
     let count = "\(diff.changes.count) change\(diff.changes.count == 1 ? "" : "s") (\(stage))"
     notes.insert(diff.isEmpty ? "no changes" : count + " — + added, − removed, ~ renamed or changed, ⚠ loses stored data", at: 0)
     notes += diff.mapping.conflicts.map { "ambiguous rename: " + $0 }
     notes += blockers.map { "blocked: " + $0 }
     self.init(
-      title: "migration from version \(old.version) to version \(new.version)",
+      title: "migration from version \(names.from) to version \(names.to)",
       groups: [
-        Group(id: "from", title: "from version \(old.version)", boxes: marks.from),
-        Group(id: "to", title: "to version \(new.version)", boxes: marks.to),
+        Group(id: "from", title: "from version \(names.from)", boxes: marks.from),
+        Group(id: "to", title: "to version \(names.to)", boxes: marks.to),
       ],
       lines: marks.fromLines + marks.toLines + marks.continuations, notes: notes)
   }
@@ -73,19 +80,17 @@ struct MigrationMarks {
     continuations = lines
   }
 
-  /// Marks the elements `c` is about.
-  mutating func apply(_ c: SchemaChange) {
-    var change = Diagram.Change(kindOf(c), details: phrases(c), losesData: c.mayLoseData)
+  /// Marks the elements `c` is about; `measured`: data loss is marked from measurements only.
+  mutating func apply(_ c: SchemaChange, measured: Bool) {
+    var change = Diagram.Change(kindOf(c), details: phrases(c), losesData: c.mayLoseData && !measured)
     if !c.lightweight { change.details.append("needs a custom stage") }
     if let condition = c.condition { change.details.append("requires: " + condition.text) }
     let property = c.property ?? ""
-    // The names in the old version (renames undone) and whether the keys are a compound
-    // constraint (a row of its own) rather than one attribute's uniqueness or index.
+    // The names in the old version (renames undone), and the keys as a constraint row names them.
     let oldEntity = oldName[c.entity] ?? c.entity
     let oldAttribute = oldAttribute(property, of: c.entity)
     let oldRelationship = oldRelationship(property, of: c.entity)
     let constraint = constraintName(property)
-    let compound = property.contains(",") || !(new.entity(named: c.entity)?.attributes.contains { $0.name == property } ?? false)
     let renamedTo = Diagram.Change(.renamed, details: ["renamed to \(c.kind == .renameEntity ? c.entity : property)"])
     switch c.kind {
     case .removeEntity:
@@ -109,17 +114,25 @@ struct MigrationMarks {
       Self.mark(row: &to, "to", c.entity, property, change)
       Self.mark(row: &from, "from", oldEntity, oldAttribute, renamedTo)
     case .removeUnique, .removeIndex:
-      // A compound constraint that goes is a row of the old box; a single attribute's
-      // uniqueness or index is a change of the attribute.
-      if property.contains(",") {
+      // A constraint row (compound, or declared as a key list) that goes is marked on the
+      // old box; an attribute's own uniqueness or index is a change of the attribute.
+      let tag = c.kind == .removeUnique ? "unique" : "index"
+      if Self.hasConstraint(from, "from", oldEntity, constraint, tag) {
         change.kind = .removed
-        Self.mark(row: &from, "from", oldEntity, constraint, change, constraint: true)
+        change.details.removeFirst()
+        Self.mark(row: &from, "from", oldEntity, constraint, change, constraint: tag)
       } else {
         Self.mark(row: &to, "to", c.entity, property, change)
       }
     case .addUnique, .addIndex:
-      if compound { change.kind = .added }
-      Self.mark(row: &to, "to", c.entity, compound ? constraint : property, change, constraint: compound)
+      let tag = c.kind == .addUnique ? "unique" : "index"
+      if Self.hasConstraint(to, "to", c.entity, constraint, tag) {
+        change.kind = .added
+        change.details.removeFirst()
+        Self.mark(row: &to, "to", c.entity, constraint, change, constraint: tag)
+      } else {
+        Self.mark(row: &to, "to", c.entity, property, change)
+      }
     case .addAttribute, .changeType, .makeOptional, .makeRequired, .changeDefault, .makeTransient, .makePersistent:
       Self.mark(row: &to, "to", c.entity, property, change)
     }
@@ -203,12 +216,21 @@ struct MigrationMarks {
     return true
   }
 
+  /// True when the box of `entity` has the constraint row `name` of kind `tag`.
+  private static func hasConstraint(_ boxes: [Diagram.Box], _ prefix: String, _ entity: String, _ name: String, _ tag: String) -> Bool {
+    boxes.first { $0.id == Diagram.boxID(prefix, entity) }?.rows.contains { $0.isConstraint && $0.name == name && $0.tags == [tag] }
+      ?? false
+  }
+
+  /// Marks the attribute row `row`, or with `constraint` (its tag) the constraint row.
   @discardableResult
   private static func mark(
-    row boxes: inout [Diagram.Box], _ prefix: String, _ entity: String, _ row: String, _ change: Diagram.Change, constraint: Bool = false
+    row boxes: inout [Diagram.Box], _ prefix: String, _ entity: String, _ row: String, _ change: Diagram.Change, constraint: String? = nil
   ) -> Bool {
     guard let i = boxes.firstIndex(where: { $0.id == Diagram.boxID(prefix, entity) }),
-      let k = boxes[i].rows.firstIndex(where: { $0.name == row && $0.isConstraint == constraint })
+      let k = boxes[i].rows.firstIndex(where: { r in
+        r.name == row && r.isConstraint == (constraint != nil) && constraint.map { r.tags == [$0] } ?? true
+      })
     else { return false }
     boxes[i].rows[k].change = Self.merged(boxes[i].rows[k].change, change)
     return true

@@ -85,10 +85,11 @@ public struct Diagram: Sendable {
   /// Text shown beside the boxes: a legend, data loss that fits no element, blockers.
   public var notes: [String]
 
-  /// The diagram of one schema (it has passed `SchemaValidator`).
-  public init(schema: Schema) {
+  /// The diagram of one schema (it has passed `SchemaValidator`); `name` is the version's
+  /// name for the title (a bundle's version name), its `version` when not given.
+  public init(schema: Schema, name: String? = nil) {
     let group = Group(id: "", title: nil, boxes: Self.boxes(schema, prefix: ""))
-    title = "schema version \(schema.version)"
+    title = "schema version \(name ?? schema.version)"
     groups = [group]
     lines = Self.lines(schema, prefix: "")
     notes = schema.entities.isEmpty ? ["no entities"] : []

@@ -4,7 +4,7 @@ import Synchronization
 
 /// Draws DOT text with Graphviz's `dot` (Debian package `graphviz`): SVG or PNG. `dot` is
 /// found on `PATH` and run directly with its arguments (no shell); the DOT text goes to its
-/// standard input, the picture comes from its standard output, and what it writes on
+/// standard input (PNG at 144 dpi), the picture comes from its standard output, and what it writes on
 /// standard error is reported when it fails. It is stopped after `timeout` seconds.
 public enum Graphviz {
   public enum Output: String, CaseIterable, Sendable { case svg, png }
@@ -47,7 +47,8 @@ public enum Graphviz {
     }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = ["-T" + output.rawValue]
+    // A PNG at 144 dpi reads well on a high-density screen (SVG scales by itself).
+    process.arguments = ["-T" + output.rawValue] + (output == .png ? ["-Gdpi=144"] : [])
     let input = Pipe()
     let stdout = Pipe()
     let stderr = Pipe()

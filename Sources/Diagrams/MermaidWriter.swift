@@ -10,7 +10,7 @@
 /// Identifiers: an entity whose name is a plain identifier starting with an uppercase
 /// letter (every valid entity name) is written as it is; any other name gets a generated
 /// id (`_1`, `_2`, ... in name order) and the name as the class label. In a migration
-/// diagram every id has its version's prefix (`v1_`, `v2_`) and a label. Text (names,
+/// diagram every id has its version's prefix (`from_`, `to_`) and a label. Text (names,
 /// roles, notes) goes inside strings or member lines with every character Mermaid reads
 /// there written as an entity code (`#34;` for `"`, `#35;` for `#`, ...), which Mermaid
 /// decodes when it draws; `direction` in text is broken up so the lexer never takes a line
@@ -42,7 +42,7 @@ public enum MermaidWriter {
   static func ids(_ d: Diagram) -> [String: String] {
     var ids: [String: String] = [:]
     for g in d.groups {
-      let prefix = g.id == "" ? "" : (g.id == "from" ? "v1_" : "v2_")
+      let prefix = g.id == "" ? "" : (g.id + "_")
       for (k, b) in g.boxes.enumerated() {
         let plain = isPlain(b.name) && (prefix != "" || b.name.first!.isUppercase)
         ids[b.id] = plain ? prefix + b.name : prefix + "_\(k + 1)"

@@ -119,6 +119,21 @@ class AsyncStoreMethods:
         """Awaitable :meth:`StoreMethods.model_generate`."""
         return await cast(Any, _sync.model_generate(self, target=target, path=path, xml=xml, schema=schema, name=name, base_name=base_name))
 
+    async def model_diagram(
+        self,
+        format: Optional[Literal["mermaid", "dot", "svg"]] = None,
+        path: Optional[str] = None,
+        xml: Optional[str] = None,
+        schema: Optional[Mapping[str, Any]] = None,
+        name: Optional[str] = None,
+        version: Optional[str] = None,
+        from_: Optional[Union[str, Mapping[str, Any]]] = None,
+        to: Optional[Union[str, Mapping[str, Any]]] = None,
+        measure: Optional[bool] = None,
+    ) -> Any:
+        """Awaitable :meth:`StoreMethods.model_diagram`."""
+        return await cast(Any, _sync.model_diagram(self, format=format, path=path, xml=xml, schema=schema, name=name, version=version, from_=from_, to=to, measure=measure))
+
     @overload
     async def insert(self, entity: Insertable[O, V, U], values: ValuesOf[V], to_many: Optional[ToMany] = None) -> O: ...
 
