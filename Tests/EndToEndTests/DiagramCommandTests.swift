@@ -141,6 +141,19 @@ final class DiagramCommandTests: XCTestCase {
     XCTAssertEqual(reply["result"]?["kind"], "model")
   }
 
+  /// `measure` runs a dry run, which writes inside the transaction it rolls back: a store
+  /// opened read-only answers readOnly (not an internal error).
+  func testMeasureNeedsAWritableStore() throws {
+    let path = try store()
+    let request = requestLine(1, "model.diagram", ["to": Self.v1, "measure": true]) + "\n"
+    let readOnly = try runModelstore(["serve", "--store", path, "--read-only"], input: request)
+    XCTAssertEqual(try JSONParser.parse(readOnly.stdout)["error"]?["data"]?["kind"], "readOnly", readOnly.stdout)
+    let writable = try runModelstore(["serve", "--store", path], input: request)
+    let result = try JSONParser.parse(writable.stdout)["result"]
+    XCTAssertEqual(result?["kind"], "migration", writable.stdout)
+    XCTAssertEqual(result?["dataLoss"], .array([]))
+  }
+
   func testACoreDataStore() throws {
     let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("shared/corpus/coredata-stores/gilpa__iphone_sqlite_test/CoreDataBooks.sqlite")
