@@ -194,6 +194,8 @@ struct DiagramVersionParam: ParamValue {
 /// `model.diagram`.
 struct ModelDiagramParams: MethodParams {
   static let method = "model.diagram"
+  /// `measure` runs a dry run, rolled back: nothing the store keeps changes.
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = ModelDiagramResult
   let format: DiagramFormat?
