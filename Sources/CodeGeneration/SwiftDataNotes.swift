@@ -67,8 +67,8 @@ struct SwiftDataNotes {
       text += ". SwiftData's @Model takes no original name, so a lightweight stage does not keep the objects of a renamed "
       text += "class: keep the old class name, or copy the objects in a custom stage."
     } else if let identifier {
-      text = "Core Data renaming identifier `\(identifier)`: SwiftData's @Model takes no original name, so a lightweight stage "
-      text += "does not keep the objects of a renamed class."
+      text = "Original name `\(identifier)` in the model (Core Data's renaming identifier): SwiftData's @Model takes no original "
+      text += "name, so a lightweight stage does not keep the objects of a renamed class."
     } else {
       return ""
     }
