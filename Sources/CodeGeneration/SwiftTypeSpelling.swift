@@ -49,10 +49,13 @@ struct DeclaredSwiftType {
     "NSMutableAttributedString", "NSIndexSet", "NSTimeZone", "NSLocale", "NSCoding", "NSSecureCoding",
   ]
 
-  /// A recursive-descent reader of the grammar above.
+  /// A recursive-descent reader of the grammar above, nesting at most `maxDepth` deep (the
+  /// text comes from a model file: a hostile one must not exhaust the stack).
   private struct TypeReader {
+    static let maxDepth = 16
     let s: [Unicode.Scalar]
     var i = 0
+    var depth = 0
     var names: [String] = []
     init(_ s: [Unicode.Scalar]) { self.s = s }
 
@@ -80,6 +83,9 @@ struct DeclaredSwiftType {
     }
 
     mutating func type() -> String? {
+      depth += 1
+      defer { depth -= 1 }
+      guard depth <= Self.maxDepth else { return nil }
       var out: String
       if take("[") {
         guard let key = type() else { return nil }
