@@ -97,6 +97,7 @@ final class SwiftDataRenameTests: XCTestCase {
   func testMigrationPlansAgreeWithModelDiffStepByStep() throws {
     var bundles = GeneratedCorpusCodeTests.availableUnits().filter { $0.hasSuffix(".xcdatamodeld") }
     bundles.append(CoreDataModelFixtures.tasksBundle)
+    bundles.append(try ModelFixture.bundle("Player", Self.chain, in: self))
     var steps = 0
     var renames = 0
     for path in bundles {
