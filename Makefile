@@ -1,7 +1,8 @@
 # The two commands of the README:
 #   make run    build (release) and run a short example session against an in-memory store
 #   make test   build and run every test: Swift (unit, end-to-end, golden), both clients and a
-#               pygls session (lsp-test: pygls from PyPI in .build/pyvenv-lsp)
+#               pygls session (lsp-test: pygls from PyPI in .build/pyvenv-lsp), beside a
+#               throwaway PostgreSQL cluster (scripts/pg-cluster.sh)
 # Also: make bench (benchmarks beside the sqlite3 CLI), make fuzz (long fuzz run, see
 # README "Fuzzing"), make build, make wheel (the Python client's platform wheel, with the
 # binary), make clean.
@@ -27,8 +28,15 @@ build: deps
 run: build
 	python3 Clients/python/examples/tasks.py $(RELEASE_BIN)
 
+# The suites run beside a throwaway PostgreSQL cluster (scripts/pg-cluster.sh: initdb into a
+# temporary folder, a Unix socket there only), whose URL they find in MODELSTORE_TEST_PG;
+# it is stopped and removed when the suites end, also when one fails or make is interrupted.
 test: test-deps
 	$(SWIFT) build --build-tests
+	@pgdir=$$(mktemp -d "$${TMPDIR:-/tmp}/modelstore-pg.XXXXXX"); \
+	trap 'scripts/pg-cluster.sh stop "$$pgdir"' EXIT; trap 'exit 130' INT TERM; \
+	MODELSTORE_TEST_PG=$$(scripts/pg-cluster.sh start "$$pgdir") || exit 1; export MODELSTORE_TEST_PG; \
+	echo "PostgreSQL test cluster: $$MODELSTORE_TEST_PG"; \
 	$(MAKE) --no-print-directory swift-test python-test node-test lsp-test docs-test fuzz-quick self-contained install-check
 
 # The release binary's dynamic dependencies, and `make run`'s session with the toolchain hidden.

@@ -2,8 +2,9 @@
 // The layers are modules so that the compiler enforces the architecture:
 // C libraries (and FileAccess, the one opener of user-named paths) -> JSONCore -> SchemaModel -> StoreEngine -> Handlers <- RPCCore -> modelstore.
 // SchemaModel is pure schema logic: decoding, validation, the model graph and the comparison of two versions (SchemaDiff).
-// The database seam: DatabaseKit (the interface, pure Swift) <- SQLiteCore (its SQLite implementation) and StoreEngine,
-// which uses SQLiteCore only in the file that opens a SQLite store and in the Core Data store reader.
+// The database seam: DatabaseKit (the interface, pure Swift) <- SQLiteCore and PostgresCore (its SQLite and PostgreSQL
+// implementations, on CSQLite and CLibPQ) and StoreEngine, which uses SQLiteCore only in the file that opens a SQLite
+// store and in the Core Data store reader, and PostgresCore only in the file that opens a PostgreSQL store.
 // Beside the engine, below it: TimeZones (TZif files, POSIX TZ rules) and CoreDataTooling (XML and property-list
 // readers, .xcdatamodel import, audit), on SchemaModel only; CodeGeneration (model.generate's generators; its SwiftData
 // migration plans use SchemaModel's SchemaDiff), on CoreDataTooling and SchemaModel. Handlers and modelstore use all three.
@@ -32,11 +33,14 @@ let package = Package(
     .systemLibrary(
       name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(
+      name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
+      providers: [.apt(["libpq-dev"])]),
     .target(name: "FileAccess", swiftSettings: releaseSpeed),
     .target(name: "JSONCore", dependencies: ["CJansson", "FileAccess"], swiftSettings: releaseSpeed),
     .target(name: "DatabaseKit", swiftSettings: releaseSpeed),
     .target(name: "SQLiteCore", dependencies: ["CSQLite", "DatabaseKit"], swiftSettings: releaseSpeed),
-    .target(name: "PostgresCore", dependencies: ["DatabaseKit"], swiftSettings: releaseSpeed),
+    .target(name: "PostgresCore", dependencies: ["CLibPQ", "DatabaseKit"], swiftSettings: releaseSpeed),
     .target(name: "SchemaModel", dependencies: ["JSONCore"], swiftSettings: releaseSpeed),
     .target(name: "TimeZones", dependencies: ["SchemaModel"], swiftSettings: releaseSpeed),
     .target(name: "CoreDataTooling", dependencies: ["SchemaModel", "JSONCore", "FileAccess"], swiftSettings: releaseSpeed),
@@ -44,7 +48,9 @@ let package = Package(
       name: "CodeGeneration", dependencies: ["CoreDataTooling", "SchemaModel", "JSONCore"], swiftSettings: releaseSpeed),
     .target(
       name: "StoreEngine",
-      dependencies: ["SchemaModel", "DatabaseKit", "SQLiteCore", "JSONCore", "FileAccess", "CoreDataTooling", "TimeZones"],
+      dependencies: [
+        "SchemaModel", "DatabaseKit", "SQLiteCore", "PostgresCore", "JSONCore", "FileAccess", "CoreDataTooling", "TimeZones",
+      ],
       swiftSettings: engineRelease),
     .target(name: "RPCCore", dependencies: ["JSONCore"], swiftSettings: releaseSpeed),
     .target(
@@ -57,6 +63,7 @@ let package = Package(
     .testTarget(name: "FileAccessTests", dependencies: ["FileAccess"]),
     .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
     .testTarget(name: "SQLiteCoreTests", dependencies: ["SQLiteCore"]),
+    .testTarget(name: "PostgresCoreTests", dependencies: ["PostgresCore", "TestSupport"]),
     .testTarget(name: "SchemaModelTests", dependencies: ["SchemaModel", "JSONCore", "TestSupport"]),
     .testTarget(name: "TimeZonesTests", dependencies: ["TimeZones"]),
     .testTarget(name: "CoreDataToolingTests", dependencies: ["CoreDataTooling", "SchemaModel", "JSONCore", "TestSupport"]),
@@ -64,6 +71,9 @@ let package = Package(
       name: "CodeGenerationTests", dependencies: ["CodeGeneration", "CoreDataTooling", "SchemaModel", "JSONCore", "TestSupport"]),
     .testTarget(
       name: "StoreEngineTests", dependencies: ["StoreEngine", "CoreDataTooling", "TimeZones", "SchemaModel", "JSONCore", "TestSupport"]),
+    .testTarget(
+      name: "PostgresDialectTests",
+      dependencies: ["StoreEngine", "PostgresCore", "SQLiteCore", "DatabaseKit", "SchemaModel", "TimeZones", "JSONCore", "TestSupport"]),
     .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "JSONCore"]),
     .testTarget(name: "HandlersTests", dependencies: ["Handlers", "RPCCore", "JSONCore"]),
     .testTarget(name: "EndToEndTests", dependencies: ["modelstore", "JSONCore", "TestSupport"]),

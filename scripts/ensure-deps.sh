@@ -6,6 +6,7 @@ set -euo pipefail
 need=()
 pkg-config --exists jansson 2>/dev/null || need+=(libjansson-dev)
 pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
+pkg-config --exists libpq 2>/dev/null || need+=(libpq-dev)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v sqlite3 >/dev/null || need+=(sqlite3)
 command -v python3 >/dev/null || need+=(python3)
@@ -17,6 +18,9 @@ fi
 if [ "${1:-build}" = test ]; then
   command -v node >/dev/null || need+=(nodejs)
   command -v tsc >/dev/null || need+=(node-typescript)
+  # the throwaway PostgreSQL cluster of the tests (scripts/pg-cluster.sh): initdb, pg_ctl, psql
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || need+=(postgresql)
+  command -v psql >/dev/null || need+=(postgresql-client)
   # lsp-test makes a virtual environment for pygls (.build/pyvenv-lsp, from PyPI)
   python3 -c "import venv, ensurepip" 2>/dev/null || need+=(python3-venv)
 fi

@@ -74,7 +74,7 @@ func serve(_ o: ServeOptions) -> Never {
   let session = Session(server: server, store: store)
   server.onFinish = { session.closeStore() }
   server.register(session.methods())
-  log.info("serving \(o.storePath ?? ":memory:")")
+  log.info("serving \(o.storePath.map(Store.displayName(of:)) ?? ":memory:")")
   exit(server.run())
 }
 

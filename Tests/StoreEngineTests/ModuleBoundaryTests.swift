@@ -2,7 +2,8 @@ import XCTest
 
 /// The database seam, as the source files show it (CONTRIBUTING.md, "Database seam"): the
 /// engine reaches SQLite only through DatabaseKit's interface, except in the file that
-/// opens a SQLite store and in the Core Data store reader; the schema model is pure data.
+/// opens a SQLite store and in the Core Data store reader, and PostgreSQL only in the file
+/// that opens a PostgreSQL store; the schema model is pure data.
 final class ModuleBoundaryTests: XCTestCase {
   private static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
@@ -41,9 +42,23 @@ final class ModuleBoundaryTests: XCTestCase {
       "Handlers", "modelstore", "SchemaModel", "RPCCore", "JSONCore", "TimeZones", "CoreDataTooling", "CodeGeneration",
     ] {
       for (file, names) in try imports(of: module) {
-        XCTAssertTrue(names.isDisjoint(with: ["SQLiteCore", "CSQLite", "DatabaseKit"]), "\(module)/\(file) imports \(names)")
+        XCTAssertTrue(
+          names.isDisjoint(with: ["SQLiteCore", "CSQLite", "PostgresCore", "CLibPQ", "DatabaseKit"]), "\(module)/\(file) imports \(names)")
       }
     }
+  }
+
+  func testOnlyThePostgresOpenerImportsPostgresCore() throws {
+    for (file, names) in try imports(of: "StoreEngine") where names.contains("PostgresCore") || names.contains("CLibPQ") {
+      XCTAssertEqual(
+        file, "Database/PostgresDatabase.swift",
+        "StoreEngine/\(file) imports PostgresCore: use DatabaseKit's interface (the connection, the dialect, StoreDatabase) instead")
+    }
+    for (file, names) in try imports(of: "PostgresCore") {
+      XCTAssertTrue(
+        names.isSubset(of: ["CLibPQ", "DatabaseKit", "Synchronization", "Glibc"]), "PostgresCore/\(file) imports \(names.sorted())")
+    }
+    for (file, names) in try imports(of: "SQLiteCore") { XCTAssertFalse(names.contains("CLibPQ"), "SQLiteCore/\(file)") }
   }
 
   func testTheSchemaModelIsPureData() throws {

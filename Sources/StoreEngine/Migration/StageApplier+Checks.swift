@@ -92,7 +92,7 @@ extension StageApplier {
         let id = ObjectID.sql(entity: codes.nameSQL("\"_ent\"", root.hierarchy.map(\.name)), pk: "\"_pk\"")
         var groups: [JSONValue] = []
         try connection.prepare(
-          "SELECT group_concat(\(id), ' ') FROM \(table) \(filter) GROUP BY \(cols) HAVING count(*) > 1 LIMIT 20"
+          "SELECT \(connection.dialect.groupConcat(id, separator: " ")) FROM \(table) \(filter) GROUP BY \(cols) HAVING count(*) > 1 LIMIT 20"
         ).forEachRow { groups.append(.array($0.text(0).split(separator: " ").map { .string(String($0)) })) }
         if !groups.isEmpty {
           return StoreError(

@@ -3,7 +3,7 @@ import JSONCore
 import SchemaModel
 
 /// `query.aggregate`: grouped counts, sums, averages, minima and maxima, computed by
-/// SQLite in one statement:
+/// the database in one statement:
 ///
 ///     SELECT * FROM (SELECT <group> AS "_g0", ..., <fn> AS "_a0", ...
 ///                    FROM table t <joins> WHERE <where> GROUP BY <group>, ...)
@@ -35,13 +35,17 @@ extension Store {
       let groupSQL = groups.map { $0.sql(&args) }
       var inner = (groupSQL.enumerated().map { "\($1) AS \"_g\($0)\"" } + values.enumerated().map { "\($1.sql) AS \"_a\($0)\"" })
       if inner.isEmpty { inner = ["1"] }
-      var sql = "SELECT * FROM (SELECT " + inner.joined(separator: ", ") + " FROM \(plan.table) t" + builder.joinSQL + filter
-      if !groupSQL.isEmpty { sql += " GROUP BY " + groupSQL.joined(separator: ", ") }
-      sql += ")"
+      var select = "SELECT " + inner.joined(separator: ", ") + " FROM \(plan.table) t" + builder.joinSQL + filter
+      if !groupSQL.isEmpty { select += " GROUP BY " + groupSQL.joined(separator: ", ") }
+      let dialect = connection.dialect
+      var sql = "SELECT * FROM " + dialect.derivedTable(select)
 
       var columns: [String: (sql: String, kind: ColumnKind)] = [:]
       for (i, g) in groups.enumerated() { columns[g.name] = ("\"_g\(i)\"", g.kind) }
-      for (i, a) in request.aggregates.enumerated() { columns[a.alias] = ("\"_a\(i)\"", values[i].kind) }
+      for (i, a) in request.aggregates.enumerated() {
+        // A total that is NULL for no values is 0 to `having` and `sort` too.
+        columns[a.alias] = (values[i].kind == .total ? "coalesce(\"_a\(i)\", 0)" : "\"_a\(i)\"", values[i].kind)
+      }
       if let having = request.having {
         let compiler = HavingCompiler(columns: columns, names: groups.map(\.name) + request.aggregates.map(\.alias))
         do { sql += " WHERE " + (try compiler.compile(having, &args)) } catch let e as PredicateError {
@@ -49,8 +53,7 @@ extension Store {
         }
       }
       sql += try orderClause(request, groups, columns)
-      if let l = request.limit { sql += " LIMIT \(l)" } else if request.offset != nil { sql += " LIMIT -1" }
-      if let o = request.offset { sql += " OFFSET \(o)" }
+      sql += dialect.limitClause(limit: request.limit, offset: request.offset)
 
       var out: [AggregateGroup] = []
       do {
@@ -130,9 +133,10 @@ extension Store {
     default:
       throw builder.invalid("\(fn) needs an attribute, but '\(keyPath)' is a to-one relationship", path.key("key"))
     }
+    let dialect = connection.dialect
     if type == .decimal {
       // Stored as canonical text; aggregated as a number.
-      column = "CAST(\(column) AS REAL)"
+      column = dialect.castToReal(column)
       kind = .number
     }
     switch a.function {
@@ -143,10 +147,11 @@ extension Store {
       // As NSExpression's sum:, the sum of no values is 0; a sum that is not a number
       // (+inf and -inf together, which SQLite gives as NULL) stays null.
       if a.function == .sum {
-        let sum = "CASE WHEN count(\(distinct)\(column)) = 0 THEN 0 ELSE sum(\(distinct)\(column)) END"
-        return (sum, kind == .count || type.isInteger ? .count : .number)
+        let integers = kind == .count || type.isInteger
+        let sum = dialect.total("\(distinct)\(column)", integers: integers)
+        return (sum, integers ? .count : dialect.totalOfNoRealsIsNull ? .total : .number)
       }
-      return ("avg(\(distinct)\(column))", .number)
+      return (dialect.average("\(distinct)\(column)"), .number)
     default:
       guard type.isNumeric || type == .date || type == .string else {
         throw builder.invalid(
@@ -159,6 +164,7 @@ extension Store {
   private func orderClause(
     _ request: AggregateRequest, _ groups: [GroupedColumn], _ columns: [String: (sql: String, kind: ColumnKind)]
   ) throws -> String {
+    let dialect = connection.dialect
     var terms: [String] = []
     for (i, k) in request.sort.enumerated() {
       guard let (sql, kind) = columns[k.key] else {
@@ -166,11 +172,11 @@ extension Store {
         throw StoreError(
           .invalidArgument, at: ErrorPlace(.sort).index(i).key("key"), "'\(k.key)' is not a group key or aggregate alias (use \(names))")
       }
-      let expr = kind.isDecimal ? "CAST(\(sql) AS REAL)" : sql
-      terms.append("\(expr) \(k.ascending ? "ASC" : "DESC")")
+      let expr = kind.isDecimal ? dialect.castToReal(sql) : sql
+      terms.append(dialect.orderTerm(expr, k.ascending ? .ascending : .descending))
     }
     // Then by every group key, so the order is always defined.
-    for (i, g) in groups.enumerated() { terms.append(g.orderSQL("\"_g\(i)\"") + " ASC") }
+    for (i, g) in groups.enumerated() { terms.append(dialect.orderTerm(g.orderSQL("\"_g\(i)\"", dialect), .ascending)) }
     return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
   }
 }

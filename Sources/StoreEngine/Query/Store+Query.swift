@@ -164,11 +164,6 @@ extension Store {
     return conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
   }
 
-  private func limitClause(_ r: FetchRequest) -> String {
-    // Limits are validated non-negative by the caller; -1 means no limit in SQLite.
-    var s = ""
-    if let l = r.limit { s += " LIMIT \(l)" } else if r.offset != nil { s += " LIMIT -1" }
-    if let o = r.offset { s += " OFFSET \(o)" }
-    return s
-  }
+  /// Limits are validated non-negative by the caller.
+  private func limitClause(_ r: FetchRequest) -> String { connection.dialect.limitClause(limit: r.limit, offset: r.offset) }
 }
