@@ -3,23 +3,2859 @@
 
 let embeddedAssets: [EmbeddedAsset] = [
   EmbeddedAsset(
+    path: "dom.js",
+    contentType: "text/javascript; charset=utf-8",
+    etag: "489c6ea2ac8fcc16ebc8d0ae43ec0bf0",
+    encoding: .text,
+    content: """
+      // Building the page's elements. Store data only ever reaches the page as text nodes or
+      // attribute values set through the DOM (never innerHTML), so a value such as
+      // "<img onerror=...>" is shown as the characters it holds.
+
+      /**
+       * h("a", {href: "#/x", class: "link", onclick: fn}, "text", child, [more]) builds an
+       * element. Attributes starting with "on" are listeners; `class` may be an array (falsy
+       * entries dropped); `dataset` an object; `false`/`null`/`undefined` attributes are left
+       * out. Children: strings and numbers become text nodes; arrays are flattened; null is
+       * skipped.
+       */
+      export function h(tag, attrs = {}, ...children) {
+        const el = document.createElement(tag);
+        for (const [key, value] of Object.entries(attrs || {})) {
+          if (value === false || value === null || value === undefined) continue;
+          if (key.startsWith("on") && typeof value === "function") {
+            el.addEventListener(key.slice(2), value);
+          } else if (key === "class") {
+            el.className = Array.isArray(value) ? value.filter(Boolean).join(" ") : value;
+          } else if (key === "dataset") {
+            Object.assign(el.dataset, value);
+          } else if (key === "value" || key === "checked" || key === "disabled" || key === "selected") {
+            el[key] = value;
+          } else {
+            el.setAttribute(key, value === true ? "" : String(value));
+          }
+        }
+        append(el, children);
+        return el;
+      }
+
+      /** Appends children as `h` does. */
+      export function append(el, children) {
+        for (const c of children.flat(Infinity)) {
+          if (c === null || c === undefined || c === false) continue;
+          el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+        }
+        return el;
+      }
+
+      /** Replaces every child of `el`. */
+      export function replace(el, ...children) {
+        el.replaceChildren();
+        return append(el, children);
+      }
+
+      /** An SVG icon from the sprite in index.html (`#i-NAME`). */
+      export function icon(name, label) {
+        const ns = "http://www.w3.org/2000/svg";
+        const svg = document.createElementNS(ns, "svg");
+        svg.setAttribute("class", "icon");
+        svg.setAttribute("aria-hidden", label ? "false" : "true");
+        if (label) svg.setAttribute("aria-label", label);
+        const use = document.createElementNS(ns, "use");
+        use.setAttribute("href", `#i-${name}`);
+        svg.append(use);
+        return svg;
+      }
+
+      /** 1234567 → "1,234,567". */
+      export function formatCount(n) {
+        return typeof n === "number" ? n.toLocaleString("en-US") : String(n ?? "");
+      }
+
+      /** "1 object" / "3 objects". */
+      export function plural(n, word, words = `${word}s`) {
+        return `${formatCount(n)} ${n === 1 ? word : words}`;
+      }
+
+      /** Runs `fn` at most once per `ms`, with the last arguments. */
+      export function debounce(fn, ms) {
+        let timer = null;
+        return (...args) => {
+          clearTimeout(timer);
+          timer = setTimeout(() => fn(...args), ms);
+        };
+      }
+
+      """),
+  EmbeddedAsset(
+    path: "favicon.svg",
+    contentType: "image/svg+xml",
+    etag: "8aa6531003021e167125b1a0b51a8a5b",
+    encoding: .text,
+    content: """
+      <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#4338ca"/><path d="M8 10.5c0-1.7 3.6-3 8-3s8 1.3 8 3-3.6 3-8 3-8-1.3-8-3zm0 0v11c0 1.7 3.6 3 8 3s8-1.3 8-3v-11M8 16c0 1.7 3.6 3 8 3s8-1.3 8-3" fill="none" stroke="#fff" stroke-width="2"/></svg>
+
+      """),
+  EmbeddedAsset(
     path: "index.html",
     contentType: "text/html; charset=utf-8",
-    etag: "3b4f0ad738603ab89ad846c25d1bcc21",
+    etag: "96411ea45c083fa4af107bc14698a09a",
     encoding: .text,
     content: """
       <!doctype html>
       <html lang="en">
       <head>
-      <meta charset="utf-8">
-      <title>ModelStore Studio</title>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="referrer" content="no-referrer">
+        <title>ModelStore Studio</title>
+        <link rel="icon" href="assets/favicon.svg" type="image/svg+xml">
+        <link rel="stylesheet" href="assets/studio.css">
+        <script type="module" src="assets/main.js"></script>
       </head>
       <body>
-      <h1>ModelStore Studio</h1>
-      <p>This store is served over HTTP: <code>POST /rpc</code> takes JSON-RPC 2.0 and <code>GET /events</code>
-      streams the session's notifications (see protocol.md, "HTTP transport").</p>
+        <svg class="sprite" aria-hidden="true">
+          <symbol id="i-table" viewBox="0 0 24 24"><path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" d="M4 5h16v14H4zM4 10h16M10 10v9"/></symbol>
+          <symbol id="i-schema" viewBox="0 0 24 24"><path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" d="M3 4h7v5H3zM14 15h7v5h-7zM14 4h7v5h-7zM6.5 9v8.5H14M17.5 9v6"/></symbol>
+          <symbol id="i-migrate" viewBox="0 0 24 24"><path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" d="M4 7h13l-3-3M20 17H7l3 3"/></symbol>
+          <symbol id="i-history" viewBox="0 0 24 24"><path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" d="M3 12a9 9 0 1 0 3-6.7L3 8M3 3v5h5M12 7v5l3 3"/></symbol>
+          <symbol id="i-home" viewBox="0 0 24 24"><path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" d="M4 11l8-7 8 7v9h-5v-6H9v6H4z"/></symbol>
+          <symbol id="i-lock" viewBox="0 0 24 24"><path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" d="M6 11h12v9H6zM8.5 11V8a3.5 3.5 0 0 1 7 0v3"/></symbol>
+          <symbol id="i-trash" viewBox="0 0 24 24"><path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" d="M4 7h16M9 7V4h6v3M6 7l1 13h10l1-13M10 11v6M14 11v6"/></symbol>
+          <symbol id="i-arrow" viewBox="0 0 24 24"><path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" d="M5 12h14M13 6l6 6-6 6"/></symbol>
+          <symbol id="i-filter" viewBox="0 0 24 24"><path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" d="M4 5h16l-6 7.5V19l-4 1.5v-8z"/></symbol>
+          <symbol id="i-warn" viewBox="0 0 24 24"><path fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" d="M12 3l9.5 17h-19zM12 10v4M12 17.5v.5"/></symbol>
+        </svg>
+        <header class="topbar">
+          <a class="brand" href="#/"><span class="brand-mark" aria-hidden="true"></span>ModelStore <span class="brand-studio">Studio</span></a>
+          <div class="store-name" id="store-name"></div>
+          <div class="store-badges" id="store-badges"></div>
+          <div class="live-state" id="live-state" data-state="connecting" title="Live updates from other processes">
+            <span class="dot"></span><span class="live-label">connecting</span>
+          </div>
+        </header>
+        <div class="layout">
+          <nav class="sidebar" id="sidebar" aria-label="Store"></nav>
+          <main class="main" id="main">
+            <p class="loading">Opening the store…</p>
+          </main>
+        </div>
+        <div class="toasts" id="toasts" aria-live="polite"></div>
       </body>
       </html>
 
-      """)
+      """),
+  EmbeddedAsset(
+    path: "keyset.js",
+    contentType: "text/javascript; charset=utf-8",
+    etag: "1013bf09fb41ac3eeb8a59fa2a7b3fce",
+    encoding: .text,
+    content: """
+      // Keyset paging: the next page is the rows after the last row shown, in the fetch's
+      // order, selected by a predicate on the sort key and the object's key, never by OFFSET
+      // (which reads and drops every row before the page: slow on a million rows).
+      //
+      // query.fetch orders by the sort key k, nil first ascending and last descending (as
+      // SQLite does), and breaks ties by the object's key, ascending, always. After a row with
+      // sort value v and id i the rest of the order is one or two runs, each read by one
+      // predicate that an index on k can seek to (a range on k first, the tie after it):
+      //
+      //   no sort key            SELF > i
+      //   ascending, v           k >= v AND (k > v OR SELF > i)
+      //   ascending, nil         k == nil AND SELF > i        then  k != nil
+      //   descending, v          k <= v AND (k < v OR SELF > i)  then  k == nil
+      //   descending, nil        k == nil AND SELF > i
+      //
+      // Written as one predicate (`k > v OR (k == v AND SELF > i)`, plus `OR k == nil`
+      // descending), SQLite walks the index from its start and drops every row before the page:
+      // on a million rows that is 100 ms ascending and seconds descending, deep in the order;
+      // as runs, one page costs about a millisecond wherever it is. A page reads the first
+      // run, then the second when the first ends within it. (Within `k >= v`, `NOT k > v` is
+      // `k == v` in the sort's own comparison, which for decimals is their value as a double.)
+
+      import { literal } from "./values.js";
+      import { keyName } from "./model.js";
+
+      /**
+       * The predicates of the runs after `cursor` ({id, value}) under `sort` ({key, ascending}
+       * or null), in order; `[null]` (everything) without a cursor.
+       */
+      export function runsAfter(sort, cursor) {
+        if (!cursor) return [null];
+        const self = `SELF > ${literal(cursor.id)}`;
+        if (!sort) return [self];
+        const k = keyName(sort.key);
+        const v = cursor.value === undefined ? null : cursor.value;
+        if (v === null) {
+          return sort.ascending ? [`(${k} == nil AND ${self})`, `${k} != nil`] : [`(${k} == nil AND ${self})`];
+        }
+        const lv = literal(v);
+        return sort.ascending
+          ? [`(${k} >= ${lv} AND (${k} > ${lv} OR ${self}))`]
+          : [`(${k} <= ${lv} AND (${k} < ${lv} OR ${self}))`, `${k} == nil`];
+      }
+
+      /** The user's filter and a run's bound, as one predicate (either may be empty). */
+      export function combine(filter, bound) {
+        const f = (filter || "").trim();
+        if (!f) return bound || null;
+        if (!bound) return f;
+        return `(${f}) AND ${bound}`;
+      }
+
+      /** The cursor of the last row of a page: its id and its sort value (an expanded to-one by its id). */
+      export function cursorOf(row, sort) {
+        if (!row) return null;
+        let value = sort ? row[sort.key] : null;
+        if (value && typeof value === "object" && typeof value._id === "string") value = value._id;
+        return { id: row._id, value: value === undefined ? null : value };
+      }
+
+      /** query.fetch's sort param for `sort`. */
+      export function sortParam(sort) {
+        return sort ? [{ key: sort.key, ascending: sort.ascending }] : undefined;
+      }
+
+      /**
+       * Reads one page of `size` rows (and one more, which tells whether a next page exists)
+       * after `cursor`: the runs in order, each asked for what the earlier ones left.
+       * `read(where, limit)` reads a run (a filtered query.fetch or query.observe) and resolves
+       * with its objects; resolves with [{where, limit, result}] for the runs read.
+       */
+      export async function readPage(filter, sort, cursor, size, read) {
+        const runs = [];
+        let have = 0;
+        for (const bound of runsAfter(sort, cursor)) {
+          const limit = size + 1 - have;
+          const where = combine(filter, bound);
+          const result = await read(where, limit);
+          runs.push({ where, limit, result });
+          have += result.objects.length;
+          if (have > size) break;
+        }
+        return runs;
+      }
+
+      """),
+  EmbeddedAsset(
+    path: "labels.js",
+    contentType: "text/javascript; charset=utf-8",
+    etag: "31bd9fddac7394c949b0b883e568ae9f",
+    encoding: .text,
+    content: """
+      // Labels of related objects: a to-one shows its target's label ("Website relaunch") beside
+      // its id. They are read in one query.fetch per destination entity (`SELF IN {...}`,
+      // selecting the label attribute only), not through `include`, which would also count the
+      // to-many relationships of every included object (a project's 50,000 tasks).
+
+      import { call } from "./rpc.js";
+      import { literal } from "./values.js";
+
+      export class Labels {
+        constructor(model) {
+          this.model = model;
+          this.known = new Map();
+        }
+
+        get(id) {
+          return this.known.get(id) ?? null;
+        }
+
+        /** Reads the labels of `targets` ([{destination, id}]) not known yet; resolves when done. */
+        async load(targets) {
+          const wanted = new Map();
+          for (const { destination, id } of targets) {
+            if (typeof id !== "string" || this.known.has(id)) continue;
+            if (!wanted.has(destination)) wanted.set(destination, new Set());
+            wanted.get(destination).add(id);
+          }
+          await Promise.all([...wanted].map(async ([destination, ids]) => {
+            const key = this.model.labelKey(destination);
+            for (const id of ids) this.known.set(id, null);
+            if (!key) return;
+            const { objects } = await call("query.fetch", {
+              entity: destination,
+              where: `SELF IN {${[...ids].map(literal).join(", ")}}`,
+              select: [key],
+            });
+            for (const o of objects) this.known.set(o._id, typeof o[key] === "string" && o[key] !== "" ? o[key] : null);
+          }));
+        }
+
+        /** The to-one targets of `rows` of `entity`, for `load`. */
+        targetsOf(entity, rows) {
+          const out = [];
+          for (const r of this.model.toOnes(entity)) {
+            for (const row of rows) if (typeof row[r.name] === "string") out.push({ destination: r.destination, id: row[r.name] });
+          }
+          return out;
+        }
+      }
+
+      """),
+  EmbeddedAsset(
+    path: "live.js",
+    contentType: "text/javascript; charset=utf-8",
+    etag: "9b55f575c20a32c6c9829ab36bf54849",
+    encoding: .text,
+    content: """
+      // Live queries: query.observe's result kept up to date by its query/changed
+      // notifications (protocol.md, "query/changed"), which reach the page through /events.
+
+      import { call } from "./rpc.js";
+
+      /**
+       * Applies one query/changed to `list` (the previous result) and returns the new list:
+       * remove the deleted and moved-from indexes (of the previous list, highest first), insert
+       * the inserted and moved objects at their indexes (of the new list, lowest first), then
+       * replace the updated ones.
+       */
+      export function applyChange(list, change) {
+        const out = list.slice();
+        const removals = [...(change.deleted || []).map((d) => d.index), ...(change.moved || []).map((m) => m.from)].sort((a, b) => b - a);
+        for (const i of removals) out.splice(i, 1);
+        const insertions = [
+          ...(change.inserted || []).map((x) => ({ index: x.index, object: x.object })),
+          ...(change.moved || []).map((m) => ({ index: m.to, object: m.object })),
+        ].sort((a, b) => a.index - b.index);
+        for (const x of insertions) out.splice(x.index, 0, x.object);
+        for (const u of change.updated || []) out[u.index] = u.object;
+        return out;
+      }
+
+      /** The ids a change brought in or changed (for highlighting rows). */
+      export function touchedIDs(change) {
+        return new Set([
+          ...(change.inserted || []).map((x) => x.object._id),
+          ...(change.moved || []).map((m) => m.object._id),
+          ...(change.updated || []).map((u) => u.object._id),
+        ]);
+      }
+
+      /** The page's subscriptions, by name; events are routed here by `dispatch`. */
+      const subscriptions = new Map();
+      /**
+       * Changes of subscriptions the page does not know yet: /events and /rpc are two
+       * connections, so a subscription's first change may arrive before query.observe's reply
+       * has been read. They are handed over when it has (names are never reused in a session).
+       */
+      const early = new Map();
+      const EARLY_LIMIT = 64;
+
+      /**
+       * Observes `params` (query.fetch's): resolves with {objects, token, unobserve()} and
+       * calls `onChange(change)` for each later query/changed of this subscription.
+       */
+      export async function observe(params, onChange) {
+        const result = await call("query.observe", params);
+        const name = result.subscription;
+        subscriptions.set(name, onChange);
+        const waiting = early.get(name);
+        if (waiting) {
+          early.delete(name);
+          // After the caller has taken `objects` (its await resumes before a timer fires).
+          setTimeout(() => waiting.forEach((change) => dispatch({ method: "query/changed", params: change })), 0);
+        }
+        return {
+          objects: result.objects,
+          sections: result.sections,
+          token: result.token,
+          subscription: name,
+          /** Ends the subscription; resolves once the server has (never rejects). */
+          unobserve() {
+            if (!subscriptions.delete(name)) return Promise.resolve();
+            return call("query.unobserve", { subscription: name }).catch(() => {
+              // Already ended (a migration ended it, or the session): nothing to undo.
+            });
+          },
+        };
+      }
+
+      /** Routes a notification from /events; true when it was a live query's. */
+      export function dispatch(message) {
+        if (message.method !== "query/changed") return false;
+        const name = message.params.subscription;
+        const handler = subscriptions.get(name);
+        if (handler) {
+          if (message.params.error) subscriptions.delete(name);
+          handler(message.params);
+        } else {
+          if (!early.has(name)) {
+            if (early.size >= EARLY_LIMIT) early.delete(early.keys().next().value);
+            early.set(name, []);
+          }
+          early.get(name).push(message.params);
+        }
+        return true;
+      }
+
+      """),
+  EmbeddedAsset(
+    path: "main.js",
+    contentType: "text/javascript; charset=utf-8",
+    etag: "608d0081421be1868d3236697db5e2d2",
+    encoding: .text,
+    content: """
+      // ModelStore Studio: the page's start, its routes and its frame (top bar, sidebar).
+      // Each view is a module with `render(container, route, app)` returning a cleanup.
+
+      import { call, connect, sessionIsReadOnly, RPCError } from "./rpc.js";
+      import { h, replace, icon, formatCount, debounce } from "./dom.js";
+      import { Model } from "./model.js";
+      import { dispatch } from "./live.js";
+      import * as overview from "./views/overview.js";
+      import * as table from "./views/table.js";
+      import * as object from "./views/object.js";
+      import * as schema from "./views/schema.js";
+      import * as migrations from "./views/migrations.js";
+      import * as history from "./views/history.js";
+
+      /** What every view shares: the store's info and model, and a few page-wide actions. */
+      const app = {
+        info: null,
+        model: new Model(null),
+        get readOnly() {
+          return !this.info || this.info.readOnly || this.info.format === "coredata" || sessionIsReadOnly();
+        },
+        get coreData() {
+          return this.info && this.info.format === "coredata";
+        },
+        /** Reads store.info (counts) again, at most a few times a second. */
+        refreshInfo: null,
+        toast,
+        /** Reads the store's info and model again and shows the view anew (after a migration, say). */
+        async reload() {
+          await loadStore();
+          renderTopbar();
+          route();
+        },
+        go(hash) {
+          if (location.hash === hash) route();
+          else location.hash = hash;
+        },
+      };
+
+      let cleanup = null;
+
+      /** `#/e/Task?where=...` → {view: "e", parts: ["Task"], query: URLSearchParams}. */
+      function parseRoute() {
+        const raw = location.hash.replace(/^#\\/?/, "");
+        const [path, search = ""] = raw.split("?");
+        const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+        return { view: parts.shift() || "", parts, query: new URLSearchParams(search) };
+      }
+
+      const VIEWS = { "": overview, e: table, o: object, schema, migrations, history };
+
+      function route() {
+        const r = parseRoute();
+        if (cleanup) cleanup();
+        cleanup = null;
+        for (const d of document.querySelectorAll("dialog.modal")) d.remove();
+        const view = VIEWS[r.view] || overview;
+        const main = document.getElementById("main");
+        replace(main);
+        main.scrollTop = 0;
+        renderSidebar(r);
+        try {
+          cleanup = view.render(main, r, app) || null;
+        } catch (e) {
+          showFatal(main, e);
+        }
+      }
+
+      /** Sets a sub-entity's indentation (through the CSSOM: the page's policy allows no style attributes). */
+      function indent(depth, el) {
+        el.style.setProperty("--depth", String(depth));
+        return el;
+      }
+
+      function renderSidebar(r) {
+        const nav = document.getElementById("sidebar");
+        const counts = (app.info && app.info.counts) || {};
+        const current = r.view === "e" ? r.parts[0] : r.view === "o" ? r.parts[0] : null;
+        const entityLinks = app.model.tree().map(({ entity, depth }) => indent(depth,
+          h("a", {
+            class: ["nav-entity", current === entity.name && "active"],
+            href: `#/e/${encodeURIComponent(entity.name)}`,
+            dataset: { entity: entity.name },
+          },
+          h("span", { class: "nav-entity-name" }, entity.name),
+          entity.abstract
+            ? h("span", { class: "nav-count abstract", title: "abstract: its objects are those of its sub-entities" }, "abstract")
+            : h("span", { class: "nav-count", title: "objects of exactly this entity" }, formatCount(counts[entity.name] ?? 0)))));
+        const link = (view, label, iconName) =>
+          h("a", { class: ["nav-link", r.view === view && "active"], href: `#/${view}` }, icon(iconName), label);
+        replace(nav,
+          h("div", { class: "nav-section" },
+            h("a", { class: ["nav-link", r.view === "" && "active"], href: "#/" }, icon("home"), "Overview")),
+          h("div", { class: "nav-section" },
+            h("div", { class: "nav-heading" }, "Entities"),
+            entityLinks.length ? entityLinks : h("p", { class: "nav-empty" }, "No schema yet")),
+          h("div", { class: "nav-section" },
+            h("div", { class: "nav-heading" }, "Store"),
+            link("schema", "Schema", "schema"),
+            link("migrations", "Migrations", "migrate"),
+            link("history", "History", "history")));
+      }
+
+      function renderTopbar() {
+        const info = app.info;
+        const path = info.path || "in-memory store";
+        const name = path.split("/").pop();
+        replace(document.getElementById("store-name"), h("span", { class: "store-file", title: path }, name));
+        const badges = [];
+        if (app.coreData) badges.push(h("span", { class: "badge badge-coredata", title: `Core Data store opened in place (${info.coreData?.access || "read-only"})` }, "Core Data"));
+        if (app.readOnly) badges.push(h("span", { class: "badge badge-readonly" }, icon("lock"), "read-only"));
+        if (info.schemaVersion !== null && info.schemaVersion !== undefined) badges.push(h("span", { class: "badge", title: `schema hash ${info.schemaHash}` }, `schema v${info.schemaVersion}`));
+        replace(document.getElementById("store-badges"), badges);
+        document.title = `${name} · ModelStore Studio`;
+      }
+
+      function setLiveState(state) {
+        const el = document.getElementById("live-state");
+        el.dataset.state = state;
+        const labels = { open: "live", reconnecting: "reconnecting…", closed: "offline", ended: "offline", connecting: "connecting" };
+        el.querySelector(".live-label").textContent = labels[state] || state;
+      }
+
+      /** A short message in the corner; `kind` "ok" | "error". */
+      function toast(text, kind = "ok") {
+        const el = h("div", { class: ["toast", `toast-${kind}`], role: kind === "error" ? "alert" : "status" }, text);
+        document.getElementById("toasts").append(el);
+        setTimeout(() => el.classList.add("toast-leaving"), 3500);
+        setTimeout(() => el.remove(), 4000);
+      }
+
+      function showFatal(main, e) {
+        const detail = e instanceof RPCError ? `${e.message} (${e.kind || e.code})` : e.message;
+        replace(main, h("div", { class: "fatal" },
+          h("h1", {}, "The studio cannot show this store"),
+          h("p", {}, detail),
+          h("p", { class: "hint" }, "Check that the studio server is running and that the page's address still has its token.")));
+      }
+
+      async function loadStore() {
+        const [info, model] = await Promise.all([call("store.info"), call("model.get")]);
+        app.info = info;
+        app.model = new Model(model.schema);
+        app.modelResult = model;
+      }
+
+      async function refreshInfoNow() {
+        try {
+          app.info = await call("store.info");
+          renderTopbar();
+          for (const el of document.querySelectorAll(".nav-entity")) {
+            const count = el.querySelector(".nav-count:not(.abstract)");
+            if (count) count.textContent = formatCount(app.info.counts[el.dataset.entity] ?? 0);
+          }
+        } catch (e) {
+          console.warn("store.info failed", e);
+        }
+      }
+
+      async function start() {
+        app.refreshInfo = debounce(refreshInfoNow, 250);
+        let started = false;
+        connect((message) => {
+          if (dispatch(message)) app.refreshInfo();
+        }, async (state, detail) => {
+          setLiveState(state);
+          // A new session after a lost one has none of the old one's live queries: the store is
+          // read again and the view observes again.
+          if (state === "open" && detail.renewed && started) await app.reload().catch(() => {});
+        });
+        try {
+          await loadStore();
+        } catch (e) {
+          showFatal(document.getElementById("main"), e);
+          return;
+        }
+        started = true;
+        renderTopbar();
+        window.addEventListener("hashchange", route);
+        // "/" puts the cursor in the filter box, as in many tools.
+        document.addEventListener("keydown", (e) => {
+          const box = document.querySelector("input.filter-input");
+          if (e.key === "/" && box && !/^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement?.tagName || "")) {
+            e.preventDefault();
+            box.focus();
+          }
+        });
+        route();
+      }
+
+      start();
+
+      """),
+  EmbeddedAsset(
+    path: "model.js",
+    contentType: "text/javascript; charset=utf-8",
+    etag: "6b7f9962a6775f1ea221ccd1c94bfcb5",
+    encoding: .text,
+    content: """
+      // The store's schema (model.get) as the page asks it: inherited properties, sub-entities,
+      // inverses, labels, and the predicates that follow a relationship.
+
+      import { literal } from "./values.js";
+
+      const LABEL_NAMES = ["name", "title", "label", "displayName", "displayname", "text", "caption", "subject", "email", "username"];
+
+      export class Model {
+        constructor(schema) {
+          this.schema = schema;
+          this.version = schema ? schema.version : null;
+          this.entities = schema ? schema.entities : [];
+          this.byName = new Map(this.entities.map((e) => [e.name, e]));
+        }
+
+        entity(name) {
+          return this.byName.get(name) || null;
+        }
+
+        /** Root first, ending with `name`. */
+        lineage(name) {
+          const out = [];
+          for (let e = this.entity(name); e; e = e.parent ? this.entity(e.parent) : null) out.unshift(e);
+          return out;
+        }
+
+        /** Every attribute, inherited ones first, each in schema order (the wire order). */
+        attributes(name) {
+          return this.lineage(name).flatMap((e) => e.attributes || []);
+        }
+
+        relationships(name) {
+          return this.lineage(name).flatMap((e) => e.relationships || []);
+        }
+
+        toOnes(name) {
+          return this.relationships(name).filter((r) => !r.toMany);
+        }
+
+        toManys(name) {
+          return this.relationships(name).filter((r) => r.toMany);
+        }
+
+        property(entityName, key) {
+          return this.attributes(entityName).find((a) => a.name === key) || this.relationships(entityName).find((r) => r.name === key) || null;
+        }
+
+        children(name) {
+          return this.entities.filter((e) => e.parent === name);
+        }
+
+        /** Entities as a tree in schema order: [{entity, depth}], roots first, children after their parent. */
+        tree() {
+          const out = [];
+          const visit = (e, depth) => {
+            out.push({ entity: e, depth });
+            for (const c of this.children(e.name)) visit(c, depth + 1);
+          };
+          for (const e of this.entities.filter((x) => !x.parent || !this.byName.has(x.parent))) visit(e, 0);
+          return out;
+        }
+
+        /** `name` and every entity below it. */
+        family(name) {
+          const out = [name];
+          for (const c of this.children(name)) out.push(...this.family(c.name));
+          return out;
+        }
+
+        /** The relationship on `r`'s destination (or one of its ancestors) that is its inverse. */
+        inverse(r) {
+          if (!r.inverse) return null;
+          return this.relationships(r.destination).find((x) => x.name === r.inverse) || null;
+        }
+
+        /** The attribute whose value names an object of `entity` best, or null. */
+        labelKey(entity) {
+          const strings = this.attributes(entity).filter((a) => a.type === "string" && !a.transient);
+          for (const n of LABEL_NAMES) {
+            const a = strings.find((x) => x.name.toLowerCase() === n.toLowerCase());
+            if (a) return a.name;
+          }
+          return strings.length ? strings[0].name : null;
+        }
+
+        /** A short text for an object of `entity` (its label attribute), or null. */
+        label(object) {
+          if (!object || typeof object !== "object") return null;
+          const key = this.labelKey(object._entity);
+          const value = key ? object[key] : null;
+          return typeof value === "string" && value !== "" ? value : null;
+        }
+
+        /**
+         * Whether an index leads with `key` (an indexed or unique attribute, an index or
+         * uniqueness list starting with it, a to-one: its foreign key is indexed), so sorting by
+         * it reads a page without reading every row.
+         */
+        indexed(entity, key) {
+          const p = this.property(entity, key);
+          if (!p) return false;
+          if (p.destination) return !p.toMany;
+          if (p.indexed || p.unique) return true;
+          return this.lineage(entity).some((e) => [...(e.indexes || []), ...(e.uniqueness || [])]
+            .some((list) => (Array.isArray(list) ? list[0] : list) === key));
+        }
+
+        /** Whether a key can be a sort key of query.fetch (stored, not json; to-ones by key). */
+        sortable(entity, key) {
+          const p = this.property(entity, key);
+          if (!p) return false;
+          if (p.destination) return !p.toMany;
+          return !p.transient && p.type !== "json";
+        }
+
+        /**
+         * The predicate on `r.destination` that selects the objects of to-many `r` of object
+         * `id`, when the inverse says it without listing ids: `inverse == "E/1"` for a to-one
+         * inverse, `ANY inverse == "E/1"` for a to-many one. Null without inverse.
+         */
+        toManyPredicate(r, id) {
+          const inv = this.inverse(r);
+          if (!inv) return null;
+          return inv.toMany ? `ANY ${keyName(inv.name)} == ${literal(id)}` : `${keyName(inv.name)} == ${literal(id)}`;
+        }
+      }
+
+      const RESERVED = new Set([
+        "AND", "OR", "NOT", "ANY", "SOME", "ALL", "NONE", "IN", "BETWEEN", "LIKE", "MATCHES", "CONTAINS", "BEGINSWITH", "ENDSWITH",
+        "TRUEPREDICATE", "FALSEPREDICATE", "YES", "NO", "TRUE", "FALSE", "NIL", "NULL", "SELF", "SUBQUERY", "FIRST", "LAST", "SIZE",
+        "CAST", "FUNCTION",
+      ]);
+
+      /** A key as the predicate language reads it: `#word` for a reserved word. */
+      export function keyName(name) {
+        return RESERVED.has(name.toUpperCase()) ? `#${name}` : name;
+      }
+
+      /** "Task/12" → {entity: "Task", pk: "12"}; null when it is not an id. */
+      export function parseID(text) {
+        if (typeof text !== "string") return null;
+        const m = /^([A-Za-z][A-Za-z0-9_]*)\\/([1-9][0-9]*)$/.exec(text);
+        return m ? { entity: m[1], pk: m[2] } : null;
+      }
+
+      """),
+  EmbeddedAsset(
+    path: "rpc.js",
+    contentType: "text/javascript; charset=utf-8",
+    etag: "f87f09d46edd3e3da7226ec0f5d9123a",
+    encoding: .text,
+    content: """
+      // The page's line to the server: JSON-RPC 2.0 requests POSTed to /rpc (one request, one
+      // reply, in the body) and the session's notifications (live-query changes) read from
+      // /events as Server-Sent Events (protocol.md, "HTTP transport").
+
+      /** An error the server answered: `code`, `kind` and `data` as in protocol.md's Errors. */
+      export class RPCError extends Error {
+        constructor(error, method) {
+          super(error.message);
+          this.name = "RPCError";
+          this.code = error.code;
+          this.data = error.data || {};
+          this.kind = this.data.kind;
+          this.method = method;
+        }
+      }
+
+      /** The server could not be reached, or answered something that is not JSON-RPC. */
+      export class TransportError extends Error {
+        constructor(message, status) {
+          super(message);
+          this.name = "TransportError";
+          this.status = status;
+        }
+      }
+
+      // Integers beyond 2^53 (int64 attributes, tokens) lose digits in a JS number: they are
+      // read as BigInt from the reply's own text (JSON.parse's source access) and written back
+      // as the same digits. Where the browser lacks either, they stay numbers.
+      const rawJSON = typeof JSON.rawJSON === "function" ? JSON.rawJSON : null;
+
+      export function parseJSON(text) {
+        return JSON.parse(text, (_key, value, context) => {
+          if (typeof value === "number" && !Number.isSafeInteger(value) && Number.isInteger(value)
+              && context && /^-?\\d+$/.test(context.source)) {
+            return BigInt(context.source);
+          }
+          return value;
+        });
+      }
+
+      export function stringifyJSON(value) {
+        return JSON.stringify(value, (_key, v) => {
+          if (typeof v === "bigint") return rawJSON ? rawJSON(v.toString()) : Number(v);
+          // JSON.stringify writes 1e20 as 21 digits, which the server reads as an integer beyond
+          // 64 bits (a parse error); the exponent form is the same double.
+          if (typeof v === "number" && rawJSON && Number.isInteger(v) && Math.abs(v) >= 2 ** 63) return rawJSON(v.toExponential());
+          return v;
+        });
+      }
+
+      let nextID = 1;
+
+      /**
+       * The session: `GET /events` opens one (a server session with its own connection to the
+       * store) and names it in its first event, `event: session`; every `POST /rpc` names it in
+       * the `ModelStore-Session` header. It ends with the event stream; when the browser
+       * reconnects the stream, a new session starts (and the page must observe again).
+       */
+      const session = { id: null, readOnly: false, ready: null, resolve: null };
+      resetSession();
+
+      function resetSession() {
+        session.id = null;
+        session.ready = new Promise((resolve) => { session.resolve = resolve; });
+      }
+
+      /** Calls `method` with `params`; resolves with the result or rejects with an RPCError. */
+      export async function call(method, params) {
+        const id = await session.ready;
+        const message = { jsonrpc: "2.0", id: nextID++, method };
+        if (params !== undefined) message.params = params;
+        let response;
+        try {
+          response = await fetch("rpc", {
+            method: "POST",
+            headers: { "Content-Type": "application/json", "ModelStore-Session": id },
+            body: stringifyJSON(message),
+            credentials: "same-origin",
+            cache: "no-store",
+          });
+        } catch (e) {
+          throw new TransportError(`the studio server cannot be reached (${e.message})`);
+        }
+        const text = await response.text();
+        let reply;
+        try {
+          reply = parseJSON(text);
+        } catch {
+          throw new TransportError(`the server answered ${response.status} ${response.statusText}: ${text.slice(0, 200)}`, response.status);
+        }
+        if (reply && reply.error) throw new RPCError(reply.error, method);
+        if (!response.ok || !reply || !("result" in reply)) {
+          throw new TransportError(`the server answered ${response.status} ${response.statusText}`, response.status);
+        }
+        return reply.result;
+      }
+
+      /**
+       * Opens the session's event stream: `onNotification(message)` for each JSON-RPC
+       * notification the session sends; `onState(state, detail)` with "open" ({session,
+       * readOnly, renewed}: renewed when this is a new session after a lost one),
+       * "reconnecting" or "ended".
+       */
+      export function connect(onNotification, onState) {
+        const source = new EventSource("events");
+        let opened = false;
+        source.addEventListener("session", (event) => {
+          const hello = parseJSON(event.data);
+          session.id = hello.session;
+          session.readOnly = Boolean(hello.readOnly);
+          session.resolve(hello.session);
+          onState("open", { session: hello.session, readOnly: session.readOnly, renewed: opened });
+          opened = true;
+        });
+        source.addEventListener("message", (event) => {
+          try {
+            onNotification(parseJSON(event.data));
+          } catch (e) {
+            console.error("unreadable event", event.data, e);
+          }
+        });
+        source.addEventListener("end", () => {
+          if (session.id) resetSession();
+          onState("ended");
+        });
+        source.addEventListener("error", () => {
+          if (session.id) resetSession();
+          onState(source.readyState === EventSource.CLOSED ? "closed" : "reconnecting");
+        });
+        return source;
+      }
+
+      /** Whether the server said this page's session may not write (`modelstore studio --read-only`). */
+      export function sessionIsReadOnly() {
+        return session.readOnly;
+      }
+
+      """),
+  EmbeddedAsset(
+    path: "studio.css",
+    contentType: "text/css; charset=utf-8",
+    etag: "deee10b9cd903d9e6871ba2e3a007eed",
+    encoding: .text,
+    content: """
+      /* ModelStore Studio. One stylesheet, no framework: system fonts, a quiet palette, and
+         dense tables that still read well. Colours are variables; a dark scheme follows the
+         system's preference. */
+
+      :root {
+        --bg: #f6f7f9;
+        --panel: #ffffff;
+        --panel-2: #f9fafb;
+        --line: #e3e6eb;
+        --line-strong: #cfd4dc;
+        --text: #1c2230;
+        --text-2: #4a5365;
+        --muted: #7a8396;
+        --accent: #4338ca;
+        --accent-2: #eef0ff;
+        --accent-text: #3730a3;
+        --ok: #0f7b4f;
+        --ok-bg: #e7f6ee;
+        --warn: #9a5b00;
+        --warn-bg: #fff5e0;
+        --danger: #c0262d;
+        --danger-bg: #fdecec;
+        --flash: #fff6c2;
+        --mono: ui-monospace, "SF Mono", "JetBrains Mono", "DejaVu Sans Mono", Menlo, Consolas, monospace;
+        --sans: system-ui, -apple-system, "Segoe UI", "Inter", "Noto Sans", "DejaVu Sans", sans-serif;
+        --radius: 8px;
+        --shadow: 0 1px 2px rgba(16, 24, 40, .06), 0 1px 3px rgba(16, 24, 40, .08);
+        color-scheme: light dark;
+      }
+
+      @media (prefers-color-scheme: dark) {
+        :root {
+          --bg: #12151c;
+          --panel: #191d26;
+          --panel-2: #1e232e;
+          --line: #2a303d;
+          --line-strong: #39414f;
+          --text: #e6e9ef;
+          --text-2: #b5bccb;
+          --muted: #8790a3;
+          --accent: #8b93ff;
+          --accent-2: #272b4d;
+          --accent-text: #c5c9ff;
+          --ok: #4cc48d;
+          --ok-bg: #173326;
+          --warn: #f0b453;
+          --warn-bg: #35290f;
+          --danger: #ff6b70;
+          --danger-bg: #3a1a1c;
+          --flash: #4a4418;
+          --shadow: none;
+        }
+      }
+
+      * { box-sizing: border-box; }
+      html, body { height: 100%; }
+      body {
+        margin: 0;
+        font: 14px/1.45 var(--sans);
+        color: var(--text);
+        background: var(--bg);
+        display: flex;
+        flex-direction: column;
+      }
+      a { color: var(--accent); text-decoration: none; }
+      a:hover { text-decoration: underline; }
+      code, .mono { font-family: var(--mono); font-size: 12.5px; }
+      h1 { font-size: 22px; margin: 0; font-weight: 650; letter-spacing: -.01em; display: flex; align-items: baseline; gap: 10px; flex-wrap: wrap; }
+      h2 { font-size: 15px; margin: 0; font-weight: 650; }
+      h3 { font-size: 13px; margin: 0; }
+      .icon { width: 16px; height: 16px; flex: none; vertical-align: -3px; }
+      [hidden] { display: none !important; }
+      .sprite { position: absolute; width: 0; height: 0; }
+
+      /* -- top bar */
+      .topbar {
+        display: flex; align-items: center; gap: 16px;
+        height: 52px; padding: 0 18px;
+        background: var(--panel); border-bottom: 1px solid var(--line);
+        flex: none;
+      }
+      .brand { display: flex; align-items: center; gap: 8px; font-weight: 700; color: var(--text); font-size: 15px; letter-spacing: -.01em; }
+      .brand:hover { text-decoration: none; }
+      .brand-mark {
+        width: 22px; height: 22px; border-radius: 6px;
+        background: url("favicon.svg") center / cover no-repeat;
+      }
+      .brand-studio { font-weight: 500; color: var(--muted); }
+      .store-name { font-family: var(--mono); font-size: 13px; color: var(--text-2); padding-left: 16px; border-left: 1px solid var(--line); }
+      .store-badges { display: flex; gap: 6px; }
+      .live-state { margin-left: auto; display: flex; align-items: center; gap: 7px; font-size: 12.5px; color: var(--muted); }
+      .live-state .dot { width: 8px; height: 8px; border-radius: 50%; background: var(--line-strong); }
+      .live-state[data-state="open"] .dot { background: #16a34a; box-shadow: 0 0 0 3px rgba(22, 163, 74, .18); }
+      .live-state[data-state="open"] { color: var(--ok); }
+      .live-state[data-state="reconnecting"] .dot { background: #d97706; }
+
+      /* -- badges, tags, pills */
+      .badge {
+        display: inline-flex; align-items: center; gap: 4px;
+        font-size: 11.5px; font-weight: 600; padding: 2px 8px; border-radius: 999px;
+        background: var(--panel-2); border: 1px solid var(--line); color: var(--text-2);
+      }
+      .badge .icon { width: 12px; height: 12px; }
+      .badge-readonly { background: var(--warn-bg); border-color: transparent; color: var(--warn); }
+      .badge-coredata { background: var(--accent-2); border-color: transparent; color: var(--accent-text); }
+      .tag {
+        font-size: 11px; font-weight: 600; text-transform: uppercase; letter-spacing: .04em;
+        padding: 1px 6px; border-radius: 4px; background: var(--panel-2); color: var(--muted); border: 1px solid var(--line);
+      }
+      .tag-warn { background: var(--warn-bg); color: var(--warn); border-color: transparent; }
+      .tag-danger { background: var(--danger-bg); color: var(--danger); border-color: transparent; }
+      .pill { font-size: 12px; font-weight: 700; padding: 2px 10px; border-radius: 999px; background: var(--panel-2); color: var(--text-2); }
+      .pill-current, .pill-lightweight, .pill-planned, .pill-applied { background: var(--ok-bg); color: var(--ok); }
+      .pill-blocked, .pill-custom { background: var(--warn-bg); color: var(--warn); }
+      .pill-newer { background: var(--danger-bg); color: var(--danger); }
+
+      /* -- frame */
+      .layout { display: flex; flex: 1; min-height: 0; }
+      .sidebar {
+        width: 236px; flex: none; overflow-y: auto;
+        background: var(--panel); border-right: 1px solid var(--line);
+        padding: 12px 10px 24px;
+      }
+      .nav-section { margin-bottom: 18px; }
+      .nav-heading { font-size: 11px; font-weight: 700; text-transform: uppercase; letter-spacing: .06em; color: var(--muted); padding: 0 10px 6px; }
+      .nav-link, .nav-entity {
+        display: flex; align-items: center; gap: 9px;
+        padding: 6px 10px; border-radius: 6px; color: var(--text-2);
+      }
+      .nav-entity { padding-left: calc(10px + var(--depth, 0) * 14px); }
+      .nav-link:hover, .nav-entity:hover { background: var(--panel-2); text-decoration: none; color: var(--text); }
+      .nav-link.active, .nav-entity.active { background: var(--accent-2); color: var(--accent-text); font-weight: 600; }
+      .nav-entity-name { flex: 1; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+      .nav-count { font-family: var(--mono); font-size: 11.5px; color: var(--muted); }
+      .nav-count.abstract { font-family: var(--sans); font-style: italic; }
+      .nav-entity.active .nav-count { color: var(--accent-text); }
+      .nav-empty { color: var(--muted); padding: 0 10px; margin: 0; }
+      .main { flex: 1; min-width: 0; overflow: auto; }
+      .view { padding: 22px 28px 40px; max-width: 1500px; }
+      .view-head { display: flex; align-items: flex-start; justify-content: space-between; gap: 16px; margin-bottom: 16px; }
+      .view-sub { margin: 4px 0 0; color: var(--muted); }
+      .view-count { color: var(--text-2); font-weight: 500; }
+      .view-actions { display: flex; gap: 8px; }
+      .section-title { margin: 26px 0 10px; font-size: 13px; font-weight: 700; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); }
+      .loading { color: var(--muted); }
+      .empty { color: var(--muted); }
+      .error-text { color: var(--danger); }
+      .hint { color: var(--muted); font-size: 13px; }
+      .subhead { margin: 16px 0 8px; font-size: 12px; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); display: flex; gap: 8px; align-items: center; }
+
+      /* -- buttons and inputs */
+      .btn {
+        display: inline-flex; align-items: center; gap: 6px;
+        font: inherit; font-weight: 550; font-size: 13px;
+        padding: 6px 12px; border-radius: 6px; cursor: pointer;
+        background: var(--panel); color: var(--text); border: 1px solid var(--line-strong);
+        box-shadow: var(--shadow);
+      }
+      .btn:hover:not(:disabled) { background: var(--panel-2); }
+      .btn:disabled { opacity: .45; cursor: default; box-shadow: none; }
+      .btn-primary { background: var(--accent); border-color: var(--accent); color: #fff; }
+      .btn-primary:hover:not(:disabled) { background: var(--accent); filter: brightness(1.08); }
+      .btn-danger { color: var(--danger); border-color: color-mix(in srgb, var(--danger) 40%, var(--line)); }
+      .btn-danger:hover:not(:disabled) { background: var(--danger-bg); }
+      .modal .btn-danger { background: var(--danger); color: #fff; border-color: var(--danger); }
+      .btn-small { padding: 3px 9px; font-size: 12px; }
+      input[type="text"], textarea, select {
+        font: 13px/1.4 var(--mono);
+        color: var(--text); background: var(--panel);
+        border: 1px solid var(--line-strong); border-radius: 6px; padding: 7px 9px;
+      }
+      select { font-family: var(--sans); }
+      input[type="text"]:focus, textarea:focus, select:focus { outline: 2px solid color-mix(in srgb, var(--accent) 35%, transparent); border-color: var(--accent); }
+      input:disabled, textarea:disabled, select:disabled { background: var(--panel-2); color: var(--muted); }
+      input[readonly], textarea[readonly] { background: var(--panel-2); }
+      .small-input { width: 180px; }
+
+      /* -- filter */
+      .filter-box { margin-bottom: 14px; }
+      .filter { display: flex; align-items: center; gap: 8px; }
+      .filter-label { display: inline-flex; align-items: center; gap: 5px; font-size: 12px; font-weight: 700; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); }
+      .filter-input { flex: 1; min-width: 200px; }
+      .filter-input.invalid, .filter-input.invalid:focus { border-color: var(--danger); outline-color: color-mix(in srgb, var(--danger) 30%, transparent); }
+      .filter-error {
+        margin-top: 8px; padding: 10px 12px; border-radius: var(--radius);
+        background: var(--danger-bg); color: var(--danger);
+        border: 1px solid color-mix(in srgb, var(--danger) 25%, transparent);
+      }
+      .filter-echo { margin: 0 0 6px; font: 13px/1.5 var(--mono); color: var(--text); white-space: pre-wrap; word-break: break-all; }
+      .error-mark {
+        background: color-mix(in srgb, var(--danger) 22%, transparent); color: var(--danger);
+        border-bottom: 2px solid var(--danger); border-radius: 2px; padding: 0 1px;
+      }
+      .error-mark.at-end { display: inline-block; min-width: .7em; }
+      .filter-error-message { font-weight: 600; }
+      .filter-error-where { font-weight: 400; opacity: .8; }
+
+      /* -- banners and notices */
+      .banner {
+        display: flex; align-items: center; gap: 10px;
+        padding: 10px 12px; margin-bottom: 14px; border-radius: var(--radius);
+        background: var(--warn-bg); color: var(--warn);
+      }
+      .banner-error { background: var(--danger-bg); color: var(--danger); }
+      .banner .btn { margin-left: auto; }
+      .notice {
+        display: flex; gap: 12px; align-items: flex-start;
+        padding: 16px 18px; border-radius: var(--radius);
+        background: var(--panel); border: 1px dashed var(--line-strong); color: var(--text-2);
+      }
+      .notice p { margin: 4px 0 0; }
+      .notice .icon { width: 20px; height: 20px; color: var(--muted); margin-top: 1px; }
+      .notice-warn { background: var(--warn-bg); border-color: transparent; color: var(--warn); }
+      .notice-warn .icon { color: var(--warn); }
+
+      /* -- tables */
+      .table-view { display: flex; flex-direction: column; height: 100%; padding-bottom: 16px; }
+      .table-wrap {
+        flex: 1 1 auto; min-height: 120px;
+        background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius);
+        overflow: auto; box-shadow: var(--shadow);
+      }
+      .grid { border-collapse: separate; border-spacing: 0; width: 100%; font-size: 13px; }
+      .grid th, .grid td { padding: 7px 12px; text-align: left; white-space: nowrap; border-bottom: 1px solid var(--line); }
+      .grid thead th {
+        position: sticky; top: 0; z-index: 1;
+        background: var(--panel-2); font-weight: 600; color: var(--text-2);
+        border-bottom: 1px solid var(--line-strong);
+      }
+      .grid th.sorted { color: var(--accent-text); }
+      /* The id column stays in view while the table scrolls sideways. */
+      .grid td.id, .grid th.id { position: sticky; left: 0; background: var(--panel); box-shadow: inset -1px 0 0 var(--line); }
+      .grid thead th.id { z-index: 2; background: var(--panel-2); }
+      .sort-button { all: unset; cursor: pointer; display: inline-flex; align-items: baseline; gap: 0; }
+      .sort-mark { margin-left: 6px; }
+      .sort-button:focus-visible { outline: 2px solid var(--accent); border-radius: 3px; }
+      .col-name { font-weight: 650; }
+      .col-type { margin-left: 6px; font-weight: 400; font-size: 11px; color: var(--muted); font-family: var(--mono); }
+      .sort-mark { font-size: 9px; color: var(--accent); }
+      .grid tbody tr:hover td { background: var(--panel-2); }
+      .grid tbody tr:last-child td { border-bottom: 0; }
+      .grid td.t-string, .grid td.t-url { max-width: 300px; overflow: hidden; text-overflow: ellipsis; }
+      .grid td.id a { font-family: var(--mono); font-size: 12.5px; font-weight: 600; }
+      .grid td.t-int, .grid td.t-int16, .grid td.t-int32, .grid td.t-int64, .grid td.t-double, .grid td.t-float, .grid td.t-decimal { text-align: right; }
+      .grid.busy tbody { opacity: .55; transition: opacity .15s .1s; }
+      .grid .empty-row td { color: var(--muted); text-align: center; padding: 28px; }
+      .grid.compact td, .grid.compact th { padding: 5px 10px; }
+      tr.flash td { animation: flash 2.2s ease-out; }
+      @keyframes flash { 0%, 35% { background: var(--flash); } 100% { background: transparent; } }
+      .flash-once { animation: flash 1.6s ease-out; }
+
+      .v-null { color: var(--muted); font-style: italic; font-size: 12px; }
+      .v-number, .v-uuid, .v-date, .v-json, .v-data { font-family: var(--mono); font-size: 12.5px; }
+      .v-uuid, .v-data { color: var(--text-2); }
+      .v-bool { font-family: var(--mono); font-size: 12px; font-weight: 600; padding: 1px 7px; border-radius: 4px; }
+      .v-true { background: var(--ok-bg); color: var(--ok); }
+      .v-false { background: var(--panel-2); color: var(--muted); }
+      .v-json { color: var(--accent-text); }
+      .rel-link { display: inline-flex; align-items: baseline; gap: 6px; }
+      .rel-label { color: var(--text); font-weight: 500; }
+      .rel-id { font-family: var(--mono); font-size: 11.5px; color: var(--accent); }
+      .rel-link.many { font-weight: 600; }
+      .rel-link .icon { width: 12px; height: 12px; vertical-align: -1px; }
+      .entity-name { font-size: 12px; color: var(--text-2); }
+
+      .pager { display: flex; align-items: center; gap: 12px; margin-top: 12px; color: var(--text-2); font-size: 13px; flex: none; }
+      .pager-timing { color: var(--muted); font-family: var(--mono); font-size: 12px; }
+      .pager-buttons { margin-left: auto; display: flex; gap: 6px; }
+
+      /* -- overview */
+      .facts {
+        display: grid; grid-template-columns: max-content 1fr; gap: 6px 20px; margin: 0;
+        background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); padding: 14px 18px;
+        box-shadow: var(--shadow);
+      }
+      .facts dt { color: var(--muted); }
+      .facts dd { margin: 0; word-break: break-all; }
+      .entity-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(210px, 1fr)); gap: 12px; }
+      .entity-card {
+        display: block; padding: 14px 16px; border-radius: var(--radius);
+        background: var(--panel); border: 1px solid var(--line); color: var(--text); box-shadow: var(--shadow);
+      }
+      .entity-card:hover { border-color: var(--accent); text-decoration: none; }
+      .entity-card-head { display: flex; align-items: center; gap: 7px; color: var(--text-2); }
+      .entity-card-name { font-weight: 650; color: var(--text); }
+      .entity-card-parent { color: var(--muted); font-size: 12.5px; }
+      .entity-card-count { font-size: 26px; font-weight: 650; margin: 6px 0 2px; font-variant-numeric: tabular-nums; letter-spacing: -.02em; }
+      .entity-card-meta { color: var(--muted); font-size: 12.5px; }
+      .notes { margin-top: 12px; color: var(--text-2); }
+      .notes summary { cursor: pointer; }
+
+      /* -- object view */
+      .crumbs { display: flex; gap: 6px; color: var(--muted); margin-bottom: 8px; font-size: 13px; }
+      .crumbs span:last-child { font-family: var(--mono); color: var(--text-2); }
+      .heading-id { font-family: var(--mono); font-size: 14px; font-weight: 500; color: var(--muted); }
+      .object-form {
+        display: grid; grid-template-columns: minmax(0, 1fr) 340px; gap: 0 28px; align-items: start;
+        background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius);
+        padding: 6px 20px 18px; box-shadow: var(--shadow); max-width: 1240px;
+      }
+      .object-form .section-title { margin: 14px 0 4px; }
+      .form-side { border-left: 1px solid var(--line); padding-left: 24px; }
+      .form-grid { display: grid; grid-template-columns: 1fr; }
+      .field { display: grid; grid-template-columns: 170px minmax(0, 1fr); gap: 4px 16px; padding: 8px 0; border-bottom: 1px solid var(--line); }
+      .field:last-child { border-bottom: 0; }
+      .form-side .field { grid-template-columns: 1fr; gap: 4px; }
+      .field-label { display: flex; flex-direction: column; gap: 1px; padding-top: 5px; }
+      .form-side .field-label { flex-direction: row; align-items: baseline; gap: 8px; padding-top: 0; }
+      .field-name { font-weight: 650; }
+      .field-meta { display: flex; flex-wrap: wrap; gap: 2px 8px; }
+      .field-type { font-family: var(--mono); font-size: 11.5px; color: var(--muted); }
+      .field-req, .field-flag { font-size: 11px; color: var(--muted); }
+      .field-req { color: var(--accent-text); }
+      .field-control { display: flex; align-items: center; gap: 10px; min-width: 0; }
+      .form-side .field-control { flex-wrap: wrap; gap: 6px; }
+      .field-control input[type="text"], .field-control textarea { flex: 1; min-width: 0; }
+      .form-side .field-control input[type="text"] { flex-basis: 100%; }
+      .field-control select { min-width: 140px; }
+      .null-label { display: inline-flex; align-items: center; gap: 4px; font-size: 12px; color: var(--muted); white-space: nowrap; }
+      .rel-target { display: flex; align-items: center; gap: 6px; white-space: nowrap; }
+      .data-preview { grid-column: 2; display: flex; align-items: flex-end; gap: 10px; color: var(--muted); font-size: 12px; }
+      .data-preview img { max-width: 160px; max-height: 120px; border-radius: 6px; border: 1px solid var(--line); background: var(--panel-2); }
+      .field-error { grid-column: 2; color: var(--danger); font-size: 12.5px; font-weight: 550; }
+      .form-side .field-error { grid-column: 1; }
+      .field-error:empty { display: none; }
+      .field.has-error input, .field.has-error textarea, .field.has-error select { border-color: var(--danger); background: var(--danger-bg); }
+      .field.has-error .field-name { color: var(--danger); }
+      .form-actions { grid-column: 1 / -1; display: flex; align-items: center; gap: 10px; margin-top: 12px; padding-top: 14px; border-top: 1px solid var(--line); }
+      .form-status { color: var(--text-2); }
+      .form-version { margin-left: auto; font-family: var(--mono); font-size: 12px; color: var(--muted); }
+
+      /* -- delete dialog */
+      .modal {
+        width: min(620px, 92vw); padding: 0; border: 1px solid var(--line); border-radius: 12px;
+        background: var(--panel); color: var(--text); box-shadow: 0 20px 50px rgba(16, 24, 40, .25);
+      }
+      .modal:focus { outline: none; }
+      .modal::backdrop { background: rgba(15, 20, 30, .45); }
+      .modal h2 { display: flex; align-items: center; gap: 8px; padding: 18px 20px 0; font-size: 17px; }
+      .modal h2 .icon { color: var(--danger); }
+      .modal-body { padding: 8px 20px 4px; }
+      .modal-actions { display: flex; justify-content: flex-end; gap: 8px; padding: 14px 20px 18px; }
+      .preview-lead { margin: 10px 0 8px; display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px; }
+      .preview-lead .icon { color: var(--danger); }
+      .preview.refused .preview-lead { color: var(--danger); }
+      .preview-note { color: var(--muted); font-size: 12.5px; }
+      .id-groups { list-style: none; margin: 0; padding: 0; border: 1px solid var(--line); border-radius: var(--radius); }
+      .id-groups.cascade { border-color: color-mix(in srgb, var(--danger) 35%, var(--line)); background: color-mix(in srgb, var(--danger-bg) 50%, transparent); }
+      .id-group { display: grid; grid-template-columns: 130px 1fr; gap: 10px; padding: 8px 12px; border-bottom: 1px solid var(--line); }
+      .id-group:last-child { border-bottom: 0; }
+      .id-group-entity { font-weight: 650; }
+      .id-group-count { color: var(--muted); font-weight: 400; }
+      .id-group-ids { display: flex; flex-wrap: wrap; gap: 5px; }
+      .id-chip {
+        font-family: var(--mono); font-size: 11.5px; padding: 1px 7px; border-radius: 4px;
+        background: var(--panel); border: 1px solid var(--line);
+      }
+      .id-chip.gone { color: var(--muted); text-decoration: line-through; }
+      .id-more { color: var(--muted); font-size: 12px; }
+
+      /* -- schema */
+      .diagram {
+        background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius);
+        padding: 14px; box-shadow: var(--shadow); overflow: auto; text-align: center;
+      }
+      .diagram .notice { text-align: left; border: 0; padding: 4px; }
+      .diagram-image { max-width: 100%; max-height: 72vh; height: auto; }
+      .diagram-open { display: block; margin-top: 8px; font-size: 12.5px; }
+      .schema-grid { align-items: start; display: grid; grid-template-columns: repeat(auto-fill, minmax(340px, 1fr)); gap: 14px; }
+      .schema-card { background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); box-shadow: var(--shadow); overflow: hidden; }
+      .schema-card header { display: flex; align-items: baseline; gap: 6px; padding: 10px 14px; background: var(--panel-2); border-bottom: 1px solid var(--line); }
+      .schema-card-name { font-weight: 700; color: var(--text); font-size: 14px; }
+      .schema-card-parent { color: var(--muted); }
+      .schema-card .tag { margin-left: auto; }
+      .schema-props { width: 100%; border-collapse: collapse; font-size: 12.5px; }
+      .schema-props td { padding: 5px 14px; border-bottom: 1px solid var(--line); vertical-align: top; }
+      .schema-props tr:last-child td { border-bottom: 0; }
+      .schema-props tr.rel td { background: color-mix(in srgb, var(--accent-2) 45%, transparent); }
+      .schema-props tr.inherited td { color: var(--muted); }
+      .prop-name { font-weight: 600; }
+      .prop-type { font-family: var(--mono); color: var(--text-2); white-space: nowrap; }
+      .prop-flags { color: var(--muted); font-size: 11.5px; }
+
+      /* -- migrations */
+      .card {
+        background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius);
+        padding: 16px 18px; margin-bottom: 16px; box-shadow: var(--shadow); max-width: 1000px;
+      }
+      .card .facts { box-shadow: none; border: 0; padding: 8px 0; }
+      .card-title { display: flex; align-items: center; gap: 8px; margin-bottom: 6px; }
+      .card-sub { color: var(--muted); margin: 0 0 10px; }
+      .schema-input { width: 100%; resize: vertical; }
+      .form-row { display: flex; gap: 8px; margin-top: 10px; align-items: center; }
+      .file-label { position: relative; overflow: hidden; }
+      .file-input { position: absolute; inset: 0; opacity: 0; cursor: pointer; }
+      .current-version td { font-weight: 600; }
+      .migration-result { margin-top: 14px; }
+      .status-block { border-top: 1px solid var(--line); padding-top: 14px; }
+      .status-line { display: flex; align-items: center; gap: 10px; }
+      .change-list { list-style: none; padding: 0; margin: 12px 0 0; border: 1px solid var(--line); border-radius: var(--radius); }
+      .change-list .change { display: flex; gap: 10px; align-items: baseline; padding: 7px 12px; border-bottom: 1px solid var(--line); }
+      .change-list .change:last-child { border-bottom: 0; }
+      .change-kind { font-family: var(--mono); font-size: 11.5px; color: var(--muted); min-width: 150px; }
+      .change.may-lose .change-message { color: var(--danger); }
+      .reasons ul { margin: 0; padding-left: 20px; }
+      .reasons.loss li { color: var(--danger); }
+      .stages { list-style: none; padding: 0; margin: 0; }
+      .stage { border: 1px solid var(--line); border-radius: var(--radius); padding: 10px 14px; margin-bottom: 8px; }
+      .stage-head { display: flex; align-items: center; gap: 10px; }
+      .stage-kind { color: var(--muted); }
+      .steps { margin: 8px 0 0; padding-left: 18px; }
+      .steps li { margin: 2px 0; }
+      .steps .rows { color: var(--muted); margin-left: 8px; font-size: 12px; }
+      .blockers { list-style: none; padding: 0; margin: 8px 0 0; color: var(--warn); }
+
+      /* -- history */
+      .history-filter { margin-bottom: 14px; }
+      .history-list { display: flex; flex-direction: column; gap: 8px; max-width: 1100px; }
+      .tx { background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); padding: 10px 14px; box-shadow: var(--shadow); }
+      .tx-head { display: flex; align-items: baseline; gap: 12px; margin-bottom: 6px; }
+      .tx-token { font-family: var(--mono); font-weight: 700; color: var(--accent-text); }
+      .tx-time { font-family: var(--mono); font-size: 12px; color: var(--muted); }
+      .tx-author { margin-left: auto; font-size: 12px; font-weight: 600; padding: 1px 8px; border-radius: 999px; background: var(--accent-2); color: var(--accent-text); }
+      .tx-author.none { background: none; color: var(--muted); font-weight: 400; font-style: italic; }
+      .tx-changes { list-style: none; margin: 0; padding: 0; }
+      .tx-changes .change { display: flex; flex-wrap: wrap; align-items: baseline; gap: 8px; padding: 3px 0; }
+      .op { font-size: 10.5px; font-weight: 800; text-transform: uppercase; letter-spacing: .05em; padding: 1px 7px; border-radius: 4px; min-width: 58px; text-align: center; }
+      .op-insert { background: var(--ok-bg); color: var(--ok); }
+      .op-update { background: var(--accent-2); color: var(--accent-text); }
+      .op-delete { background: var(--danger-bg); color: var(--danger); }
+      .op-bulk { background: var(--warn-bg); color: var(--warn); }
+      .change-entity { font-weight: 650; }
+      .change-keys { font-family: var(--mono); font-size: 12px; color: var(--text-2); }
+      .change-keys::before { content: "· "; color: var(--muted); }
+      .change-keys.side-effect { font-style: italic; color: var(--muted); }
+      .change-ids { display: inline-flex; flex-wrap: wrap; gap: 4px; }
+      .tombstone { font-family: var(--mono); font-size: 11.5px; color: var(--muted); }
+
+      /* -- toasts and failures */
+      .toasts { position: fixed; right: 18px; bottom: 18px; display: flex; flex-direction: column; gap: 8px; z-index: 10; }
+      .toast {
+        padding: 10px 14px; border-radius: var(--radius); background: var(--text); color: var(--bg);
+        box-shadow: 0 8px 24px rgba(16, 24, 40, .2); font-weight: 550; transition: opacity .4s;
+      }
+      .toast-error { background: var(--danger); color: #fff; }
+      .toast-leaving { opacity: 0; }
+      .fatal { padding: 40px; max-width: 640px; }
+      .fatal p { color: var(--text-2); }
+
+      @media (max-width: 1100px) {
+        .object-form { grid-template-columns: 1fr; }
+        .form-side { border-left: 0; padding-left: 0; }
+      }
+      @media (max-width: 820px) {
+        .sidebar { width: 180px; }
+        .field { grid-template-columns: 1fr; }
+        .field-error { grid-column: 1; }
+        .view { padding: 16px; }
+      }
+
+      """),
+  EmbeddedAsset(
+    path: "values.js",
+    contentType: "text/javascript; charset=utf-8",
+    etag: "9e42a91cc82ef0c05cf94342049bc5f8",
+    encoding: .text,
+    content: """
+      // Values in their wire encoding (protocol.md, "Wire encoding of values"): how the page
+      // shows them, writes them into predicates, and reads them back from an editor.
+
+      import { h } from "./dom.js";
+
+      const INTEGER_TYPES = new Set(["int", "int16", "int32", "int64"]);
+
+      export function isInteger(type) {
+        return INTEGER_TYPES.has(type);
+      }
+
+      /** A value as a predicate literal: nil, YES/NO, a number, or a quoted string. */
+      export function literal(value) {
+        if (value === null || value === undefined) return "nil";
+        if (typeof value === "boolean") return value ? "YES" : "NO";
+        if (typeof value === "bigint") return value.toString();
+        if (typeof value === "number") {
+          if (!Number.isFinite(value)) throw new Error(`${value} has no predicate literal`);
+          // A whole double beyond int64 in digits would read as an integer out of range.
+          return Number.isInteger(value) && Math.abs(value) >= 2 ** 63 ? value.toExponential() : String(value);
+        }
+        if (typeof value === "object" && typeof value._id === "string") return literal(value._id);
+        return quote(String(value));
+      }
+
+      /** A string literal: `"..."` with `\\`, `"` and control characters escaped. */
+      export function quote(text) {
+        let out = '"';
+        for (const ch of text) {
+          const code = ch.codePointAt(0);
+          if (ch === "\\\\" || ch === '"') out += `\\\\${ch}`;
+          else if (ch === "\\n") out += "\\\\n";
+          else if (ch === "\\r") out += "\\\\r";
+          else if (ch === "\\t") out += "\\\\t";
+          else if (code === 0) out += "\\\\0";
+          else if (code < 0x20 || code === 0x7f) out += `\\\\u${code.toString(16).padStart(4, "0")}`;
+          else out += ch;
+        }
+        return `${out}"`;
+      }
+
+      /**
+       * A date's wire text "2026-03-01T08:30:00.000Z" as "2026-03-01 08:30 UTC": seconds and
+       * milliseconds shown when they are not zero.
+       */
+      export function formatDate(text) {
+        const m = /^(-?\\d{4}-\\d{2}-\\d{2})T(\\d{2}:\\d{2})(:\\d{2})(\\.\\d+)?Z$/.exec(text);
+        if (!m) return text;
+        const ms = m[4] && !/^\\.0+$/.test(m[4]) ? m[4] : "";
+        const seconds = ms || m[3] !== ":00" ? m[3] : "";
+        return `${m[1]} ${m[2]}${seconds}${ms} UTC`;
+      }
+
+      /** Bytes in a base64 text, without decoding it. */
+      export function base64Length(text) {
+        const pad = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
+        return Math.max(0, (text.length / 4) * 3 - pad);
+      }
+
+      /**
+       * The image format of base64 bytes, from their first bytes (JPEG, PNG, GIF, WebP), or
+       * null. Only these raster formats are shown as images (an SVG could hold script).
+       */
+      export function imageType(base64) {
+        if (typeof base64 !== "string") return null;
+        if (base64.startsWith("/9j/")) return "image/jpeg";
+        if (base64.startsWith("iVBORw0KGgo")) return "image/png";
+        if (base64.startsWith("R0lGOD")) return "image/gif";
+        if (base64.startsWith("UklGR") && base64.slice(10, 16) === "V0VCUA") return "image/webp";
+        return null;
+      }
+
+      /** Plain text for a value of attribute type `type` (copying, titles, tests). */
+      export function valueText(value, type) {
+        if (value === null || value === undefined) return "null";
+        if (typeof value === "bigint") return value.toString();
+        if (type === "json") return JSON.stringify(value);
+        if (type === "date" && typeof value === "string") return formatDate(value);
+        if (type === "data" && typeof value === "string") {
+          const image = imageType(value);
+          return `${base64Length(value).toLocaleString("en-US")} bytes${image ? ` · ${image.slice(6).toUpperCase()}` : ""}`;
+        }
+        return String(value);
+      }
+
+      /**
+       * A value as an element for a table cell or a read-only field: typed styling, long text
+       * cut (the whole text in the title), null marked as such; `compact` shortens UUIDs.
+       * Only text nodes carry the value.
+       */
+      export function valueNode(value, type, { limit = 80, compact = false } = {}) {
+        if (value === null || value === undefined) return h("span", { class: "v-null" }, "null");
+        switch (type) {
+          case "bool":
+            return h("span", { class: ["v-bool", value ? "v-true" : "v-false"] }, value ? "true" : "false");
+          case "int": case "int16": case "int32": case "int64": case "double": case "float": case "decimal":
+            return h("span", { class: "v-number" }, typeof value === "bigint" ? value.toString() : String(value));
+          case "date":
+            return typeof value === "string"
+              ? h("span", { class: "v-date", title: value }, formatDate(value))
+              : h("span", { class: "v-number", title: "seconds since 1970 (no calendar date)" }, String(value));
+          case "uuid": {
+            const text = String(value);
+            return compact ? h("span", { class: "v-uuid", title: text }, `${text.slice(0, 8)}…`) : h("span", { class: "v-uuid" }, text);
+          }
+          case "data":
+            return h("span", { class: "v-data", title: String(value).slice(0, 200) }, valueText(value, type));
+          case "json": {
+            const text = JSON.stringify(value);
+            return h("span", { class: "v-json", title: text.length > limit ? text.slice(0, 2000) : null }, cut(text, limit));
+          }
+          case "url":
+            return h("span", { class: "v-url" }, cut(String(value), limit));
+          default: {
+            const text = String(value);
+            return h("span", { class: "v-string", title: text.length > limit ? text.slice(0, 2000) : null }, cut(text, limit));
+          }
+        }
+      }
+
+      function cut(text, limit) {
+        const oneLine = text.replace(/\\s+/g, " ");
+        return oneLine.length > limit ? `${oneLine.slice(0, limit - 1)}…` : oneLine;
+      }
+
+      /** The editor's text for a value (what an input shows). */
+      export function editText(value, type) {
+        if (value === null || value === undefined) return "";
+        if (type === "json") return JSON.stringify(value, null, 2);
+        if (typeof value === "bigint") return value.toString();
+        return String(value);
+      }
+
+      /**
+       * What an editor's text sends for attribute type `type`. The server checks every value
+       * (and its error names the field), so text that does not look like the type is sent as
+       * a string for the server to refuse; only JSON, which must be parsed here, fails here:
+       * {value} or {error}.
+       */
+      export function parseEdit(text, type) {
+        const t = text.trim();
+        if (isInteger(type)) {
+          if (/^[-+]?\\d+$/.test(t)) {
+            const n = Number(t);
+            return { value: Number.isSafeInteger(n) ? n : BigInt(t) };
+          }
+          return { value: text };
+        }
+        if (type === "double" || type === "float") {
+          return t !== "" && Number.isFinite(Number(t)) ? { value: Number(t) } : { value: text };
+        }
+        if (type === "json") {
+          try {
+            return { value: JSON.parse(text) };
+          } catch (e) {
+            return { error: `not JSON: ${e.message}` };
+          }
+        }
+        if (type === "date" || type === "uuid" || type === "decimal" || type === "url" || type === "data") return { value: t };
+        return { value: text };
+      }
+
+      /** Two wire values are the same value. */
+      export function sameValue(a, b) {
+        if (typeof a === "bigint" || typeof b === "bigint") return String(a) === String(b);
+        if (a && typeof a === "object" && b && typeof b === "object") return JSON.stringify(a) === JSON.stringify(b);
+        return a === b;
+      }
+
+      """),
+  EmbeddedAsset(
+    path: "views/delete.js",
+    contentType: "text/javascript; charset=utf-8",
+    etag: "33075a853cdc26bdba3cccd34898ff58",
+    encoding: .text,
+    content: """
+      // Delete with a preview: objects.delete {dryRun: true} runs the delete and rolls it back,
+      // so the dialog shows exactly what the delete rules would do (the cascade, the objects
+      // that would lose a link) or the deny rule that refuses it, before anything is deleted.
+
+      import { h, replace, icon, plural } from "../dom.js";
+      import { call, RPCError } from "../rpc.js";
+      import { parseID } from "../model.js";
+      import { cleanMessage } from "./filterbox.js";
+      import { tableHash } from "./table.js";
+
+      const SHOWN_PER_GROUP = 12;
+
+      /** Ids grouped by entity, in first-seen order: [[entity, [ids]]]. */
+      function byEntity(ids) {
+        const groups = new Map();
+        for (const id of ids) {
+          const e = parseID(id)?.entity || "?";
+          if (!groups.has(e)) groups.set(e, []);
+          groups.get(e).push(id);
+        }
+        return [...groups];
+      }
+
+      function idList(ids, close) {
+        return byEntity(ids).map(([entity, list]) =>
+          h("li", { class: "id-group" },
+            h("span", { class: "id-group-entity" }, entity, h("span", { class: "id-group-count" }, ` × ${list.length}`)),
+            h("span", { class: "id-group-ids" },
+              list.slice(0, SHOWN_PER_GROUP).map((id) => h("a", { class: "id-chip", href: `#/o/${id}`, onclick: close }, id)),
+              list.length > SHOWN_PER_GROUP ? h("span", { class: "id-more" }, `and ${list.length - SHOWN_PER_GROUP} more`) : null)));
+      }
+
+      export async function openDeleteDialog(app, id) {
+        const body = h("div", { class: "modal-body" }, h("p", { class: "loading" }, "Working out what the delete rules would do…"));
+        const actions = h("div", { class: "modal-actions" });
+        const dialog = h("dialog", { class: "modal", "aria-labelledby": "delete-title", dataset: { dialog: "delete" } },
+          h("h2", { id: "delete-title" }, icon("trash"), `Delete ${id}?`),
+          body,
+          actions);
+        const close = () => { dialog.close(); dialog.remove(); };
+        dialog.addEventListener("cancel", () => dialog.remove());
+        document.body.append(dialog);
+        dialog.showModal();
+        const cancel = h("button", { type: "button", class: "btn", onclick: close }, "Cancel");
+        replace(actions, cancel);
+
+        let preview;
+        try {
+          preview = await call("objects.delete", { id, dryRun: true });
+        } catch (e) {
+          showRefusal(e);
+          return;
+        }
+        const others = preview.deleted.filter((x) => x !== id);
+        const updated = preview.updated || [];
+        replace(body,
+          h("div", { class: "preview", dataset: { preview: "ok" } },
+            h("p", { class: "preview-lead" }, others.length
+              ? [`Deleting ${id} also deletes `, h("strong", {}, plural(others.length, "object")), " through cascade rules:"]
+              : `Only ${id} is deleted: no cascade rule reaches another object.`),
+            others.length ? h("ul", { class: "id-groups cascade", dataset: { list: "cascade" } }, idList(others, close)) : null,
+            updated.length
+              ? [h("p", { class: "preview-lead" }, h("strong", {}, plural(updated.length, "object")), " stay and lose their link to what is deleted (nullify):"),
+                h("ul", { class: "id-groups nullify", dataset: { list: "nullify" } }, idList(updated, close))]
+              : null,
+            h("p", { class: "preview-note" }, "This preview ran the delete and rolled it back: it is exactly what will happen if nothing changes meanwhile.")));
+        const confirm = h("button", { type: "button", class: "btn btn-danger", dataset: { action: "confirm-delete" }, onclick: doDelete },
+          icon("trash"), `Delete ${plural(preview.deleted.length, "object")}`);
+        replace(actions, cancel, confirm);
+        confirm.focus();
+
+        async function doDelete() {
+          confirm.disabled = true;
+          try {
+            const result = await call("objects.delete", { id });
+            close();
+            app.toast(`Deleted ${plural(result.deleted.length, "object")}`);
+            app.refreshInfo();
+            app.go(tableHash(parseID(id).entity));
+          } catch (e) {
+            showRefusal(e);
+          }
+        }
+
+        function showRefusal(e) {
+          const d = (e instanceof RPCError && e.data) || {};
+          if (e instanceof RPCError && e.kind === "deleteDenied") {
+            const blocking = d.blocking || [];
+            replace(body, h("div", { class: "preview refused", dataset: { preview: "denied" } },
+              h("p", { class: "preview-lead" }, icon("warn"), "The delete is refused: relationship ",
+                h("code", {}, `${parseID(d.id)?.entity || ""}.${d.relationship}`), ` of ${d.id} has delete rule `, h("code", {}, "deny"),
+                ` and still holds ${plural(blocking.length, "object")}:`),
+              h("ul", { class: "id-groups", dataset: { list: "blocking" } }, idList(blocking, close)),
+              h("p", { class: "preview-note" }, "Delete those objects, or move them elsewhere, first. Nothing was deleted.")));
+          } else {
+            replace(body, h("div", { class: "preview refused", dataset: { preview: "error" } },
+              h("p", { class: "preview-lead" }, icon("warn"), e instanceof RPCError ? cleanMessage(e.message) : e.message),
+              h("p", { class: "preview-note" }, "Nothing was deleted.")));
+          }
+          replace(actions, h("button", { type: "button", class: "btn", onclick: close }, "Close"));
+        }
+      }
+
+      """),
+  EmbeddedAsset(
+    path: "views/filterbox.js",
+    contentType: "text/javascript; charset=utf-8",
+    etag: "2356641bb6bc7d1330d8797a7adca3bd",
+    encoding: .text,
+    content: """
+      // The filter box: a predicate in the predicate language (protocol.md, "Predicates"), and
+      // its syntax or schema error shown at the character the server names (data.offset, in
+      // Unicode scalars).
+
+      import { h, replace, icon } from "../dom.js";
+
+      /**
+       * A form with the predicate input; `onApply(text)` when submitted (Enter or Apply),
+       * `onApply("")` on Clear. Returns {element, showError(text, error), clearError(), setText(t)}.
+       */
+      export function filterBox(initial, onApply, { placeholder } = {}) {
+        const input = h("input", {
+          class: "filter-input",
+          type: "text",
+          name: "where",
+          value: initial || "",
+          spellcheck: "false",
+          autocomplete: "off",
+          "aria-label": "Filter predicate",
+          placeholder: placeholder || 'a predicate, e.g. done == NO AND title CONTAINS[c] "milk"',
+        });
+        const errorBox = h("div", { class: "filter-error", role: "alert", hidden: true });
+        const form = h("form", { class: "filter", onsubmit: (e) => { e.preventDefault(); onApply(input.value.trim()); } },
+          h("label", { class: "filter-label" }, icon("filter"), "where"),
+          input,
+          h("button", { type: "submit", class: "btn btn-primary" }, "Apply"),
+          h("button", { type: "button", class: "btn", onclick: () => { input.value = ""; clearError(); onApply(""); } }, "Clear"));
+        input.addEventListener("input", () => clearError());
+
+        function clearError() {
+          errorBox.hidden = true;
+          input.classList.remove("invalid");
+          input.removeAttribute("aria-invalid");
+          replace(errorBox);
+        }
+
+        /** Shows `error` (an RPCError of kind "predicate") against `text`, marking the token at its offset. */
+        function showError(text, error) {
+          const offset = error.data && Number.isInteger(error.data.offset) ? error.data.offset : null;
+          const message = cleanMessage(error.message);
+          input.classList.add("invalid");
+          input.setAttribute("aria-invalid", "true");
+          errorBox.hidden = false;
+          if (offset === null) {
+            replace(errorBox, h("div", { class: "filter-error-message" }, message));
+            return;
+          }
+          const chars = Array.from(text);
+          const at = Math.min(offset, chars.length);
+          let end = at;
+          while (end < chars.length && !/\\s/.test(chars[end]) && (end === at || !/[()]/.test(chars[end]))) end++;
+          if (end === at && at < chars.length) end = at + 1;
+          const before = chars.slice(0, at).join("");
+          const token = chars.slice(at, end).join("");
+          const after = chars.slice(end).join("");
+          replace(errorBox,
+            h("pre", { class: "filter-echo", "aria-label": `predicate with the error at character ${offset}` },
+              before,
+              h("mark", { class: ["error-mark", token ? null : "at-end"], dataset: { offset: String(offset) } }, token || " "),
+              after),
+            h("div", { class: "filter-error-message" },
+              h("span", {}, message),
+              h("span", { class: "filter-error-where" }, ` — at character ${offset}`)));
+          // Put the cursor on the token too (input offsets are UTF-16 units).
+          const from = before.length;
+          input.focus();
+          input.setSelectionRange(from, from + token.length);
+        }
+
+        return {
+          element: h("div", { class: "filter-box" }, form, errorBox),
+          input,
+          showError,
+          clearError,
+          setText(t) { input.value = t; },
+        };
+      }
+
+      /** "params.where: expected X (at character 10)" → "expected X". */
+      export function cleanMessage(message) {
+        return String(message).replace(/^params\\.\\w+(\\.[\\w[\\]]+)*: /, "").replace(/ \\(at character \\d+\\)$/, "");
+      }
+
+      """),
+  EmbeddedAsset(
+    path: "views/history.js",
+    contentType: "text/javascript; charset=utf-8",
+    etag: "6d80e49f7f2ebcdd1917989c89812956",
+    encoding: .text,
+    content: """
+      // The store's history (history.fetch): one transaction per commit, newest first, with
+      // its token, time, author and changes; filters by author and entity.
+
+      import { h, replace, icon, plural, formatCount } from "../dom.js";
+      import { call } from "../rpc.js";
+      import { formatDate } from "../values.js";
+      import { tableHash } from "./table.js";
+
+      const WANT = 30;
+      const IDS_SHOWN = 10;
+
+      /** Transactions with tokens in (lo, hi), oldest first, within `filters`. */
+      async function fetchRange(lo, hi, filters) {
+        const out = [];
+        let after = lo;
+        for (;;) {
+          const r = await call("history.fetch", { ...filters, after, limit: 200 });
+          const inRange = r.transactions.filter((t) => Number(t.token) < hi);
+          out.push(...inRange);
+          if (inRange.length < r.transactions.length || r.transactions.length < 200) return out;
+          after = Number(r.transactions[r.transactions.length - 1].token);
+        }
+      }
+
+      /**
+       * The newest `WANT` transactions with tokens below `before`, newest first. history.fetch
+       * reads forward from a token, so this reads windows backwards from `before`, doubling
+       * them while the filters leave them sparse.
+       */
+      async function newest(before, filters) {
+        const out = [];
+        let hi = before;
+        let span = WANT;
+        while (hi > 1 && out.length < WANT) {
+          const lo = Math.max(0, hi - 1 - span);
+          out.unshift(...(await fetchRange(lo, hi, filters)));
+          hi = lo + 1;
+          span *= 2;
+        }
+        return out.slice(-WANT).reverse();
+      }
+
+      export function render(main, route, app) {
+        const author = route.query.get("author") || "";
+        const entity = route.query.get("entity") || "";
+        const filters = {};
+        if (author) filters.author = author;
+        if (entity) filters.entities = [entity];
+        const list = h("div", { class: "history-list", id: "history-list" }, h("p", { class: "loading" }, "Reading the history…"));
+        const more = h("button", { type: "button", class: "btn", hidden: true }, "Older");
+        const summary = h("span", { class: "view-count" });
+        const authorInput = h("input", { type: "text", name: "author", value: author, placeholder: "any author", class: "small-input" });
+        const entitySelect = h("select", { name: "entity", class: "small-input" },
+          h("option", { value: "" }, "any entity"),
+          app.model.entities.map((e) => h("option", { value: e.name, selected: e.name === entity }, e.name)));
+        const go = () => {
+          const q = new URLSearchParams();
+          if (authorInput.value.trim()) q.set("author", authorInput.value.trim());
+          if (entitySelect.value) q.set("entity", entitySelect.value);
+          app.go(`#/history${q.toString() ? `?${q}` : ""}`);
+        };
+        main.append(h("section", { class: "view history-view" },
+          h("header", { class: "view-head" }, h("div", {}, h("h1", {}, "History"), h("p", { class: "view-sub" }, summary))),
+          h("form", { class: "filter history-filter", onsubmit: (e) => { e.preventDefault(); go(); } },
+            h("label", { class: "filter-label" }, icon("filter"), "author"), authorInput,
+            h("label", { class: "filter-label" }, "entity"), entitySelect,
+            h("button", { type: "submit", class: "btn btn-primary" }, "Show"),
+            h("button", { type: "button", class: "btn", onclick: () => { app.go("#/history"); } }, "Refresh")),
+          list,
+          h("div", { class: "pager" }, more)));
+
+        let disposed = false;
+        let oldest = null;
+        (async () => {
+          try {
+            const head = await call("history.fetch", { limit: 1 });
+            const last = Number(head.lastToken);
+            if (disposed) return;
+            if (last === 0) {
+              summary.textContent = "no transactions";
+              replace(list, h("div", { class: "notice" }, icon("history"), h("div", {},
+                h("strong", {}, "No history here."),
+                h("p", {}, app.coreData
+                  ? "A Core Data store opened in place has no ModelStore history: its app's commits are not recorded here."
+                  : "Nothing has been committed to this store with history yet (or it was purged)."))));
+              return;
+            }
+            const first = head.transactions.length ? Number(head.transactions[0].token) : last;
+            summary.textContent = `tokens ${formatCount(first)}–${formatCount(last)}`;
+            replace(list);
+            await page(last + 1);
+            more.onclick = () => page(oldest);
+          } catch (e) {
+            replace(list, h("p", { class: "error-text" }, e.message));
+          }
+        })();
+
+        async function page(before) {
+          more.disabled = true;
+          const got = await newest(before, filters);
+          if (disposed) return;
+          if (!got.length && !list.childElementCount) list.append(h("p", { class: "empty" }, "No transaction matches these filters."));
+          for (const t of got) list.append(transactionCard(t));
+          oldest = got.length ? Number(got[got.length - 1].token) : 1;
+          more.hidden = oldest <= 1 || got.length < WANT;
+          more.disabled = false;
+        }
+
+        return () => { disposed = true; };
+      }
+
+      function transactionCard(t) {
+        return h("article", { class: "tx", dataset: { token: String(t.token) } },
+          h("header", { class: "tx-head" },
+            h("span", { class: "tx-token" }, `#${t.token}`),
+            h("span", { class: "tx-time" }, formatDate(t.timestamp)),
+            t.author ? h("span", { class: "tx-author" }, t.author) : h("span", { class: "tx-author none" }, "no author")),
+          h("ul", { class: "tx-changes" }, t.changes.map(changeItem)));
+      }
+
+      function changeItem(c) {
+        if (c.op === "bulk") {
+          const what = c.kind === "migration" ? `migration ${c.from ?? "empty"} → ${c.to}` : `import (${c.mode || "insert"})`;
+          const counts = c.kind === "import" ? ` · ${formatCount(c.inserted ?? 0)} inserted, ${formatCount(c.updated ?? 0)} updated, ${formatCount(c.deleted ?? 0)} deleted` : "";
+          return h("li", { class: "change" }, h("span", { class: "op op-bulk" }, "bulk"), h("span", {}, what, counts),
+            c.entities ? h("span", { class: "change-entities" }, c.entities.join(", ")) : null);
+        }
+        const ids = c.ids || [];
+        return h("li", { class: "change" },
+          h("span", { class: ["op", `op-${c.op}`] }, c.op),
+          h("a", { class: "change-entity", href: tableHash(c.entity) }, c.entity),
+          c.keys && c.keys.length ? h("span", { class: "change-keys" }, c.keys.join(", "))
+            : c.op === "update" ? h("span", { class: "change-keys side-effect", title: "changed as the side effect of a change to another object (an inverse kept in step, a reference nullified)" }, "links") : null,
+          h("span", { class: "change-ids" },
+            ids.slice(0, IDS_SHOWN).map((id) => c.op === "delete"
+              ? h("span", { class: "id-chip gone", title: "deleted" }, id)
+              : h("a", { class: "id-chip", href: `#/o/${id}` }, id)),
+            ids.length > IDS_SHOWN ? h("span", { class: "id-more" }, `and ${plural(ids.length - IDS_SHOWN, "more", "more")}`) : null),
+          c.tombstone ? h("span", { class: "tombstone", title: "the deleted object's unique values" }, JSON.stringify(c.tombstone)) : null);
+      }
+
+      """),
+  EmbeddedAsset(
+    path: "views/migrations.js",
+    contentType: "text/javascript; charset=utf-8",
+    etag: "7905958e4b1453de16c6e2556be9c5c1",
+    encoding: .text,
+    content: """
+      // Migrations: the versions the store has held (migration.status), and what a new model
+      // would take: its changes and status (migration.status {schema}) and the dry run of its
+      // stages (migration.plan), without changing the store.
+
+      import { h, replace, icon, plural, formatCount } from "../dom.js";
+      import { call, RPCError, parseJSON } from "../rpc.js";
+      import { formatDate } from "../values.js";
+      import { cleanMessage } from "./filterbox.js";
+
+      const STATUS_TEXT = {
+        current: "The store already has this model.",
+        lightweight: "A lightweight migration applies it to the stored data as it is (checked by a dry run).",
+        blocked: "A lightweight migration would apply, but the stored data does not allow it yet.",
+        custom: "A change needs a custom migration stage.",
+        newer: "The store held this model and has moved past it.",
+        noSchema: "The store has no schema yet: the model would simply be installed.",
+      };
+
+      export function render(main, _route, app) {
+        const current = h("div", { class: "card" }, h("p", { class: "loading" }, "Reading the store's versions…"));
+        const input = h("textarea", {
+          class: "schema-input", id: "schema-input", rows: 8, spellcheck: "false",
+          placeholder: '{"version": "2", "entities": [ ... ]}  — a schema as model.define takes it (modelstore xcdatamodel prints one for a Core Data model)',
+        });
+        const file = h("input", { type: "file", accept: ".json,application/json", class: "file-input",
+          onchange: async () => { if (file.files[0]) input.value = await file.files[0].text(); } });
+        const result = h("div", { class: "migration-result", id: "migration-result" });
+        const check = h("button", { type: "submit", class: "btn btn-primary", dataset: { action: "check" } }, "Check");
+        const form = h("form", { class: "card", onsubmit: (e) => { e.preventDefault(); compare(); } },
+          h("h2", { class: "card-title" }, icon("migrate"), "What would a new model take?"),
+          h("p", { class: "card-sub" }, "Paste or load the new schema: the store is compared with it and the migration is planned by a dry run, which changes nothing."),
+          input,
+          h("div", { class: "form-row" }, h("label", { class: "btn file-label" }, "Load a file…", file), check),
+          result);
+        main.append(h("section", { class: "view migrations-view" },
+          h("header", { class: "view-head" }, h("div", {}, h("h1", {}, "Migrations"),
+            h("p", { class: "view-sub" }, app.coreData ? "A Core Data store opened in place: its versions are its app's." : "The store's schema versions, and what a new one would take."))),
+          current,
+          app.model.version === null ? null : form));
+
+        let currentSchema = null;
+        (async () => {
+          try {
+            const [status, got] = await Promise.all([call("migration.status"), call("model.get")]);
+            currentSchema = got.schema;
+            const rows = (status.history || []).slice().reverse();
+            replace(current,
+              h("h2", { class: "card-title" }, "Current version"),
+              status.version === null
+                ? h("p", {}, "This store has no schema yet.")
+                : [h("dl", { class: "facts" },
+                  h("dt", {}, "Version"), h("dd", { dataset: { field: "version" } }, status.version),
+                  h("dt", {}, "Hash"), h("dd", { class: "mono" }, status.hash),
+                  h("dt", {}, "Entities"), h("dd", {}, plural(Object.keys(status.entities || {}).length, "entity", "entities"))),
+                h("h3", { class: "subhead" }, plural(rows.length, "version"), " applied, newest first"),
+                h("table", { class: "grid compact" },
+                  h("thead", {}, h("tr", {}, h("th", {}, "version"), h("th", {}, "hash"), h("th", {}, "applied"))),
+                  h("tbody", {}, rows.map((v, i) => h("tr", { class: i === 0 ? "current-version" : null },
+                    h("td", {}, v.version, i === 0 ? h("span", { class: "tag" }, "current") : null),
+                    h("td", { class: "mono" }, `${v.hash.slice(0, 16)}…`),
+                    h("td", {}, formatDate(v.appliedAt))))))]);
+          } catch (e) {
+            replace(current, h("p", { class: "error-text" }, e.message));
+          }
+        })();
+
+        async function compare() {
+          let parsed;
+          try {
+            parsed = parseJSON(input.value);
+          } catch (e) {
+            replace(result, h("p", { class: "error-text" }, `The text is not JSON: ${e.message}`));
+            return;
+          }
+          // A schema, {schema}, a chain (array) or a plan {schemas, stages}.
+          const plan = Array.isArray(parsed) ? { schemas: parsed } : parsed && Array.isArray(parsed.schemas) ? parsed : null;
+          const schema = plan ? plan.schemas[plan.schemas.length - 1] : parsed && parsed.schema && parsed.schema.entities ? parsed.schema : parsed;
+          check.disabled = true;
+          replace(result, h("p", { class: "loading" }, "Comparing…"));
+          try {
+            const status = await call("migration.status", { schema });
+            const parts = [statusBlock(status)];
+            if (status.status !== "current" && status.status !== "newer" && status.status !== "noSchema") {
+              let chain = plan ? plan.schemas : [currentSchema, schema];
+              if (!plan && String(schema.version ?? "1") === String(currentSchema.version)) {
+                parts.push(h("p", { class: "notice notice-warn" }, icon("warn"),
+                  `The new schema has the store's version label (“${currentSchema.version}”): give it its own "version" to see the stage-by-stage plan.`));
+                chain = null;
+              }
+              if (chain) parts.push(await planBlock({ schemas: chain, stages: plan ? plan.stages || [] : [] }));
+              parts.push(await diagramBlock(schema));
+            }
+            replace(result, parts);
+          } catch (e) {
+            replace(result, h("p", { class: "error-text" }, e instanceof RPCError ? cleanMessage(e.message) : e.message));
+          } finally {
+            check.disabled = false;
+          }
+        }
+
+        return () => {
+          for (const url of drawings) URL.revokeObjectURL(url);
+          drawings.clear();
+        };
+      }
+
+      function statusBlock(status) {
+        const changes = status.changes || [];
+        const loss = status.dataLoss || [];
+        const reasons = status.reasons || [];
+        return h("div", { class: "status-block", dataset: { status: status.status } },
+          h("div", { class: "status-line" },
+            h("span", { class: ["pill", `pill-${status.status}`], id: "migration-status" }, status.status),
+            h("span", {}, STATUS_TEXT[status.status] || "")),
+          changes.length
+            ? h("ul", { class: "change-list" }, changes.map((c) => h("li", { class: ["change", c.mayLoseData && "may-lose"] },
+              h("span", { class: "change-kind" }, c.kind),
+              h("span", { class: "change-message" }, c.message),
+              c.lightweight ? null : h("span", { class: "tag tag-warn" }, "custom stage"),
+              c.mayLoseData ? h("span", { class: "tag tag-danger" }, "may lose data") : null)))
+            : null,
+          reasons.length ? h("div", { class: "reasons" }, h("h3", { class: "subhead" }, "Why"),
+            h("ul", {}, reasons.map((r) => h("li", {}, typeof r === "string" ? r : r.message || JSON.stringify(r))))) : null,
+          loss.length ? h("div", { class: "reasons loss" }, h("h3", { class: "subhead" }, "Data that would be lost"),
+            h("ul", {}, loss.map((r) => h("li", {}, r.message, r.count ? ` (${formatCount(r.count)})` : "")))) : null);
+      }
+
+      /** The diagrams' object URLs, released when the view goes. */
+      const drawings = new Set();
+
+      /**
+       * The two versions side by side, as model.diagram draws a migration (an SVG shown as an
+       * image); nothing when the server has no model.diagram or cannot draw (no Graphviz).
+       */
+      async function diagramBlock(schema) {
+        try {
+          const drawn = await call("model.diagram", { format: "svg", to: schema });
+          if (typeof drawn.text !== "string" || !drawn.text.includes("<svg")) return null;
+          const url = URL.createObjectURL(new Blob([drawn.text], { type: "image/svg+xml" }));
+          drawings.add(url);
+          return h("div", { class: "diagram migration-diagram", id: "migration-diagram" },
+            h("h3", { class: "subhead" }, "The two versions"),
+            h("img", { class: "diagram-image", src: url, alt: "The store's version and the new one side by side, the changes marked" }));
+        } catch {
+          return null;
+        }
+      }
+
+      async function planBlock(params) {
+        try {
+          const plan = await call("migration.plan", params);
+          return h("div", { class: "plan", id: "migration-plan" },
+            h("h3", { class: "subhead" }, `Plan: ${plan.from ?? "empty"} → ${plan.to}`, plan.dataLoss ? h("span", { class: "tag tag-danger" }, "drops data") : null),
+            plan.stages.length === 0 ? h("p", {}, "Nothing to do: the store is at the last version.") : null,
+            h("ol", { class: "stages" }, plan.stages.map((s) => h("li", { class: ["stage", `stage-${s.status}`] },
+              h("div", { class: "stage-head" },
+                h("span", { class: ["pill", `pill-${s.status}`] }, s.status),
+                h("strong", {}, `${s.from} → ${s.to}`), h("span", { class: "stage-kind" }, `${s.kind} stage`)),
+              s.steps.length
+                ? h("ul", { class: "steps" }, s.steps.map((st) => h("li", {}, h("code", {}, st.action), st.rows !== undefined ? h("span", { class: "rows" }, plural(st.rows, "row")) : null)))
+                : null,
+              (s.blockers || []).length
+                ? h("ul", { class: "blockers" }, s.blockers.map((b) => h("li", {}, icon("warn"), b.message || JSON.stringify(b))))
+                : null))),
+            h("p", { class: "hint" }, "Apply it from a shell: ", h("code", {}, "modelstore migrate --store STORE --to NEW.json"), " (a backup is written first)."));
+        } catch (e) {
+          return h("p", { class: "error-text" }, `The plan could not be made: ${e instanceof RPCError ? cleanMessage(e.message) : e.message}`);
+        }
+      }
+
+      """),
+  EmbeddedAsset(
+    path: "views/object.js",
+    contentType: "text/javascript; charset=utf-8",
+    etag: "dad2eea32a3074906867db37cdf31975",
+    encoding: .text,
+    content: """
+      // One object: its values in editors (checked by the server on save: a refused value is
+      // shown at its field and nothing is saved), its relationships as links, delete with a
+      // preview, and live updates when another process changes it.
+
+      import { h, replace, icon, plural } from "../dom.js";
+      import { call, RPCError } from "../rpc.js";
+      import { observe } from "../live.js";
+      import { parseID } from "../model.js";
+      import { editText, parseEdit, sameValue, quote, imageType, valueText } from "../values.js";
+      import { cleanMessage } from "./filterbox.js";
+      import { Labels } from "../labels.js";
+      import { tableHash, openToMany } from "./table.js";
+      import { openDeleteDialog } from "./delete.js";
+
+      const TYPE_HINTS = {
+        date: "ISO 8601, e.g. 2026-03-01T09:30:00Z",
+        uuid: "8-4-4-4-12 hexadecimal",
+        data: "base64",
+        decimal: "digits, e.g. 12.50",
+        url: "a URL",
+        json: "any JSON value",
+      };
+
+      export function render(main, route, app) {
+        const model = app.model;
+        const id = route.parts.join("/");
+        const parsed = parseID(id);
+        const section = h("section", { class: "view object-view", dataset: { id } });
+        main.append(section);
+        if (!parsed || !model.entity(parsed.entity)) {
+          replace(section, h("h1", {}, "Not an object"), h("p", {}, `“${id}” does not name an object of this store.`));
+          return null;
+        }
+        const state = { object: null, version: null, live: null, disposed: false, fields: new Map(), gone: false };
+        const banner = h("div", { class: "banner", role: "status", hidden: true });
+        const status = h("span", { class: "form-status", role: "status" });
+        const form = h("form", { class: "object-form", novalidate: true, onsubmit: (e) => { e.preventDefault(); save(); } });
+        const heading = h("h1", {});
+        const readOnly = app.readOnly;
+        const labels = new Labels(model);
+
+        replace(section,
+          h("nav", { class: "crumbs" }, h("a", { href: tableHash(parsed.entity) }, parsed.entity), h("span", { class: "crumb-sep" }, "/"), h("span", {}, id)),
+          h("header", { class: "view-head" },
+            heading,
+            readOnly ? h("span", { class: "badge badge-readonly" }, icon("lock"), "read-only")
+              : h("div", { class: "view-actions" },
+                h("button", { type: "button", class: "btn btn-danger", dataset: { action: "delete" }, onclick: () => openDeleteDialog(app, id) }, icon("trash"), "Delete…"))),
+          banner,
+          form);
+
+        load();
+
+        async function load() {
+          try {
+            const concrete = await call("objects.get", { id, withVersion: true, toMany: "count" });
+            await labels.load(labels.targetsOf(concrete._entity, [concrete])).catch(() => {});
+            if (state.disposed) return;
+            state.object = concrete;
+            state.version = concrete._version ?? null;
+            renderForm();
+            if (!state.live) follow(concrete._entity);
+          } catch (e) {
+            if (state.disposed) return;
+            if (e instanceof RPCError && e.kind === "notFound") {
+              replace(form, h("p", { class: "empty" }, `${id} does not exist: it was deleted, or never was.`));
+              replace(heading, id);
+            } else {
+              showBanner("error", e.message);
+            }
+          }
+        }
+
+        /** A live query on this one object: another process's change shows here. */
+        async function follow(entity) {
+          try {
+            state.live = await observe(
+              { entity, where: `SELF == ${quote(id)}`, toMany: "count" },
+              (change) => {
+                if (change.error) return;
+                if ((change.deleted || []).length && !(change.inserted || []).length) {
+                  state.gone = true;
+                  showBanner("warn", "Another process deleted this object.");
+                  for (const el of form.querySelectorAll("input, select, textarea, button")) el.disabled = true;
+                  return;
+                }
+                if (dirtyKeys().length) {
+                  showBanner("warn", "Another process changed this object. Your edits are kept; saving them will be refused until you reload.",
+                    h("button", { type: "button", class: "btn btn-small", onclick: () => { banner.hidden = true; load(); } }, "Reload"));
+                } else {
+                  load().then(() => section.classList.add("flash-once"));
+                }
+              });
+            if (state.disposed) state.live.unobserve();
+          } catch (e) {
+            console.warn("cannot follow the object", e);
+          }
+        }
+
+        function renderForm() {
+          const o = state.object;
+          const entity = o._entity;
+          const label = model.label(o);
+          replace(heading, label ? [label, h("span", { class: "heading-id" }, o._id)] : o._id);
+          state.fields = new Map();
+          const attrFields = model.attributes(entity).filter((a) => !a.transient).map((a) => attributeField(a, o[a.name]));
+          const oneFields = model.toOnes(entity).map((r) => toOneField(r, o[r.name]));
+          const manyFields = model.toManys(entity).map((r) => toManyField(r, o[r.name]));
+          replace(form,
+            h("div", { class: "form-main" },
+              h("h2", { class: "section-title" }, "Values"),
+              h("div", { class: "form-grid" }, attrFields)),
+            oneFields.length || manyFields.length
+              ? h("aside", { class: "form-side" },
+                h("h2", { class: "section-title" }, "Relationships"),
+                h("div", { class: "form-grid" }, oneFields, manyFields))
+              : null,
+            readOnly ? null : h("footer", { class: "form-actions" },
+              h("button", { type: "submit", class: "btn btn-primary", dataset: { action: "save" } }, "Save changes"),
+              h("button", { type: "button", class: "btn", onclick: () => { clearErrors(); renderForm(); status.textContent = ""; } }, "Revert"),
+              status,
+              state.version ? h("span", { class: "form-version", title: "the object's version (objects.update's ifVersion)" }, `version ${state.version}`) : null));
+        }
+
+        function fieldShell(key, meta, control, extra) {
+          const error = h("div", { class: "field-error", id: `err-${key}`, role: "alert" });
+          const el = h("div", { class: "field", dataset: { key } },
+            h("label", { class: "field-label", for: `f-${key}` }, h("span", { class: "field-name" }, key), h("span", { class: "field-meta" }, meta)),
+            h("div", { class: "field-control" }, control, extra),
+            error);
+          return { el, error };
+        }
+
+        function attributeField(a, value) {
+          const optional = a.optional;
+          let control;
+          const text = editText(value, a.type);
+          if (a.type === "bool") {
+            control = h("select", { id: `f-${a.name}`, name: a.name, disabled: readOnly },
+              h("option", { value: "true", selected: value === true }, "true"),
+              h("option", { value: "false", selected: value === false }, "false"),
+              optional ? h("option", { value: "null", selected: value === null }, "null") : null);
+          } else if (a.type === "json" || (a.type === "string" && (text.includes("\\n") || text.length > 90))) {
+            control = h("textarea", { id: `f-${a.name}`, name: a.name, rows: value === null ? 2 : a.type === "json" ? Math.min(8, text.split("\\n").length + 1) : 4, spellcheck: a.type === "string" ? "true" : "false", readonly: readOnly }, text);
+          } else {
+            control = h("input", { id: `f-${a.name}`, name: a.name, type: "text", value: text, spellcheck: "false", readonly: readOnly,
+              placeholder: TYPE_HINTS[a.type] || "", inputmode: /int|double|float|decimal/.test(a.type) ? "decimal" : null });
+          }
+          let nullBox = null;
+          if (optional && a.type !== "bool") {
+            nullBox = h("input", { type: "checkbox", class: "null-box", checked: value === null, disabled: readOnly, "aria-label": `${a.name} is null` });
+            control.disabled = value === null || (readOnly && control.tagName === "SELECT");
+            nullBox.addEventListener("change", () => { control.disabled = nullBox.checked; if (!nullBox.checked) control.focus(); });
+          }
+          const meta = [h("span", { class: "field-type" }, a.type), optional ? null : h("span", { class: "field-req" }, "required"), a.unique ? h("span", { class: "field-flag" }, "unique") : null];
+          const { el, error } = fieldShell(a.name, meta, control, nullBox ? h("label", { class: "null-label" }, nullBox, "null") : null);
+          if (a.type === "data" && value !== null) el.append(dataPreview(value));
+          state.fields.set(a.name, {
+            error,
+            el,
+            original: value,
+            read() {
+              if (nullBox && nullBox.checked) return { value: null };
+              if (a.type === "bool") return { value: control.value === "null" ? null : control.value === "true" };
+              return parseEdit(control.value, a.type);
+            },
+          });
+          return el;
+        }
+
+        /** What data holds: its size, and the picture when it is one (JPEG, PNG, GIF, WebP). */
+        function dataPreview(value) {
+          const image = imageType(value);
+          return h("div", { class: "data-preview" },
+            image ? h("img", { src: `data:${image};base64,${value}`, alt: "the image these bytes hold" }) : null,
+            h("span", { class: "data-size" }, valueText(value, "data")));
+        }
+
+        function toOneField(r, value) {
+          const targetID = typeof value === "string" ? value : null;
+          const label = targetID ? labels.get(targetID) : null;
+          const input = h("input", { id: `f-${r.name}`, name: r.name, type: "text", value: targetID || "", spellcheck: "false", readonly: readOnly,
+            placeholder: `${r.destination}/1, or empty for none` });
+          const link = targetID
+            ? h("a", { class: "rel-link", href: `#/o/${targetID}`, dataset: { rel: r.name } }, label ? h("span", { class: "rel-label" }, label) : null, " ", h("span", { class: "rel-id" }, targetID), " ", icon("arrow"))
+            : h("span", { class: "v-null" }, "none");
+          const meta = [h("span", { class: "field-type" }, `→ ${r.destination}`), r.optional === false ? h("span", { class: "field-req" }, "required") : null,
+            h("span", { class: "field-flag", title: "delete rule" }, r.deleteRule)];
+          const { el, error } = fieldShell(r.name, meta, readOnly ? null : input, h("div", { class: "rel-target" }, link));
+          state.fields.set(r.name, {
+            error,
+            el,
+            original: targetID,
+            read() {
+              const t = input.value.trim();
+              return { value: t === "" ? null : t };
+            },
+          });
+          return el;
+        }
+
+        function toManyField(r, count) {
+          const n = typeof count === "number" ? count : 0;
+          const meta = [h("span", { class: "field-type" }, `⇉ ${r.destination}`), r.ordered ? h("span", { class: "field-flag" }, "ordered") : null,
+            h("span", { class: "field-flag", title: "delete rule" }, r.deleteRule)];
+          const open = n
+            ? h("a", { class: "rel-link many", href: "#", dataset: { rel: r.name }, onclick: (e) => { e.preventDefault(); openToMany(app, id, r); } },
+              plural(n, "object"), " ", icon("arrow"))
+            : h("span", { class: "v-null" }, "none");
+          return fieldShell(r.name, meta, h("div", { class: "rel-target" }, open)).el;
+        }
+
+        function dirtyKeys() {
+          const out = [];
+          for (const [key, f] of state.fields) {
+            const v = f.read();
+            if (v.error || !sameValue(v.value, f.original)) out.push(key);
+          }
+          return out;
+        }
+
+        function clearErrors() {
+          for (const f of state.fields.values()) {
+            f.el.classList.remove("has-error");
+            replace(f.error);
+          }
+          banner.hidden = true;
+        }
+
+        function fieldError(key, message) {
+          const f = state.fields.get(key);
+          if (!f) return false;
+          f.el.classList.add("has-error");
+          replace(f.error, message);
+          return true;
+        }
+
+        async function save() {
+          if (state.gone) return;
+          clearErrors();
+          const values = {};
+          let clientErrors = 0;
+          for (const [key, f] of state.fields) {
+            const v = f.read();
+            if (v.error) {
+              fieldError(key, v.error);
+              clientErrors++;
+            } else if (!sameValue(v.value, f.original)) {
+              values[key] = v.value;
+            }
+          }
+          if (clientErrors) {
+            status.textContent = "Nothing was saved: fix the marked field.";
+            return;
+          }
+          if (!Object.keys(values).length) {
+            status.textContent = "No changes to save.";
+            return;
+          }
+          status.textContent = "Saving…";
+          try {
+            const params = { id, values, toMany: "count" };
+            if (state.version) params.ifVersion = state.version;
+            await call("objects.update", params);
+            status.textContent = "";
+            app.toast(`Saved ${id}`);
+            await load();
+          } catch (e) {
+            status.textContent = "Nothing was saved.";
+            showSaveError(e);
+          }
+        }
+
+        function showSaveError(e) {
+          if (!(e instanceof RPCError)) {
+            showBanner("error", e.message);
+            return;
+          }
+          const d = e.data;
+          const message = cleanMessage(e.message);
+          if (e.kind === "conflict") {
+            showBanner("warn", `Another process saved this object since you opened it (version ${d.actual} now, yours ${d.expected}). Nothing was saved.`,
+              h("button", { type: "button", class: "btn btn-small", onclick: () => { banner.hidden = true; load(); } }, "Reload"));
+            return;
+          }
+          const keys = [];
+          if (d.attribute) keys.push(d.attribute);
+          if (d.relationship && (d.id === undefined || d.id === id)) keys.push(d.relationship);
+          if (Array.isArray(d.attributes)) keys.push(...d.attributes);
+          const fromPath = typeof d.path === "string" && /^params\\.values\\.(\\w+)/.exec(d.path);
+          if (fromPath) keys.push(fromPath[1]);
+          const marked = [...new Set(keys)].filter((k) => fieldError(k, message));
+          if (!marked.length) showBanner("error", message);
+          else state.fields.get(marked[0]).el.querySelector("input, select, textarea")?.focus();
+        }
+
+        function showBanner(kind, text, action) {
+          banner.hidden = false;
+          banner.className = `banner banner-${kind}`;
+          replace(banner, icon("warn"), h("span", {}, text), action || null);
+        }
+
+        return () => {
+          state.disposed = true;
+          if (state.live) state.live.unobserve();
+        };
+      }
+
+      """),
+  EmbeddedAsset(
+    path: "views/overview.js",
+    contentType: "text/javascript; charset=utf-8",
+    etag: "a53aa418b15ff9223e0b471e918b7a32",
+    encoding: .text,
+    content: """
+      // The store at a glance: where it is, its format and schema, and its entities with counts.
+
+      import { h, formatCount, plural, icon } from "../dom.js";
+
+      export function render(main, _route, app) {
+        const info = app.info;
+        const counts = info.counts || {};
+        const total = Object.values(counts).reduce((a, b) => a + b, 0);
+        const facts = [
+          ["File", info.path || "in memory"],
+          ["Format", app.coreData ? "Core Data SQLite store, opened in place" : `ModelStore, format ${info.formatVersion}`],
+          ["Schema", info.schemaVersion === null ? "none yet" : `version ${info.schemaVersion}`],
+          ["Schema hash", info.schemaHash || "—"],
+          ["Size", `${formatCount(info.sizeBytes)} bytes`],
+          ["Access", app.readOnly ? "read-only: nothing can be changed here" : "read and write"],
+        ];
+        if (app.coreData && info.coreData) facts.push(["Core Data access", info.coreData.access]);
+
+        const cards = app.model.tree().map(({ entity }) => {
+          const attrs = app.model.attributes(entity.name).length;
+          const rels = app.model.relationships(entity.name).length;
+          return h("a", { class: "entity-card", href: `#/e/${encodeURIComponent(entity.name)}`, dataset: { entity: entity.name } },
+            h("div", { class: "entity-card-head" },
+              icon("table"),
+              h("span", { class: "entity-card-name" }, entity.name),
+              entity.parent ? h("span", { class: "entity-card-parent" }, `: ${entity.parent}`) : null),
+            h("div", { class: "entity-card-count" }, entity.abstract ? "abstract" : formatCount(counts[entity.name] ?? 0)),
+            h("div", { class: "entity-card-meta" }, `${plural(attrs, "attribute")} · ${plural(rels, "relationship")}`));
+        });
+
+        const warnings = (app.coreData && info.coreData && info.coreData.warnings) || [];
+        main.append(
+          h("section", { class: "view overview" },
+            h("header", { class: "view-head" },
+              h("div", {},
+                h("h1", {}, (info.path || "In-memory store").split("/").pop()),
+                h("p", { class: "view-sub" }, `${plural(total, "object")} in ${plural(Object.keys(counts).length, "entity", "entities")}`))),
+            h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
+            warnings.length
+              ? h("details", { class: "notes" },
+                h("summary", {}, plural(warnings.length, "note"), " from reading the Core Data store"),
+                h("ul", {}, warnings.map((w) => h("li", {}, typeof w === "string" ? w : w.message || JSON.stringify(w)))))
+              : null,
+            h("h2", { class: "section-title" }, "Entities"),
+            cards.length ? h("div", { class: "entity-grid" }, cards) : h("p", { class: "empty" }, "This store has no schema yet.")));
+      }
+
+      """),
+  EmbeddedAsset(
+    path: "views/schema.js",
+    contentType: "text/javascript; charset=utf-8",
+    etag: "0236c87416a6b26ba6fbe3d7380edf60",
+    encoding: .text,
+    content: """
+      // The schema: the diagram model.diagram draws (an SVG, shown as an image so nothing in it
+      // can run), and every entity with its attributes and relationships.
+
+      import { h, replace, icon } from "../dom.js";
+      import { call, RPCError } from "../rpc.js";
+      import { tableHash } from "./table.js";
+
+      export function render(main, _route, app) {
+        const model = app.model;
+        const diagram = h("div", { class: "diagram", id: "diagram" }, h("p", { class: "loading" }, "Drawing the diagram…"));
+        let objectURL = null;
+        main.append(h("section", { class: "view schema-view" },
+          h("header", { class: "view-head" },
+            h("div", {},
+              h("h1", {}, "Schema"),
+              h("p", { class: "view-sub" }, model.version === null ? "no schema yet" : `version ${model.version} · ${app.info.schemaHash || ""}`))),
+          diagram,
+          h("h2", { class: "section-title" }, "Entities"),
+          h("div", { class: "schema-grid" }, model.tree().map(({ entity }) => entityCard(model, entity)))));
+
+        (async () => {
+          try {
+            const result = await call("model.diagram", { format: "svg" });
+            const svg = diagramText(result);
+            if (!svg) throw new Error("model.diagram answered without an SVG text");
+            objectURL = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
+            replace(diagram, h("img", { class: "diagram-image", src: objectURL, alt: "Entity-relationship diagram of the schema" }),
+              h("a", { class: "diagram-open", href: objectURL, target: "_blank", rel: "noopener" }, "Open at full size"));
+          } catch (e) {
+            if (e instanceof RPCError && e.kind === "methodNotFound") {
+              replace(diagram, h("div", { class: "notice", dataset: { notice: "no-diagram" } }, icon("schema"),
+                h("div", {}, h("strong", {}, "No diagram from this server."),
+                  h("p", {}, "This modelstore has no model.diagram method yet; the entities below are read from model.get."))));
+            } else {
+              replace(diagram, h("div", { class: "notice notice-warn", dataset: { notice: "diagram-error" } }, icon("warn"),
+                h("div", {}, h("strong", {}, "The diagram could not be drawn."), h("p", {}, e.message))));
+            }
+          }
+        })();
+
+        return () => { if (objectURL) URL.revokeObjectURL(objectURL); };
+      }
+
+      /** The SVG text of model.diagram's result, whichever member carries it. */
+      function diagramText(result) {
+        if (typeof result === "string") return result;
+        if (!result || typeof result !== "object") return null;
+        for (const key of ["svg", "text", "diagram", "content", "data"]) {
+          if (typeof result[key] === "string" && result[key].includes("<svg")) return result[key];
+        }
+        return null;
+      }
+
+      function entityCard(model, entity) {
+        const own = new Set((entity.attributes || []).map((a) => a.name).concat((entity.relationships || []).map((r) => r.name)));
+        const attrs = model.attributes(entity.name);
+        const rels = model.relationships(entity.name);
+        return h("article", { class: "schema-card", dataset: { entity: entity.name } },
+          h("header", {},
+            h("a", { href: tableHash(entity.name), class: "schema-card-name" }, entity.name),
+            entity.parent ? h("span", { class: "schema-card-parent" }, ` : ${entity.parent}`) : null,
+            entity.abstract ? h("span", { class: "tag" }, "abstract") : null),
+          h("table", { class: "schema-props" },
+            attrs.map((a) => h("tr", { class: own.has(a.name) ? null : "inherited" },
+              h("td", { class: "prop-name" }, a.name),
+              h("td", { class: "prop-type" }, a.type, a.optional ? "?" : ""),
+              h("td", { class: "prop-flags" }, [a.unique && "unique", a.indexed && "indexed", a.transient && "transient",
+                a.default !== undefined && a.default !== null ? `= ${typeof a.default === "object" ? a.default.generate || JSON.stringify(a.default) : JSON.stringify(a.default)}` : null]
+                .filter(Boolean).join(" · ")))),
+            rels.map((r) => h("tr", { class: ["rel", own.has(r.name) ? null : "inherited"] },
+              h("td", { class: "prop-name" }, r.name),
+              h("td", { class: "prop-type" }, r.toMany ? "⇉ " : "→ ", h("a", { href: tableHash(r.destination) }, r.destination), r.toMany ? "" : r.optional === false ? "" : "?"),
+              h("td", { class: "prop-flags" }, [r.inverse ? `inverse ${r.inverse}` : "no inverse", r.deleteRule, r.ordered && "ordered",
+                r.min ? `min ${r.min}` : null, r.max ? `max ${r.max}` : null].filter(Boolean).join(" · "))))));
+      }
+
+      """),
+  EmbeddedAsset(
+    path: "views/table.js",
+    contentType: "text/javascript; charset=utf-8",
+    etag: "2bcafff84dc760a7c138943428ef8253",
+    encoding: .text,
+    content: """
+      // One entity's objects as a table: sorting by a column, a predicate filter, keyset paging
+      // (keyset.js), relationship links, and live updates (the page is a live query).
+
+      import { h, replace, icon, formatCount, plural, debounce } from "../dom.js";
+      import { call, RPCError } from "../rpc.js";
+      import { observe, applyChange, touchedIDs } from "../live.js";
+      import { readPage, cursorOf, sortParam } from "../keyset.js";
+      import { valueNode, literal } from "../values.js";
+      import { filterBox, cleanMessage } from "./filterbox.js";
+      import { Labels } from "../labels.js";
+      import { keyName } from "../model.js";
+
+      export const PAGE_SIZE = 50;
+
+      /** The hash of an entity's table, with a filter and a sort ("key" or "-key"). */
+      export function tableHash(entity, where, sort) {
+        const q = new URLSearchParams();
+        if (where) q.set("where", where);
+        if (sort) q.set("sort", sort);
+        const s = q.toString();
+        return `#/e/${encodeURIComponent(entity)}${s ? `?${s}` : ""}`;
+      }
+
+      /** The columns of `entity`'s table: id, entity (with sub-entities), attributes, to-ones, to-manys. */
+      function columnsOf(model, entity) {
+        const cols = [{ key: "_id", kind: "id", label: "id", sortable: true }];
+        if (model.family(entity).length > 1) cols.push({ key: "_entity", kind: "entity", label: "entity", sortable: false });
+        for (const a of model.attributes(entity)) {
+          if (a.transient) continue;
+          cols.push({ key: a.name, kind: "attr", type: a.type, label: a.name, sortable: model.sortable(entity, a.name) });
+        }
+        for (const r of model.toOnes(entity)) cols.push({ key: r.name, kind: "toOne", rel: r, label: r.name, sortable: true });
+        for (const r of model.toManys(entity)) cols.push({ key: r.name, kind: "toMany", rel: r, label: r.name, sortable: false });
+        return cols;
+      }
+
+      /** A predicate on `entity`'s own attributes, for the filter box's placeholder. */
+      function examplePredicate(model, entity) {
+        const attrs = model.attributes(entity).filter((a) => !a.transient);
+        const parts = [];
+        const bool = attrs.find((a) => a.type === "bool");
+        const number = attrs.find((a) => /^(int|int16|int32|int64|double|float)$/.test(a.type));
+        const text = attrs.find((a) => a.type === "string");
+        if (bool) parts.push(`${keyName(bool.name)} == NO`);
+        if (number && parts.length < 2) parts.push(`${keyName(number.name)} >= 2`);
+        if (text && parts.length < 2) parts.push(`${keyName(text.name)} CONTAINS[c] "a"`);
+        return parts.length ? `a predicate, e.g. ${parts.join(" AND ")}  ·  press / to come here` : "a predicate";
+      }
+
+      /** "title" / "-title" → {key, ascending, type}; null for the default order (by key) or an unknown key. */
+      function parseSort(text, model, entity) {
+        if (!text) return null;
+        const ascending = !text.startsWith("-");
+        const key = ascending ? text : text.slice(1);
+        if (key === "_id") return null;
+        if (!model.sortable(entity, key)) return null;
+        const p = model.property(entity, key);
+        return { key, ascending, type: p.type || "toOne" };
+      }
+
+      export function render(main, route, app) {
+        const model = app.model;
+        const entityName = route.parts[0];
+        const entity = model.entity(entityName);
+        if (!entity) {
+          main.append(h("section", { class: "view" }, h("h1", {}, "No such entity"),
+            h("p", {}, `The store's schema has no entity named “${entityName}”.`)));
+          return null;
+        }
+        const filter = (route.query.get("where") || "").trim();
+        const sort = parseSort(route.query.get("sort"), model, entityName);
+        const columns = columnsOf(model, entityName);
+        const hasToMany = model.toManys(entityName).length > 0;
+        const labels = new Labels(model);
+
+        // pages: the cursor each page starts after (null: the first); runs: the page's live
+        // queries (keyset.js: one, or two where the page crosses from values to nils).
+        const state = { pages: [null], index: 0, rows: [], runs: [], disposed: false, flash: new Set(), count: null, loads: 0 };
+
+        // -- layout
+        const countEl = h("span", { class: "view-count", id: "table-count" }, "counting…");
+        const box = filterBox(filter, (text) => app.go(tableHash(entityName, text, route.query.get("sort"))),
+          { placeholder: examplePredicate(model, entityName) });
+        const banner = h("div", { class: "banner banner-error", role: "alert", hidden: true });
+        const thead = h("thead");
+        const tbody = h("tbody");
+        const tableEl = h("table", { class: "grid", dataset: { entity: entityName } }, thead, tbody);
+        const pagerInfo = h("span", { class: "pager-info" });
+        const timing = h("span", { class: "pager-timing" });
+        const firstBtn = h("button", { class: "btn", type: "button", onclick: () => goPage(0) }, "First");
+        const prevBtn = h("button", { class: "btn", type: "button", onclick: () => goPage(state.index - 1) }, "Previous");
+        const nextBtn = h("button", { class: "btn", type: "button", dataset: { action: "next" }, onclick: () => goNext() }, "Next", icon("arrow"));
+
+        const parentNote = entity.parent ? h("span", { class: "view-sub-item" }, "inherits from ", h("a", { href: tableHash(entity.parent) }, entity.parent)) : null;
+        const subs = model.children(entityName);
+        main.append(h("section", { class: "view table-view" },
+          h("header", { class: "view-head" },
+            h("div", {},
+              h("h1", {}, entityName, entity.abstract ? h("span", { class: "tag" }, "abstract") : null),
+              h("p", { class: "view-sub" }, countEl,
+                parentNote ? [" · ", parentNote] : null,
+                subs.length ? [" · sub-entities ", subs.map((s, i) => [i ? ", " : "", h("a", { href: tableHash(s.name) }, s.name)])] : null))),
+          box.element,
+          banner,
+          h("div", { class: "table-wrap" }, tableEl),
+          h("footer", { class: "pager" }, pagerInfo, timing, h("span", { class: "pager-buttons" }, firstBtn, prevBtn, nextBtn))));
+
+        renderHead();
+        // The count after the first page: the rows come first, and the session answers one at a time.
+        load().then(refreshCount);
+
+        // -- header and sorting
+
+        function renderHead() {
+          replace(thead, h("tr", {}, columns.map((c) => {
+            const active = (c.key === "_id" && !sort) || (sort && sort.key === c.key);
+            const dir = active ? (sort ? (sort.ascending ? "ascending" : "descending") : "ascending") : "none";
+            const typeNote = c.kind === "attr" ? c.type : c.kind === "toOne" ? `→ ${c.rel.destination}` : c.kind === "toMany" ? `⇉ ${c.rel.destination}` : "";
+            const content = [h("span", { class: "col-name" }, c.label), typeNote ? h("span", { class: "col-type" }, typeNote) : null,
+              active ? h("span", { class: "sort-mark", "aria-hidden": "true" }, dir === "descending" ? "▼" : "▲") : null];
+            return h("th", { scope: "col", "aria-sort": c.sortable ? dir : null, class: [c.kind, active && "sorted"], dataset: { key: c.key } },
+              c.sortable ? h("button", { type: "button", class: "sort-button", onclick: () => cycleSort(c) }, content) : content);
+          })));
+        }
+
+        function cycleSort(c) {
+          // By id is the default order (ascending keys, which also break every tie); any other
+          // column goes ascending, descending, then back to the default.
+          let next = null;
+          if (c.key !== "_id") {
+            if (!sort || sort.key !== c.key) next = c.key;
+            else if (sort.ascending) next = `-${c.key}`;
+          }
+          app.go(tableHash(entityName, filter, next));
+        }
+
+        // -- reading pages
+
+        function baseParams() {
+          const params = { entity: entityName };
+          if (sort) params.sort = sortParam(sort);
+          if (hasToMany) params.toMany = "count";
+          return params;
+        }
+
+        /** Ends the page's live queries; resolves when the server has. */
+        function unobserveAll() {
+          const ending = state.runs.filter((run) => run.live).map((run) => run.live.unobserve());
+          state.runs = [];
+          return Promise.all(ending);
+        }
+
+        async function load() {
+          const runs = [];
+          const ending = unobserveAll();
+          state.runs = runs;
+          tableEl.classList.add("busy");
+          const started = performance.now();
+          // The old page's subscriptions end before the new page's start: the session answers
+          // one message at a time, and two requests in flight at once cost more than two in a row.
+          await ending;
+          try {
+            await readPage(filter, sort, state.pages[state.index], PAGE_SIZE, async (where, limit) => {
+              const run = { live: null, rows: [] };
+              runs.push(run);
+              const params = { ...baseParams(), limit };
+              if (where) params.where = where;
+              run.live = await observe(params, (change) => onChange(run, change));
+              if (state.disposed || state.runs !== runs) run.live.unobserve();
+              run.rows = run.live.objects;
+              return run.live;
+            });
+            if (state.disposed || state.runs !== runs) return;
+            const ms = performance.now() - started;
+            state.rows = pageRows();
+            state.failed = false;
+            state.flash = new Set();
+            timing.textContent = `${Math.round(ms)} ms`;
+            timing.dataset.ms = String(ms);
+            timing.title = sort && !model.indexed(entityName, sort.key)
+              ? `time to read this page; ${sort.key} has no index, so each page sorts every matching row (an index on it makes pages instant)`
+              : "time to read this page";
+            // Each page read is numbered, so a test (or a measurement) can wait for the next one.
+            tableEl.dataset.loads = String(++state.loads);
+            banner.hidden = true;
+            renderRows();
+            performance.mark("studio:rows");
+            showLabels();
+          } catch (e) {
+            if (state.disposed || state.runs !== runs) return;
+            unobserveAll();
+            if (e instanceof RPCError && e.kind === "predicate" && state.index === 0) box.showError(filter, e);
+            else showBanner(e);
+            state.failed = true;
+            state.rows = [];
+            renderRows();
+          } finally {
+            tableEl.classList.remove("busy");
+          }
+        }
+
+        /** Reads the labels of the rows' to-one targets, then shows them. */
+        function showLabels() {
+          labels.load(labels.targetsOf(entityName, state.rows)).then(() => { if (!state.disposed) renderRows(); }, () => {
+            // Labels are a reading aid: without them the ids are shown.
+          });
+        }
+
+        /** The page's rows: its runs one after the other (each run's rows all come before the next's). */
+        function pageRows() {
+          return state.runs.flatMap((run) => run.rows).slice(0, PAGE_SIZE + 1);
+        }
+
+        function goPage(i) {
+          if (i < 0 || i >= state.pages.length) return;
+          state.pages.length = i + 1;
+          state.index = i;
+          load();
+        }
+
+        function goNext() {
+          if (state.rows.length <= PAGE_SIZE) return;
+          state.pages.push(cursorOf(state.rows[PAGE_SIZE - 1], sort));
+          state.index += 1;
+          load();
+        }
+
+        function onChange(run, change) {
+          if (!state.runs.includes(run)) return;
+          if (change.error) {
+            // The subscription ended (a migration changed the schema, say): read the model again.
+            showBanner(new Error(`Live updates stopped: ${change.error.message || change.error}`),
+              h("button", { type: "button", class: "btn btn-small", onclick: () => app.reload() }, "Reload"));
+            return;
+          }
+          run.rows = applyChange(run.rows, change);
+          state.rows = pageRows();
+          state.flash = touchedIDs(change);
+          renderRows();
+          showLabels();
+          refreshCountSoon();
+        }
+
+        // -- counting
+
+        async function refreshCount() {
+          try {
+            const params = { entity: entityName };
+            if (filter) params.where = filter;
+            const { count } = await call("query.count", params);
+            if (state.disposed) return;
+            state.count = count;
+            countEl.textContent = filter ? `${plural(count, "object")} ${count === 1 ? "matches" : "match"}` : plural(count, "object");
+            countEl.dataset.count = String(count);
+            renderPager();
+          } catch (e) {
+            if (!state.disposed) countEl.textContent = e instanceof RPCError && e.kind === "predicate" ? "filter error" : "count unavailable";
+          }
+        }
+        const refreshCountSoon = debounce(refreshCount, 300);
+
+        // -- rows
+
+        function renderRows() {
+          const rows = state.rows.slice(0, PAGE_SIZE);
+          if (!rows.length) {
+            const why = state.failed ? "The objects cannot be read: see the message above."
+              : filter ? "No objects match this filter." : state.index ? "No more objects." : `No ${entityName} objects yet.`;
+            replace(tbody, h("tr", { class: "empty-row" }, h("td", { colspan: columns.length }, why)));
+          } else {
+            replace(tbody, rows.map((o) => h("tr", { dataset: { id: o._id }, class: state.flash.has(o._id) ? "flash" : null },
+              columns.map((c) => h("td", { class: c.kind === "attr" ? `t-${c.type}` : c.kind }, cell(o, c))))));
+          }
+          renderPager();
+        }
+
+        function renderPager() {
+          const shown = Math.min(state.rows.length, PAGE_SIZE);
+          const first = state.index * PAGE_SIZE + 1;
+          const total = state.count === null ? "" : ` of ${formatCount(state.count)}`;
+          pagerInfo.textContent = shown ? `rows ${formatCount(first)}–${formatCount(first + shown - 1)}${total}` : total ? `0${total}` : "";
+          firstBtn.disabled = state.index === 0;
+          prevBtn.disabled = state.index === 0;
+          nextBtn.disabled = state.rows.length <= PAGE_SIZE;
+        }
+
+        function cell(o, c) {
+          const v = o[c.key];
+          switch (c.kind) {
+            case "id":
+              return h("a", { class: "id-link", href: `#/o/${o._id}` }, o._id);
+            case "entity":
+              return h("span", { class: "entity-name" }, o._entity);
+            case "attr":
+              return valueNode(v, c.type, { limit: 60, compact: true });
+            case "toOne":
+              return toOneLink(v);
+            case "toMany":
+              return toManyLink(o, c.rel, v);
+            default:
+              return String(v);
+          }
+        }
+
+        function toOneLink(id) {
+          if (id === null || id === undefined) return valueNode(null);
+          const label = labels.get(id);
+          return h("a", { class: "rel-link", href: `#/o/${id}`, title: id }, label ? [h("span", { class: "rel-label" }, label), " "] : null, h("span", { class: "rel-id" }, id));
+        }
+
+        function toManyLink(o, r, count) {
+          const n = typeof count === "number" ? count : 0;
+          if (!n) return h("span", { class: "v-null" }, "0");
+          return h("a", { class: "rel-link many", href: "#", onclick: (e) => { e.preventDefault(); openToMany(app, o._id, r); } }, plural(n, "object"), " ", icon("arrow"));
+        }
+
+        function showBanner(e, action) {
+          banner.hidden = false;
+          replace(banner, icon("warn"), h("span", {}, e instanceof RPCError ? cleanMessage(e.message) : e.message), action || null);
+        }
+
+        return () => {
+          state.disposed = true;
+          unobserveAll();
+        };
+      }
+
+      /**
+       * Opens the objects of to-many `r` of object `id` as a filtered table of its destination:
+       * through the inverse when there is one, else by the ids it holds.
+       */
+      export async function openToMany(app, id, r) {
+        const byInverse = app.model.toManyPredicate(r, id);
+        if (byInverse) {
+          app.go(tableHash(r.destination, byInverse));
+          return;
+        }
+        try {
+          const object = await call("objects.get", { id, toMany: "ids" });
+          const ids = object[r.name] || [];
+          app.go(tableHash(r.destination, ids.length ? `SELF IN {${ids.map(literal).join(", ")}}` : "FALSEPREDICATE"));
+        } catch (e) {
+          app.toast(e.message, "error");
+        }
+      }
+
+      """),
 ]

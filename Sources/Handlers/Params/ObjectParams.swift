@@ -61,7 +61,11 @@ struct ObjectsDeleteParams: MethodParams {
   static let shape = ParamShape(describing: Self.self)
   typealias Result = DeletedIDsResult
   let id: String
-  init(_ r: ParamReader) throws { id = try r.require("id") }
+  let dryRun: Bool
+  init(_ r: ParamReader) throws {
+    id = try r.require("id")
+    dryRun = try r.read("dryRun") ?? false
+  }
 }
 
 /// `objects.get`: exactly one of `id` and `ids`.

@@ -21,6 +21,7 @@ final class PostgresDatabase: StoreDatabase {
   var isShared: Bool { true }
   var engineName: String { "PostgreSQL" }
   var callsSwiftFunctions: Bool { false }
+  var attachesSQLiteFiles: Bool { false }
 
   /// True when `location` names a PostgreSQL store rather than a file (it begins with
   /// `postgresql:` or `postgres:`).
@@ -116,8 +117,16 @@ final class PostgresDatabase: StoreDatabase {
       """
   }
 
-  /// Nothing to set: the connection set its session (search path, lock timeout) itself.
-  func configure(readOnly: Bool) throws {}
+  /// The store's SQL functions (`ms_fold`, `ms_regexp`, `ms_bucket`: the dialect's
+  /// `storeSetupStatements`), made or replaced under the write lock by every server that
+  /// opens the store for writing, so that they are this version's; the session itself
+  /// (search path, lock timeout) the connection set when it connected.
+  func configure(readOnly: Bool) throws {
+    guard !readOnly else { return }
+    try postgres.inTransaction {
+      for statement in postgres.dialect.storeSetupStatements(folding: TextFolding.table) { try postgres.execute(statement) }
+    }
+  }
 
   // MARK: - Other connections' changes
 
