@@ -30,6 +30,7 @@ extension PostgresConnection {
   /// (running the cancellation probe while it waits) and returns the command's last one,
   /// or throws the first failure.
   func exchange(_ command: Command, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
+    if snapshotCommitSent { try readSnapshotCommit() }
     let controls = pendingControl.flatMap(\.statements)
     pendingControl = []
     roundTrips &+= 1
@@ -47,6 +48,12 @@ extension PostgresConnection {
       }
       return try pipeline(controls, send, sql: sql, interruptible: interruptible)
     }
+  }
+
+  /// Reads the answer to a read snapshot's COMMIT (`readingOneSnapshot`).
+  func readSnapshotCommit() throws {
+    snapshotCommitSent = false
+    if let r = try collect(commands: 1, sql: "COMMIT", interruptible: false) { PQclear(r) }
   }
 
   /// `controls` (statements without parameters) and the command `send` sends, in one

@@ -29,8 +29,10 @@ extension PostgresConnection {
   /// has rolled back whatever was open); a transaction whose opening is still queued is open.
   public var isAutocommit: Bool { serverIsIdle && !beginIsPending }
 
-  /// The server has no transaction open for this connection.
+  /// The server has no transaction open for this connection (a read snapshot's COMMIT on
+  /// its way ends the snapshot's).
   var serverIsIdle: Bool {
+    if snapshotCommitSent { return true }
     let status = PQtransactionStatus(handle)
     return status == PQTRANS_IDLE || status == PQTRANS_UNKNOWN
   }
@@ -168,7 +170,15 @@ extension PostgresConnection {
     let result: T
     do {
       result = try body()
-      if beginIsPending { pendingControl = [] } else { try simple("COMMIT") }
+      if beginIsPending {
+        pendingControl = []
+      } else {
+        // Sent without waiting for its answer (read before the next command): a read-only
+        // transaction's COMMIT cannot lose anything, and the reply need not wait for it.
+        guard PQsendQuery(handle, "COMMIT") == 1 else { throw failure(nil, sql: "COMMIT") }
+        server.unnamedOwner = nil
+        snapshotCommitSent = true
+      }
     } catch {
       if beginIsPending { pendingControl = [] } else if !serverIsIdle { _ = try? simple("ROLLBACK") }
       transactionFailed = false

@@ -74,6 +74,9 @@ public final class PostgresConnection: DatabaseConnection {
   var undoneLevels: Set<Int> = []
   /// A read snapshot (`readingOneSnapshot`) is open.
   var snapshotOpen = false
+  /// A read snapshot's COMMIT was sent and its answer is still to be read
+  /// (`readSnapshotCommit`, before the next command).
+  var snapshotCommitSent = false
   /// Transaction control queued for the next round trip (PostgresConnection+Transactions).
   var pendingControl: [PendingControl] = []
 
@@ -274,6 +277,7 @@ public final class PostgresConnection: DatabaseConnection {
     server.unnamedOwner = nil
     server.pendingDeallocation = []
     transactionFailed = false
+    snapshotCommitSent = false
     try setUpSession()
   }
 

@@ -50,10 +50,13 @@ final class TransactionTests: XCTestCase {
         try db.commit()
       }, 3)
     XCTAssertEqual(try values(db), [1])
-    // A snapshot: none without statements, one more than its statements with them.
+    // A snapshot: none without statements; with them, as many as its statements (its COMMIT
+    // is answered in the next round trip).
     XCTAssertEqual(try trips { XCTAssertEqual(try db.readingOneSnapshot { 7 }, 7) }, 0)
-    XCTAssertEqual(try trips { _ = try db.readingOneSnapshot { try values(db) } }, 2)
+    XCTAssertEqual(try trips { _ = try db.readingOneSnapshot { try values(db) } }, 1)
     XCTAssertTrue(db.isAutocommit)
+    XCTAssertEqual(try trips { _ = try db.readingOneSnapshot { (try values(db), try values(db)) } }, 2)
+    XCTAssertEqual(try values(db), [1], "the next statement reads the COMMIT's answer first")
   }
 
   func testLevelsNestAsSavepoints() throws {
