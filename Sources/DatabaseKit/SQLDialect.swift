@@ -39,6 +39,12 @@ public protocol SQLDialect: Sendable {
   /// `key` columns match. Names are quoted already.
   func insertReplacing(into table: String, columns: [String], key: [String]) -> String
 
+  /// True when a statement that fails (a uniqueness refused) leaves the whole transaction
+  /// unusable until it rolls back (PostgreSQL), rather than failing alone (SQLite): the
+  /// engine then runs the statements whose failure it reports with more statements (which
+  /// object holds the value) inside a savepoint of their own.
+  var failedStatementAbortsTransaction: Bool { get }
+
   // MARK: Parameters and values
 
   /// A bound parameter (`placeholder`, `?` or `?N`) holding `value`'s class, typed where
@@ -57,6 +63,9 @@ public protocol SQLDialect: Sendable {
   func castToReal(_ expression: String) -> String
   /// `expression` as text (`CAST(x, 'NSString')`).
   func castToText(_ expression: String) -> String
+  /// A text `expression` the engine builds (not a column's) that sorts by code point, as
+  /// the columns do (`columnDefinition`).
+  func textByCodePoint(_ expression: String) -> String
   /// `a / b` as doubles (`a` converted), NULL when `b` is 0.
   func divide(_ a: String, _ b: String) -> String
   /// The larger of two values, neither of them NULL (SQLite's two-argument `max`).

@@ -21,6 +21,14 @@ public enum ErrorCodes {
   /// Kinds only the transport raises.
   public static let hookFailed = -32014
 
+  /// A method or param a restricted transport does not allow (`MethodPolicy`: a file
+  /// path, or `store.open`, `shutdown`, `exit` in `modelstore studio`).
+  public static let notAllowed = -32016
+
+  static func notAllowed(_ message: String, _ data: JSONObject) -> RPCError {
+    RPCError(code: notAllowed, message: message, kind: "notAllowed", data: data)
+  }
+
   /// A client's migration hook answered with an error.
   static func hookFailed(_ message: String, _ data: JSONObject) -> RPCError {
     RPCError(code: hookFailed, message: message, kind: "hookFailed", data: data)

@@ -29,6 +29,10 @@ extension PostgresDialect {
     return literal(value)
   }
 
+  /// After an error, PostgreSQL refuses every statement of the transaction but ROLLBACK
+  /// (to a savepoint).
+  public var failedStatementAbortsTransaction: Bool { true }
+
   // MARK: Parameters and values
 
   /// Typed by the value's class: PostgreSQL infers an untyped parameter's type from its
@@ -54,6 +58,9 @@ extension PostgresDialect {
   public func castToReal(_ expression: String) -> String { "CAST(\(expression) AS double precision)" }
 
   public func castToText(_ expression: String) -> String { "CAST(\(expression) AS text)" }
+
+  /// Text built in SQL has the database's default collation, which need not be `C`.
+  public func textByCodePoint(_ expression: String) -> String { "(\(expression) COLLATE \"C\")" }
 
   /// PostgreSQL raises "division by zero" where SQLite gives NULL.
   public func divide(_ a: String, _ b: String) -> String { "\(castToReal(a)) / NULLIF(\(b), 0)" }
@@ -104,11 +111,13 @@ extension PostgresDialect {
   }
 
   /// `uuid`'s text is lowercase; the wire's is uppercase.
-  public func uuidText(_ column: String) -> String { "upper(CAST(\(column) AS text))" }
+  public func uuidText(_ column: String) -> String { textByCodePoint("upper(CAST(\(column) AS text))") }
 
   public func uuidFromText(_ expression: String) -> String { "CAST(\(expression) AS uuid)" }
 
-  public func dateBucket(_ seconds: String, unit: String, zone: String) -> String { "ms_bucket(\(seconds), \(unit), \(zone))" }
+  public func dateBucket(_ seconds: String, unit: String, zone: String) -> String {
+    textByCodePoint("ms_bucket(\(seconds), \(unit), \(zone))")
+  }
 
   // MARK: Lists
 

@@ -37,6 +37,8 @@ public struct SQLiteDialect: SQLDialect {
     "INSERT OR REPLACE INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
   }
 
+  public var failedStatementAbortsTransaction: Bool { false }
+
   // MARK: Parameters and values
 
   /// SQLite compares by storage class, whatever the context: a parameter needs no type.
@@ -53,6 +55,8 @@ public struct SQLiteDialect: SQLDialect {
   public func castToReal(_ expression: String) -> String { "CAST(\(expression) AS REAL)" }
 
   public func castToText(_ expression: String) -> String { "CAST(\(expression) AS TEXT)" }
+
+  public func textByCodePoint(_ expression: String) -> String { expression }
 
   /// SQLite's division by zero is NULL.
   public func divide(_ a: String, _ b: String) -> String { "\(castToReal(a)) / \(b)" }

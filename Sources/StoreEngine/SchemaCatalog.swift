@@ -79,7 +79,7 @@ final class SchemaCatalog {
     entityCodes = codes
     plans = [:]
     readPlans = [:]
-    for m in g.ordered { plans[m.name] = EntityPlan(model: m, graph: g, codes: codes) }
+    for m in g.ordered { plans[m.name] = EntityPlan(model: m, graph: g, codes: codes, dialect: connection.dialect) }
     for m in g.ordered where m.isRoot {
       readPlans[m.name] = ReadPlan(root: m, graph: g, plans: plans, codes: codes, dialect: connection.dialect)
     }

@@ -26,6 +26,7 @@ enum CommandHelp {
       modelstore import-coredata STORE [--model PATH] --store OUT   copy a Core Data SQLite store into a ModelStore file
       modelstore xcdatamodel PATH [--audit | --generate TARGET [--out DIR]] [--report]   read a Core Data model
       modelstore protocol --json                              print the protocol description (protocol.json)
+      modelstore studio --store PATH [--read-only] [--port N] [--open]   browse a store in a local web page
       modelstore --version | --help | help COMMAND
 
     Every command takes --help. Long work (import, export, migrate, upgrade,
@@ -202,6 +203,32 @@ enum CommandHelp {
 
       EXAMPLE
         modelstore import-coredata Tasks.sqlite --store tasks.store
+
+      """
+    ),
+    "studio": (
+      "browse, query and edit a store in a local web page",
+      """
+      USAGE
+        modelstore studio --store PATH [--format coredata] [--read-only] [--port N] [--open]
+
+      Serves the store to a web page on 127.0.0.1 only, until Ctrl-C (SIGINT) or SIGTERM.
+      Prints the page's URL on stdout; it holds a secret token that every request needs
+      (the page keeps it in a cookie), so only who has the URL can reach the store. The
+      page talks JSON-RPC as 'serve' does (POST /rpc) and receives live-query updates as
+      Server-Sent Events (GET /events): protocol.md, "HTTP transport". Each open page has
+      a session of its own; the page reaches no file but the store.
+
+      OPTIONS
+        --store PATH          the store to serve (it must exist): a file or a postgresql:// URL
+        --format coredata     PATH is a Core Data SQLite store, read in place (read-only)
+        --read-only           the page cannot write: every write is refused (readOnly)
+        --port N              listen on port N (default: a free port)
+        --open                open the URL with xdg-open
+        --log-level LEVEL     error | warning (default) | info | debug, on stderr
+
+      EXAMPLE
+        modelstore studio --store tasks.store --read-only --open
 
       """
     ),

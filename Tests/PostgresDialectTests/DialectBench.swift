@@ -1,6 +1,7 @@
 import DatabaseKit
 import PostgresCore
 import SQLiteCore
+import TestSupport
 import XCTest
 
 @testable import StoreEngine
@@ -26,6 +27,8 @@ final class DialectBench {
     /// What PostgreSQL must answer: SQLite's answer, or its documented difference.
     var expected: [[SQLValue]]
     var ordered: Bool
+    /// Set when PostgreSQL must refuse the statement instead, with this in its message.
+    var fails: String?
     var file: StaticString
     var line: UInt
   }
@@ -41,10 +44,11 @@ final class DialectBench {
   }
 
   /// A case: `make`'s statement must give `expected` on SQLite and, unless
-  /// `postgres` gives PostgreSQL's own answer (a documented difference), on PostgreSQL.
+  /// `postgres` gives PostgreSQL's own answer or `postgresFails` the part of the error
+  /// PostgreSQL refuses it with (a documented difference), on PostgreSQL.
   func expect(
     _ name: String, _ expected: [[SQLValue]], ordered: Bool = true, postgres differs: [[SQLValue]]? = nil,
-    file: StaticString = #filePath, line: UInt = #line, _ make: (any SQLDialect) -> Statement
+    postgresFails: String? = nil, file: StaticString = #filePath, line: UInt = #line, _ make: (any SQLDialect) -> Statement
   ) {
     do {
       let rows = try runOnSQLite(make(sqlite))
@@ -52,7 +56,10 @@ final class DialectBench {
     } catch {
       XCTFail("\(name) on SQLite: \(error)", file: file, line: line)
     }
-    cases.append(Case(name: name, statement: make(postgres), expected: differs ?? expected, ordered: ordered, file: file, line: line))
+    cases.append(
+      Case(
+        name: name, statement: make(postgres), expected: differs ?? expected, ordered: ordered, fails: postgresFails, file: file,
+        line: line))
   }
 
   @discardableResult
@@ -71,12 +78,23 @@ final class DialectBench {
     }
     defer { pg.drop() }
     let prelude = postgres.storeSetupStatements(folding: TextFolding.table).map { Statement($0) } + setup
+    let (answering, failing) = (cases.filter { $0.fails == nil }, cases.filter { $0.fails != nil })
+    for c in failing {
+      try pg.reset()
+      do {
+        _ = try pg.run(prelude + [c.statement])
+        XCTFail("\(c.name) on PostgreSQL: ran, expected a refusal (\(c.fails!))", file: c.file, line: c.line)
+      } catch {
+        XCTAssertTrue("\(error)".contains(c.fails!), "\(c.name) on PostgreSQL: \(error)", file: c.file, line: c.line)
+      }
+    }
+    try pg.reset()
     do {
-      let results = try pg.run(prelude + cases.map(\.statement))
-      for (c, rows) in zip(cases, results.suffix(cases.count)) { check(c, rows) }
+      let results = try pg.run(prelude + answering.map(\.statement))
+      for (c, rows) in zip(answering, results.suffix(answering.count)) { check(c, rows) }
     } catch {
       // Name the failing cases: each alone, after the set-up in a fresh schema.
-      for c in cases {
+      for c in answering {
         do {
           try pg.reset()
           check(c, try pg.run(prelude + [c.statement])[prelude.count])

@@ -78,10 +78,20 @@ final class DialectRequirementTests: XCTestCase {
       "doubles as text", [["1.5"], ["-0.25"], ["1.0e+20"], ["0.0"], ["2.5"], ["0.3"]],
       postgres: [["1.5"], ["-0.25"], ["1e+20"], ["0"], ["2.5"], ["0.30000000000000004"]]
     ) { d in .init("SELECT \(d.castToText("\"r\"")) FROM \"v\" WHERE \"r\" IS NOT NULL ORDER BY \"id\"") }
+    bench.expect("built text by code point", [["B"], ["Z"], ["a"], ["b"], ["é"]]) { d in
+      .init("SELECT column1 FROM \(d.derivedTable("VALUES ('b'), ('B'), ('é'), ('a'), ('Z')")) ORDER BY \(d.textByCodePoint("column1"))")
+    }
     bench.expect(
       "real division, NULL by zero",
       [[1, .null], [2, -3.5], [3, .null], [4, .real(Double(9_007_199_254_740_993) / 3)], [5, .null], [6, -8.4]]
     ) { d in .init("SELECT \"id\", \(d.divide("\"i\"", "\"i2\"")) FROM \"v\" WHERE \"id\" < 7 ORDER BY \"id\"") }
+    // Beyond 64 bits SQLite's integer arithmetic goes on in doubles; PostgreSQL refuses it.
+    bench.expect("integer overflow", [[.real(9_223_372_036_854_775_807.0 + 1)]], postgresFails: "bigint out of range") { d in
+      .init("SELECT \(d.parameter("?1", 9_223_372_036_854_775_807)) + \(d.parameter("?2", 1))", [9_223_372_036_854_775_807, 1])
+    }
+    bench.expect("double overflow", [[.real(.infinity)]], postgresFails: "value out of range: overflow") { d in
+      .init("SELECT \(d.parameter("?1", 1e308)) * \(d.parameter("?2", 10.0))", [1e308, 10.0])
+    }
     bench.expect("the larger of two", [[1], [2], [9_007_199_254_740_993], [0], [42]]) { d in
       .init("SELECT \(d.greatest("\"i\"", "\"i2\"")) FROM \"v\" WHERE \"i\" IS NOT NULL ORDER BY \"id\"")
     }

@@ -1,6 +1,7 @@
 import DatabaseKit
 import PostgresCore
 import SchemaModel
+import TestSupport
 import TimeZones
 import XCTest
 

@@ -238,9 +238,13 @@ export class ModelStoreClient<M = UntypedEntities> extends RpcConnection {
     return result;
   }
 
-  /** Deletes with delete rules applied; `deleted` lists every id removed (cascades included). */
-  delete(id: string): Promise<DeleteResult> {
-    return this.call<DeleteResult>("objects.delete", { id });
+  /**
+   * Deletes with delete rules applied; `deleted` lists every id removed (cascades included).
+   * With `dryRun: true` nothing is deleted: the result (or the error) is what the delete
+   * would do, and `updated` lists the objects that would stay with relationships changed.
+   */
+  delete(id: string, options?: { dryRun?: boolean }): Promise<DeleteResult> {
+    return this.call<DeleteResult>("objects.delete", { ...options, id });
   }
 
   /**

@@ -109,6 +109,7 @@ export interface ObjectsUpsertParams {
 /** The params of `objects.delete`. */
 export interface ObjectsDeleteParams {
   id: string;
+  dryRun?: boolean;
 }
 
 /** The params of `objects.get`. */

@@ -182,6 +182,8 @@ export interface FetchResult<O = StoredObject> {
 
 export interface DeleteResult {
   deleted: string[];
+  /** With `dryRun`: the objects that would stay with relationships changed. */
+  updated?: string[];
 }
 
 export interface CountResult {

@@ -16,6 +16,7 @@ struct SchemaJSON: ParamValue {
 /// `model.define`.
 struct ModelDefineParams: MethodParams {
   static let method = "model.define"
+  static let effect = MethodEffect.writes
   static let shape = ParamShape(describing: Self.self)
   typealias Result = ModelDefineResult
   let schema: SchemaJSON
@@ -25,6 +26,7 @@ struct ModelDefineParams: MethodParams {
 /// `model.get`.
 struct ModelGetParams: NoParams {
   static let method = "model.get"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = ModelGetResult
 }
@@ -32,6 +34,7 @@ struct ModelGetParams: NoParams {
 /// `model.diff`.
 struct ModelDiffParams: MethodParams {
   static let method = "model.diff"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = ModelDiffResult
   /// Absent: the store's schema.
@@ -46,6 +49,7 @@ struct ModelDiffParams: MethodParams {
 /// `model.validate`.
 struct ModelValidateParams: MethodParams {
   static let method = "model.validate"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = ModelValidateResult
   let schema: SchemaJSON
@@ -66,7 +70,7 @@ struct ModelSource {
     let given = ["path", "xml"] + (allowSchema ? ["schema"] : [])
     let list = allowSchema ? "'path', 'xml' or 'schema'" : "'path' or 'xml'"
     try r.check(given.filter { r.has($0) }.count == 1, RPCError.invalidParams("give exactly one of \(list)", ["path": "params"]))
-    path = try r.read("path")
+    path = try r.read("path", schema: JSONSchema.filePath)
     xml = try r.read("xml")
     name = try r.read("name")
     schema = allowSchema ? try r.read("schema") : nil
@@ -83,6 +87,7 @@ struct ModelSource {
 /// `model.importXcdatamodel`.
 struct ModelImportXcdatamodelParams: MethodParams {
   static let method = "model.importXcdatamodel"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = ImportedModelJSON
   let source: ModelSource
@@ -92,6 +97,7 @@ struct ModelImportXcdatamodelParams: MethodParams {
 /// `model.audit`.
 struct ModelAuditParams: MethodParams {
   static let method = "model.audit"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = ModelAuditResult
   let source: ModelSource
@@ -101,7 +107,7 @@ struct ModelAuditParams: MethodParams {
   init(_ r: ParamReader) throws {
     source = try ModelSource(r, allowSchema: true)
     cloudKit = try r.read("cloudKit")
-    compareWith = r.value("compareWith", schema: JSONSchema.oneOf(JSONSchema.string, JSONSchema.ref("Schema")))
+    compareWith = r.value("compareWith", schema: JSONSchema.oneOf(JSONSchema.filePath, JSONSchema.ref("Schema")))
   }
 }
 
@@ -123,6 +129,7 @@ extension CodeGenerator.Target: ParamValue {
 /// `model.generate`.
 struct ModelGenerateParams: MethodParams {
   static let method = "model.generate"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = ModelGenerateResult
   let target: CodeGenerator.Target

@@ -76,7 +76,14 @@ extension StageApplier {
     var existing = Set(try managedIndexes().values.map(Self.indexDefinition))
     for root in new.ordered where root.isRoot {
       for sql in StorageLayout.indexSQL(root, graph: new, codes: codes) where existing.insert(Self.indexDefinition(sql)).inserted {
-        do { try createIndex(sql) } catch let e as any DatabaseError where e.isConstraint {
+        do {
+          // A refused uniqueness is reported with the objects that break it, read after it.
+          if connection.dialect.failedStatementAbortsTransaction {
+            try connection.inTransaction { try createIndex(sql) }
+          } else {
+            try createIndex(sql)
+          }
+        } catch let e as any DatabaseError where e.isConstraint {
           throw try uniquenessConflict(root, e)
         }
       }

@@ -24,6 +24,10 @@ final class EntityPlan {
   let incomingWithoutInverse: [(EntityModel, Relationship)]
   /// True when a write must re-check required to-ones or to-many counts.
   let needsRelationshipValidation: Bool
+  /// True when an insert or update that a uniqueness may refuse runs in a savepoint of its
+  /// own, so that the object holding the value can be looked up after the refusal
+  /// (`SQLDialect.failedStatementAbortsTransaction`; never on SQLite).
+  let guardsUniqueWrites: Bool
 
   /// Where each stored attribute or to-one goes in the insert's bound values.
   let insertSlot: [String: Int]
@@ -86,8 +90,9 @@ final class EntityPlan {
     return insertSlot[key]
   }
 
-  init(model: EntityModel, graph: ModelGraph, codes: EntityCodes) {
+  init(model: EntityModel, graph: ModelGraph, codes: EntityCodes, dialect: any SQLDialect) {
     self.model = model
+    guardsUniqueWrites = dialect.failedStatementAbortsTransaction && !model.uniqueness.isEmpty
     self.graph = graph
     self.codes = codes
     code = codes.code(model.name)!

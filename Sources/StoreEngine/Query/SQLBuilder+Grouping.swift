@@ -164,8 +164,9 @@ extension SQLBuilder {
     case .toOne(let destination, let sql):
       let dest = catalog.plans[destination.name]!
       guard dest.model.root.hasSubentities else { return (sql, .relationship(destination: dest.model.name, polymorphic: false)) }
-      let id =
+      let id = dialect.textByCodePoint(
         "(SELECT \(EntityPlan.idExpression(alias: "d", dest: dest.model, codes: catalog.entityCodes)) FROM \(dest.table) d WHERE d.\"_pk\" = \(sql))"
+      )
       return (id, .relationship(destination: dest.model.name, polymorphic: true))
     case .selfKey:
       throw invalid("'\(keyPath)' does not name a value", path)

@@ -13,63 +13,71 @@ import SchemaModel
 extension Store {
   public func aggregate(_ request: AggregateRequest) throws -> [AggregateGroup] {
     try translatingErrors {
-      let plan = try self.plan(request.entity)
-      guard !request.aggregates.isEmpty || !request.groupBy.isEmpty else {
-        throw StoreError(
-          .invalidArgument, at: ErrorPlace(.aggregates), "give at least one aggregate (or a groupBy to list distinct keys)")
-      }
-      var builder = SQLBuilder(catalog: catalog, base: plan)
-      var scope = FetchRequest(entity: request.entity, predicate: request.predicate)
-      scope.includeSubentities = request.includeSubentities
-      let filter = try whereClause(scope, plan, &builder)
-      let groups = try request.groupBy.enumerated().map { i, key in
-        try builder.groupColumn(key, path: ErrorPlace(.groupBy).index(i), zones: timeZones)
-      }
-      try checkNames(request, groups)
-      var values: [(sql: String, kind: ColumnKind)] = []
-      for (i, a) in request.aggregates.enumerated() {
-        values.append(try aggregateColumn(a, path: ErrorPlace(.aggregates).index(i), &builder))
-      }
-
-      var args = TrailingArgs(after: builder)
-      let groupSQL = groups.map { $0.sql(&args) }
-      var inner = (groupSQL.enumerated().map { "\($1) AS \"_g\($0)\"" } + values.enumerated().map { "\($1.sql) AS \"_a\($0)\"" })
-      if inner.isEmpty { inner = ["1"] }
-      var select = "SELECT " + inner.joined(separator: ", ") + " FROM \(plan.table) t" + builder.joinSQL + filter
-      if !groupSQL.isEmpty { select += " GROUP BY " + groupSQL.joined(separator: ", ") }
-      let dialect = connection.dialect
-      var sql = "SELECT * FROM " + dialect.derivedTable(select)
-
-      var columns: [String: (sql: String, kind: ColumnKind)] = [:]
-      for (i, g) in groups.enumerated() { columns[g.name] = ("\"_g\(i)\"", g.kind) }
-      for (i, a) in request.aggregates.enumerated() {
-        // A total that is NULL for no values is 0 to `having` and `sort` too.
-        columns[a.alias] = (values[i].kind == .total ? "coalesce(\"_a\(i)\", 0)" : "\"_a\(i)\"", values[i].kind)
-      }
-      if let having = request.having {
-        let compiler = HavingCompiler(columns: columns, names: groups.map(\.name) + request.aggregates.map(\.alias))
-        do { sql += " WHERE " + (try compiler.compile(having, &args)) } catch let e as PredicateError {
-          throw StoreError.predicate(e, at: ErrorPlace(.having))
-        }
-      }
-      sql += try orderClause(request, groups, columns)
-      sql += dialect.limitClause(limit: request.limit, offset: request.offset)
-
+      let statement = try aggregateStatement(request, dialect: connection.dialect)
+      let (groups, kinds) = (statement.groups, statement.kinds)
       var out: [AggregateGroup] = []
       do {
-        try connection.cached(sql).forEachRow(builder.args + args.values) { row in
+        try connection.cached(statement.sql).forEachRow(statement.args) { row in
           var key = JSONObject()
           for (i, g) in groups.enumerated() { key.append(g.name, g.kind.decode(row.value(i))) }
           var vals = JSONObject()
-          for (i, a) in request.aggregates.enumerated() { vals.append(a.alias, values[i].kind.decode(row.value(groups.count + i))) }
+          for (i, a) in request.aggregates.enumerated() { vals.append(a.alias, kinds[i].decode(row.value(groups.count + i))) }
           out.append(AggregateGroup(key: key, values: vals))
           if out.count & 1023 == 0 { try checkCancelled() }
         }
       } catch let e as any DatabaseError where e.isIntegerOverflow {
-        throw overflow(request, values.map(\.kind))
+        throw overflow(request, kinds)
       }
       return out
     }
+  }
+
+  /// The statement `aggregate` runs, in `dialect`'s SQL: a row per group, its keys (as
+  /// `groups` read them) then its aggregates (as `kinds` read them).
+  func aggregateStatement(_ request: AggregateRequest, dialect: any SQLDialect) throws -> (
+    sql: String, args: [SQLValue], groups: [GroupedColumn], kinds: [ColumnKind]
+  ) {
+    let plan = try self.plan(request.entity)
+    guard !request.aggregates.isEmpty || !request.groupBy.isEmpty else {
+      throw StoreError(
+        .invalidArgument, at: ErrorPlace(.aggregates), "give at least one aggregate (or a groupBy to list distinct keys)")
+    }
+    var builder = SQLBuilder(catalog: catalog, base: plan, dialect: dialect)
+    var scope = FetchRequest(entity: request.entity, predicate: request.predicate)
+    scope.includeSubentities = request.includeSubentities
+    let filter = try whereClause(scope, plan, &builder)
+    let groups = try request.groupBy.enumerated().map { i, key in
+      try builder.groupColumn(key, path: ErrorPlace(.groupBy).index(i), zones: timeZones)
+    }
+    try checkNames(request, groups)
+    var values: [(sql: String, kind: ColumnKind)] = []
+    for (i, a) in request.aggregates.enumerated() {
+      values.append(try aggregateColumn(a, path: ErrorPlace(.aggregates).index(i), &builder))
+    }
+
+    var args = TrailingArgs(after: builder)
+    let groupSQL = groups.map { $0.sql(&args) }
+    var inner = (groupSQL.enumerated().map { "\($1) AS \"_g\($0)\"" } + values.enumerated().map { "\($1.sql) AS \"_a\($0)\"" })
+    if inner.isEmpty { inner = ["1"] }
+    var select = "SELECT " + inner.joined(separator: ", ") + " FROM \(plan.table) t" + builder.joinSQL + filter
+    if !groupSQL.isEmpty { select += " GROUP BY " + groupSQL.joined(separator: ", ") }
+    var sql = "SELECT * FROM " + dialect.derivedTable(select)
+
+    var columns: [String: (sql: String, kind: ColumnKind)] = [:]
+    for (i, g) in groups.enumerated() { columns[g.name] = ("\"_g\(i)\"", g.kind) }
+    for (i, a) in request.aggregates.enumerated() {
+      // A total that is NULL for no values is 0 to `having` and `sort` too.
+      columns[a.alias] = (values[i].kind == .total ? "coalesce(\"_a\(i)\", 0)" : "\"_a\(i)\"", values[i].kind)
+    }
+    if let having = request.having {
+      let compiler = HavingCompiler(columns: columns, names: groups.map(\.name) + request.aggregates.map(\.alias))
+      do { sql += " WHERE " + (try compiler.compile(having, &args)) } catch let e as PredicateError {
+        throw StoreError.predicate(e, at: ErrorPlace(.having))
+      }
+    }
+    sql += try orderClause(request, groups, columns, dialect)
+    sql += dialect.limitClause(limit: request.limit, offset: request.offset)
+    return (sql, builder.args + args.values, groups, values.map(\.kind))
   }
 
   /// The error for an integer sum beyond 64 bits, naming the integer sums that may be it.
@@ -113,6 +121,7 @@ extension Store {
 
   /// The SQL of one aggregate and what its value is; checks the function suits the key.
   private func aggregateColumn(_ a: Aggregate, path: ErrorPlace, _ builder: inout SQLBuilder) throws -> (sql: String, kind: ColumnKind) {
+    let dialect = builder.dialect
     let fn = a.function.rawValue
     if a.distinct && (a.function == .min || a.function == .max) {
       throw builder.invalid("distinct applies to count, sum and avg, not \(fn)", path.key("distinct"))
@@ -133,7 +142,6 @@ extension Store {
     default:
       throw builder.invalid("\(fn) needs an attribute, but '\(keyPath)' is a to-one relationship", path.key("key"))
     }
-    let dialect = connection.dialect
     if type == .decimal {
       // Stored as canonical text; aggregated as a number.
       column = dialect.castToReal(column)
@@ -162,9 +170,9 @@ extension Store {
   }
 
   private func orderClause(
-    _ request: AggregateRequest, _ groups: [GroupedColumn], _ columns: [String: (sql: String, kind: ColumnKind)]
+    _ request: AggregateRequest, _ groups: [GroupedColumn], _ columns: [String: (sql: String, kind: ColumnKind)],
+    _ dialect: any SQLDialect
   ) throws -> String {
-    let dialect = connection.dialect
     var terms: [String] = []
     for (i, k) in request.sort.enumerated() {
       guard let (sql, kind) = columns[k.key] else {

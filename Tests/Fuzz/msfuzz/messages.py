@@ -95,7 +95,7 @@ class Generator:
             "historyRetention": self.retention, "toMany": self.to_many,
         }
         for flag in ["template", "readOnly", "memory", "create", "withRelated", "withVersion",
-                     "includeSubentities", "allowDataLoss", "backup", "cloudKit"]:
+                     "includeSubentities", "allowDataLoss", "backup", "cloudKit", "dryRun"]:
             self.fill[flag] = self.flag
 
     # -- ids and envelopes

@@ -191,9 +191,9 @@ class AsyncStoreMethods:
         """Awaitable :meth:`StoreMethods.upsert`."""
         return await cast(Any, _sync.upsert(self, entity=entity, values=values, on=on, to_many=to_many))
 
-    async def delete(self, id: str) -> Any:
+    async def delete(self, id: str, dry_run: Optional[bool] = None) -> Any:
         """Awaitable :meth:`StoreMethods.delete`."""
-        return await cast(Any, _sync.delete(self, id=id))
+        return await cast(Any, _sync.delete(self, id=id, dry_run=dry_run))
 
     @overload
     async def get(

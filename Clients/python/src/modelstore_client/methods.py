@@ -352,8 +352,10 @@ class StoreMethods:
             "upserted",
         )
 
-    def delete(self, id: str) -> Any:
-        return self.call("objects.delete", {"id": id})
+    def delete(self, id: str, dry_run: Optional[bool] = None) -> Any:
+        """``objects.delete``: ``{deleted}``; with ``dry_run=True`` nothing is deleted and
+        the result is what the delete would do, ``{deleted, updated}`` (or its error)."""
+        return self.call("objects.delete", _params(id=id, dryRun=dry_run))
 
     @overload
     def get(

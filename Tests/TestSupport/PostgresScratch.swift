@@ -1,18 +1,17 @@
 import DatabaseKit
 import Foundation
-import TestSupport
 
 /// A schema of its own on the PostgreSQL server `MODELSTORE_TEST_PG` (a libpq URL) names,
 /// driven through `psql`: statements run in one session per `run`, with `search_path` set
 /// to the schema, parameters bound as a prepared statement is (`PREPARE` then `EXECUTE`),
 /// results read as CSV. `drop()` removes the schema.
-final class PostgresScratch {
-  let url: String
-  let schema: String
+public final class PostgresScratch {
+  public let url: String
+  public let schema: String
   private static let psql = URL(fileURLWithPath: "/usr/bin/psql")
 
   /// Nil when `MODELSTORE_TEST_PG` is not set.
-  static func fromEnvironment() throws -> PostgresScratch? {
+  public static func fromEnvironment() throws -> PostgresScratch? {
     guard let url = ProcessInfo.processInfo.environment["MODELSTORE_TEST_PG"], !url.isEmpty else { return nil }
     let scratch = PostgresScratch(url: url, schema: "ms_dialect_\(getpid())_\(UInt32.random(in: 0...UInt32.max))")
     _ = try scratch.run([Statement("CREATE SCHEMA \(Identifier.quote(scratch.schema))")], inSchema: false)
@@ -24,34 +23,34 @@ final class PostgresScratch {
     self.schema = schema
   }
 
-  func drop() { _ = try? run([Statement("DROP SCHEMA IF EXISTS \(Identifier.quote(schema)) CASCADE")], inSchema: false) }
+  public func drop() { _ = try? run([Statement("DROP SCHEMA IF EXISTS \(Identifier.quote(schema)) CASCADE")], inSchema: false) }
 
   /// Drops the schema and creates it again, empty.
-  func reset() throws {
+  public func reset() throws {
     let q = Identifier.quote(schema)
     _ = try run([Statement("DROP SCHEMA IF EXISTS \(q) CASCADE"), Statement("CREATE SCHEMA \(q)")], inSchema: false)
   }
 
   /// One statement: SQL with `?` or `?N` placeholders, and the values bound to them.
-  struct Statement {
-    var sql: String
-    var args: [SQLValue]
-    init(_ sql: String, _ args: [SQLValue] = []) {
+  public struct Statement {
+    public var sql: String
+    public var args: [SQLValue]
+    public init(_ sql: String, _ args: [SQLValue] = []) {
       self.sql = sql
       self.args = args
     }
   }
 
   /// One cell of a result: its text as PostgreSQL writes it, nil for NULL.
-  typealias Row = [String?]
+  public typealias Row = [String?]
 
-  struct Failure: Error, CustomStringConvertible {
-    var description: String
+  public struct Failure: Error, CustomStringConvertible {
+    public var description: String
   }
 
   /// Runs `statements` in one session and returns the rows each gave (none for one that
   /// returns no rows).
-  func run(_ statements: [Statement], inSchema: Bool = true) throws -> [[Row]] {
+  public func run(_ statements: [Statement], inSchema: Bool = true) throws -> [[Row]] {
     var script = "\\set ON_ERROR_STOP 1\nSET client_min_messages TO warning;\n"
     if inSchema { script += "SET search_path TO \(Identifier.quote(schema));\n" }
     for (i, s) in statements.enumerated() {
@@ -87,7 +86,7 @@ final class PostgresScratch {
   private static let marker = "@@ms-statement"
 
   /// `?` and `?N` outside quotes as `$N`, as the engine's PostgreSQL connection prepares them.
-  static func numbered(_ sql: String) -> String {
+  public static func numbered(_ sql: String) -> String {
     var out = String.UnicodeScalarView()
     var next = 0
     var quote: Unicode.Scalar?
@@ -118,7 +117,7 @@ final class PostgresScratch {
 
   /// A bound value as the text an untyped literal carries to the parameter's type (a
   /// 16-byte blob is a uuid here; another blob a `bytea`).
-  static func argument(_ v: SQLValue) -> String {
+  public static func argument(_ v: SQLValue) -> String {
     switch v {
     case .null: return "NULL"
     case .integer(let i): return "'\(i)'"
@@ -133,14 +132,14 @@ final class PostgresScratch {
     }
   }
 
-  static func uuidText(_ b: [UInt8]) -> String {
+  public static func uuidText(_ b: [UInt8]) -> String {
     let hex = b.map { String(format: "%02x", $0) }
     return [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { hex[$0].joined() }.joined(separator: "-")
   }
 
   /// True when PostgreSQL's text of a cell is `v` as the engine's connection reads it back
   /// (booleans as 1/0, reals by value, uuids and `bytea` as 16 or more bytes).
-  static func agrees(_ v: SQLValue, _ cell: String?) -> Bool {
+  public static func agrees(_ v: SQLValue, _ cell: String?) -> Bool {
     guard let cell else { return v == .null }
     switch v {
     case .null: return false
@@ -159,13 +158,13 @@ final class PostgresScratch {
 
 /// psql's CSV: fields split by commas, quoted with `"` (doubled inside) when they hold a
 /// comma, a quote or a line break; NULL is written as `null` (psql's `\pset null`).
-enum CSV {
-  static let null = "␀NULL␀"
+public enum CSV {
+  public static let null = "␀NULL␀"
 
   /// Read as UTF-8 bytes (the delimiters are ASCII, which no other character's bytes
   /// contain), not by character: a combining mark after a comma or a quote would join it
   /// into one character.
-  static func records(_ text: String) -> [[String?]] {
+  public static func records(_ text: String) -> [[String?]] {
     let bytes = Array(text.utf8)
     let (comma, quote, newline, cr) = (UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "\n"), UInt8(ascii: "\r"))
     var out: [[String?]] = []
