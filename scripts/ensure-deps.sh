@@ -22,6 +22,8 @@ if [ "${1:-build}" = test ]; then
   command -v curl >/dev/null || need+=(curl)
   command -v node >/dev/null || need+=(nodejs)
   command -v tsc >/dev/null || need+=(node-typescript)
+  # model.diagram / modelstore diagram draw SVG and PNG with Graphviz's dot
+  command -v dot >/dev/null || need+=(graphviz)
   # the throwaway PostgreSQL cluster of the tests (scripts/pg-cluster.sh): initdb, pg_ctl, psql
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || need+=(postgresql)
   command -v psql >/dev/null || need+=(postgresql-client)

@@ -23,7 +23,7 @@ import type {
   ExportJsonParams, HistoryFetchParams, InitializeParams, ImportCoreDataParams, ImportJsonParams, MigrationApplyParams, MigrationPlanParams,
   QueryParseParams,
 } from "./protocol.js";
-import type { AuditParams, AuditResult, GenerateParams, GenerateResult, ImportXcdatamodelResult, ModelSource } from "./types.js";
+import type { AuditParams, AuditResult, DiagramParams, DiagramResult, GenerateParams, GenerateResult, ImportXcdatamodelResult, ModelSource } from "./types.js";
 import type { ImportCoreDataResult } from "./types.js";
 import type { MigrationHook, MigrationResult, MigrationStage, SchemaChange, SchemaDiffResult } from "./types.js";
 import type { HistoryResult, ObserveResult, QueryChange } from "./types.js";
@@ -193,6 +193,15 @@ export class ModelStoreClient<M = UntypedEntities> extends RpcConnection {
   /** Source code for a model: SwiftData, Core Data, TypeScript or Python. */
   modelGenerate<T = GenerateResult>(params: GenerateParams): Promise<T> {
     return this.call<T>("model.generate", { ...params });
+  }
+
+  /**
+   * An entity-relationship diagram as Mermaid, DOT or SVG text: of the open store's model,
+   * or of `path` / `xml` / `schema`; `from` / `to` (a version name or a schema) draw a
+   * migration, `measure` marks the data it would drop from the store.
+   */
+  modelDiagram(params: DiagramParams = {}): Promise<DiagramResult> {
+    return this.call<DiagramResult>("model.diagram", { ...params });
   }
 
   // Objects
