@@ -165,10 +165,12 @@ public final class PostgresConnection: DatabaseConnection {
   public func clearCache() { cache.removeAll() }
 
   /// Runs one or more statements without parameters (DDL) as one simple query.
+  /// Rows its last INSERT, UPDATE or DELETE changed count in `changes`, as a prepared
+  /// statement's do (a migration reports them).
   public func execute(_ sql: String) throws {
     try beforeStatement()
     statementsRun &+= 1
-    try simple(sql)
+    try simple(sql, countingChanges: true)
   }
 
   public func run(_ sql: String, _ values: [SQLValue]) throws { try cached(sql).execute(values) }
@@ -231,11 +233,18 @@ public final class PostgresConnection: DatabaseConnection {
   /// Runs `sql` (one or more statements) as a simple query; the first failure is thrown.
   /// Returns the last statement's command tag (`COMMIT`).
   @discardableResult
-  func simple(_ sql: String, interruptible: Bool = false) throws -> String? {
+  func simple(_ sql: String, interruptible: Bool = false, countingChanges: Bool = false) throws -> String? {
     // A simple query ends the server's unnamed statement.
     server.unnamedOwner = nil
     guard let result = try exchange(sql: sql, interruptible: interruptible, { PQsendQuery(handle, sql) }) else { return nil }
     defer { PQclear(result) }
+    if countingChanges, let n = PQcmdTuples(result).flatMap({ Int(String(cString: $0)) }) {
+      let status = String(cString: PQcmdStatus(result))
+      if status.hasPrefix("INSERT") || status.hasPrefix("UPDATE") || status.hasPrefix("DELETE") {
+        changes = n
+        totalChanges &+= n
+      }
+    }
     return String(cString: PQcmdStatus(result))
   }
 
