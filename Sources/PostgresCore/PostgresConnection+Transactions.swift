@@ -15,23 +15,42 @@ extension PostgresConnection {
 
   /// Opens a level: at the outermost, the transaction and the store's write lock (waiting
   /// up to `lock_timeout`, then failing as busy; a read-only connection takes no lock).
+  /// Inside a transaction the server has ended (the connection was lost), it fails and
+  /// forgets every level (`transactionWasLost`): no statement may run outside it.
   public func begin() throws {
-    try beforeStatement()
     let depth = transactionDepth
-    if depth == 0 {
-      let lock = isReadOnly ? "" : "; SELECT pg_advisory_xact_lock(\(writeLockKey))"
+    guard depth == 0 else {
       do {
-        // Waiting for the lock only reads: a cancel may stop it.
-        try simple("BEGIN\(lock); SAVEPOINT ms_sp0", interruptible: true)
+        if isAutocommit { throw transactionEnded() }
+        try beforeStatement()
+        try simple("SAVEPOINT ms_sp\(depth)")
       } catch {
-        if !isAutocommit { _ = try? simple("ROLLBACK") }
-        transactionFailed = false
+        if isAutocommit { forgetLostTransaction() }
         throw error
       }
-    } else {
-      try simple("SAVEPOINT ms_sp\(depth)")
+      transactionDepth += 1
+      return
     }
-    transactionDepth += 1
+    try beforeStatement()
+    let lock = isReadOnly ? "" : "; SELECT pg_advisory_xact_lock(\(writeLockKey))"
+    do {
+      // Waiting for the lock only reads: a cancel may stop it.
+      try simple("BEGIN\(lock); SAVEPOINT ms_sp0", interruptible: true)
+    } catch {
+      if !isAutocommit { _ = try? simple("ROLLBACK") }
+      transactionFailed = false
+      throw error
+    }
+    transactionDepth = 1
+  }
+
+  /// The server ended the open transaction: every level is gone.
+  private func forgetLostTransaction() {
+    transactionDepth = 0
+    undoneLevels = []
+    transactionFailed = false
+    transactionWasLost = true
+    didEndTransaction?()
   }
 
   /// Closes the innermost level, keeping its changes; the outermost runs `willCommit`
@@ -40,6 +59,7 @@ extension PostgresConnection {
   public func commit() throws {
     precondition(transactionDepth > 0, "commit without begin")
     let depth = transactionDepth
+    if isAutocommit { throw transactionEnded() }
     if transactionFailed || undoneLevels.contains(depth) {
       throw PostgresError(
         sqlState: "25P02",
@@ -100,13 +120,15 @@ extension PostgresConnection {
 
   // MARK: - Read snapshots
 
-  /// Runs `body`, which only reads, in a `REPEATABLE READ READ ONLY` transaction: every
-  /// statement sees the commits made before its first one, whatever commits meanwhile,
-  /// and no lock is taken. Inside an open transaction (or snapshot) `body` just runs.
+  /// Runs `body`, which only reads, in a `REPEATABLE READ` transaction: every statement
+  /// sees the commits made before its first one, whatever commits meanwhile, and no lock
+  /// is taken. Not `READ ONLY`, which refuses every CREATE and DROP, temporary tables too:
+  /// reads make temporary tables (an export's closure), as on SQLite. Inside an open
+  /// transaction (or snapshot) `body` just runs.
   public func readingOneSnapshot<T>(_ body: () throws -> T) throws -> T {
     guard isAutocommit, !snapshotOpen else { return try body() }
     try beforeStatement()
-    try simple("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SAVEPOINT ms_sp0")
+    try simple("BEGIN ISOLATION LEVEL REPEATABLE READ; SAVEPOINT ms_sp0")
     snapshotOpen = true
     let result: T
     do {

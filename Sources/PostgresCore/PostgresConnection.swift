@@ -34,6 +34,9 @@ public final class PostgresConnection: DatabaseConnection {
   public let writeLockKey: Int64
 
   public struct Options: Sendable {
+    /// The connection takes no write lock. (Writes are refused by its owner, the store:
+    /// PostgreSQL's `default_transaction_read_only` would refuse temporary tables too,
+    /// which reads make.)
     public var readOnly = false
     /// How long a statement waits for a lock (the store's write lock among them) before it
     /// fails as busy (`lock_timeout`): SQLite's busy timeout.
@@ -111,7 +114,7 @@ public final class PostgresConnection: DatabaseConnection {
 
   /// The session settings every statement relies on; run again after a reconnect.
   private func setUpSession() throws {
-    var settings = [
+    let settings = [
       "SET search_path TO \(Identifier.quote(url.schema))",
       "SET lock_timeout = \(options.lockTimeoutMilliseconds)",
       // Shortest exact text for doubles (PostgreSQL 12 and later; exact digits before).
@@ -121,7 +124,6 @@ public final class PostgresConnection: DatabaseConnection {
       "SET TimeZone = 'UTC'",
       "SET DateStyle = 'ISO'",
     ]
-    if isReadOnly { settings.append("SET default_transaction_read_only = on") }
     try simple(settings.joined(separator: "; "))
     serverVersion = PQparameterStatus(handle, "server_version").map { String(cString: $0) } ?? ""
   }
@@ -319,16 +321,27 @@ public final class PostgresConnection: DatabaseConnection {
   }
 
   /// Before a statement: makes the connection again when it was lost outside any
-  /// transaction, rolls back a failed statement's savepoint, and drops statements that
-  /// are no longer used on the server.
+  /// transaction, refuses to run inside a transaction the server has ended (the
+  /// connection was lost: the statement would run outside it), rolls back a failed
+  /// statement's savepoint, and drops statements that are no longer used on the server.
   func beforeStatement() throws {
-    if PQstatus(handle) == CONNECTION_BAD && transactionDepth == 0 && !snapshotOpen { try reconnect() }
+    if transactionDepth > 0 || snapshotOpen {
+      if isAutocommit { throw transactionEnded() }
+    } else if PQstatus(handle) == CONNECTION_BAD {
+      try reconnect()
+    }
     if transactionFailed { try recoverFromFailedStatement() }
     if server.pendingDeallocation.count >= 32 {
       let names = server.pendingDeallocation
       server.pendingDeallocation = []
       try simple(names.map { "DEALLOCATE \(Identifier.quote($0))" }.joined(separator: "; "))
     }
+  }
+
+  /// The error for a statement inside a transaction that the server has ended.
+  func transactionEnded() -> PostgresError {
+    if PQstatus(handle) == CONNECTION_BAD { return .connectionLost(url.scrubbed(Self.connectionMessage(handle)), sql: nil) }
+    return PostgresError(sqlState: "25P01", message: "the transaction was ended by PostgreSQL")
   }
 
   /// `PQreset`: the server connection again, with the session's settings; prepared

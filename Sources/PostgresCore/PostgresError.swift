@@ -54,7 +54,8 @@ public struct PostgresError: DatabaseError {
   /// `query_canceled`: `interrupt()` (PQcancel) stopped the statement.
   public var isInterrupted: Bool { sqlState == "57014" }
   public var isConstraint: Bool { sqlClass == "23" }
-  /// `read_only_sql_transaction`: a write on a connection opened read-only.
+  /// `read_only_sql_transaction`: a write in a read-only transaction (a hot standby, or a
+  /// database or role whose transactions are read-only by default).
   public var isReadOnly: Bool { sqlState == "25006" }
   public var isNotADatabase: Bool { false }
   /// `numeric_value_out_of_range` (a `sum` of bigints beyond 64 bits, among others).

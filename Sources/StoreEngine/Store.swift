@@ -269,29 +269,49 @@ public final class Store {
         }
       }
     } catch {
-      writes.requestLog.removeAll()
-      if connection.transactionWasLost {
-        connection.transactionWasLost = false
-        writes.forgetTransactions()
-        throw StoreError(
-          .transaction,
-          "the request failed and \(database.engineName) rolled back the whole client transaction (\(error)); nothing of it was kept",
-          ["transactionRolledBack": true])
-      }
-      throw error
+      throw failedWrite(error)
     }
   }
 
-  /// The commit of a client transaction failed and the database ended the transaction
-  /// itself (PostgreSQL's connection was lost): every level is gone, and the client is told.
-  func lostTransaction(_ error: Error) throws -> Never {
+  /// Runs a mutating operation for real and then rolls it back, whatever happens: a dry
+  /// run whose answer (or error) is exactly the write's, such as `objects.delete
+  /// {dryRun}`. It takes the write lock as the write would; nothing is committed and no
+  /// history is written.
+  func dryRun<T>(_ body: () throws -> T) throws -> T {
+    try checkWritable()
+    do {
+      let result = try translatingErrors {
+        try connection.begin()
+        defer { connection.rollback() }
+        return try body()
+      }
+      writes.requestLog.removeAll()
+      if connection.transactionWasLost {
+        throw lostClientTransaction(StoreError(.storage, "the dry run's savepoint was lost"))
+      }
+      return result
+    } catch {
+      throw failedWrite(error)
+    }
+  }
+
+  /// What a failed write throws once its change log is dropped: its own error, or a
+  /// `transaction` error when the database ended the whole client transaction with it.
+  private func failedWrite(_ error: Error) -> Error {
+    writes.requestLog.removeAll()
+    return connection.transactionWasLost ? lostClientTransaction(error) : error
+  }
+
+  /// The database ended the client transaction itself (SQLite after some failures,
+  /// PostgreSQL when the connection was lost): every level is gone, and the client is told
+  /// with the failure of `what` ("the request", "the commit") that revealed it.
+  func lostClientTransaction(_ error: Error, _ what: String = "the request") -> StoreError {
     while connection.transactionDepth > 0 { connection.rollback() }
     connection.transactionWasLost = false
     writes.forgetTransactions()
-    let reason = (error as? StoreError)?.message ?? "\(error)"
-    throw StoreError(
+    return StoreError(
       .transaction,
-      "the commit failed and \(database.engineName) rolled back the whole client transaction (\(reason)); nothing of it was kept",
+      "\(what) failed and \(database.engineName) rolled back the whole client transaction (\(error)); nothing of it was kept",
       ["transactionRolledBack": true])
   }
 
@@ -303,10 +323,13 @@ public final class Store {
     try translatingErrors { try connection.readingOneSnapshot(body) }
   }
 
+  /// Runs `body`, translating database failures; one that ended the client transaction
+  /// (`transactionWasLost`) ends the store's too, whatever request met it.
   func translatingErrors<T>(_ body: () throws -> T) throws -> T {
     do {
       return try body()
     } catch let e as any DatabaseError {
+      if connection.transactionWasLost { throw lostClientTransaction(StoreError(sqlite: e)) }
       throw StoreError(sqlite: e)
     }
   }
@@ -331,6 +354,12 @@ extension StoreError {
         ["reason": "integerOverflow"])
     } else if e.isReadOnly {
       self.init(.readOnly, "the store cannot be written: \(e.message)", codes)
+    } else if e.isConstraint {
+      // A constraint the engine did not explain itself (on PostgreSQL, a uniqueness two
+      // objects of one request break: the savepoint that held the first is undone).
+      var details = codes
+      details["constraint"] = "unique"
+      self.init(.constraint, "a uniqueness constraint was violated: \(e.message)", details)
     } else if e.isConnectionFailure {
       // The server rolled back the open transaction: nothing of it was written.
       var details = codes

@@ -79,19 +79,21 @@ final class ConnectionTests: XCTestCase {
     XCTAssertNil(db.commitMarker())
   }
 
-  func testAReadOnlyConnectionRefusesWritesAsReadOnly() throws {
+  func testAReadOnlyConnectionTakesNoWriteLockAndReadOnlyRefusalsAreRecognized() throws {
     let schema = try PostgresTestSchema("readonly")
     let writer = try freshConnection(schema)
     try writer.execute("CREATE TABLE t (v BIGINT)")
     let reader = try PostgresConnection(url: PostgresURL(schema.storeURL), options: .init(readOnly: true))
-    let e = postgresError { try reader.run("INSERT INTO t VALUES (?)", [.integer(1)]) }
-    XCTAssertEqual(e?.isReadOnly, true)
     // A read-only connection takes no write lock: it reads while a writer holds it.
     try writer.begin()
     try reader.begin()
     XCTAssertEqual(try reader.scalar("SELECT count(*) FROM t"), .integer(0))
     reader.rollback()
     writer.rollback()
+    // A server, database or role that makes transactions read-only refuses as read-only.
+    try reader.execute("SET default_transaction_read_only = on")
+    let e = postgresError { try reader.run("INSERT INTO t VALUES (?)", [.integer(1)]) }
+    XCTAssertEqual(e?.isReadOnly, true)
   }
 
   func testALostConnectionFailsTheStatementAndIsMadeAgainOutsideATransaction() throws {
@@ -106,11 +108,27 @@ final class ConnectionTests: XCTestCase {
     XCTAssertEqual(e?.isConnectionFailure, true, "\(String(describing: e))")
     XCTAssertTrue(e?.message.contains("the connection to the PostgreSQL server was lost") ?? false)
     XCTAssertTrue(db.isAutocommit, "the server rolled the transaction back")
+    // Nothing runs outside the transaction the engine believes open: not a statement...
+    XCTAssertEqual(postgresError { try insert.execute([.integer(4)]) }?.isConnectionFailure, true)
     db.rollback()
     XCTAssertEqual(db.transactionDepth, 0)
+    XCTAssertFalse(db.transactionWasLost, "only its outermost level was open")
     // The next statement connects again; the cached statement is prepared again.
     try insert.execute([.integer(3)])
     XCTAssertEqual(try db.scalar("SELECT string_agg(v::text, ',') FROM t"), .text("3"), "nothing of the lost transaction was kept")
+    // ...nor a savepoint: opening a level inside a lost transaction forgets it whole.
+    var ended = 0
+    db.didEndTransaction = { ended += 1 }
+    try db.begin()
+    try insert.execute([.integer(5)])
+    try terminate(db)
+    XCTAssertEqual(postgresError { try db.begin() }?.isConnectionFailure, true)
+    XCTAssertEqual(db.transactionDepth, 0)
+    XCTAssertTrue(db.transactionWasLost)
+    XCTAssertEqual(ended, 1)
+    db.transactionWasLost = false
+    try insert.execute([.integer(6)])
+    XCTAssertEqual(try db.scalar("SELECT string_agg(v::text, ',' ORDER BY v) FROM t"), .text("3,6"))
   }
 
   func testTheCancellationProbeRunsWhileAStatementWaitsAndCancelsIt() throws {

@@ -21,6 +21,7 @@ final class PostgresDatabase: StoreDatabase {
   var isShared: Bool { true }
   var engineName: String { "PostgreSQL" }
   var callsSwiftFunctions: Bool { false }
+  var attachesSQLiteFiles: Bool { false }
 
   /// True when `location` names a PostgreSQL store rather than a file (it begins with
   /// `postgresql:` or `postgres:`).

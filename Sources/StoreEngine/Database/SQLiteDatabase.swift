@@ -29,6 +29,7 @@ final class SQLiteDatabase: StoreDatabase {
   var isShared: Bool { filePath != nil }
   var engineName: String { "SQLite" }
   var callsSwiftFunctions: Bool { true }
+  var attachesSQLiteFiles: Bool { true }
   var backupRefusal: String? { nil }
 
   /// Empty without a table; a store with ModelStore's `application_id` ("MSTO").

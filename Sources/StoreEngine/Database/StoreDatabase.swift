@@ -33,6 +33,8 @@ protocol StoreDatabase: AnyObject {
   func configure(readOnly: Bool) throws
   /// Whether SQL can call functions written in Swift (`DatabaseConnection.createFunction`).
   var callsSwiftFunctions: Bool { get }
+  /// Whether another SQLite file can be attached to the connection (`import.coreData`).
+  var attachesSQLiteFiles: Bool { get }
 
   /// A number that changes whenever any connection changes the store's schema.
   func schemaCookie() throws -> Int64?

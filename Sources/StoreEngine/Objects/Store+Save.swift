@@ -123,7 +123,7 @@ extension Store {
     do {
       try translatingErrors { try connection.commit() }
     } catch  where connection.isAutocommit {
-      try lostTransaction(error)
+      throw lostClientTransaction(error, "the commit")
     }
     writes.userTransactions -= 1
     return writes.userTransactions
