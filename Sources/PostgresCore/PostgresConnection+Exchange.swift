@@ -18,12 +18,20 @@ extension PostgresConnection {
   }
 
   /// Runs `sql` (one or more statements) as a simple query; the first failure is thrown.
-  /// Returns the last statement's command tag (`COMMIT`).
+  /// Returns the last statement's command tag (`COMMIT`). With `countingChanges`, the rows
+  /// a last INSERT, UPDATE or DELETE changed count in `changes` and `totalChanges`.
   @discardableResult
-  func simple(_ sql: String, interruptible: Bool = false) throws -> String? {
+  func simple(_ sql: String, interruptible: Bool = false, countingChanges: Bool = false) throws -> String? {
     guard let result = try exchange(.simple(sql), sql: sql, interruptible: interruptible) else { return nil }
     defer { PQclear(result) }
-    return String(cString: PQcmdStatus(result))
+    let status = String(cString: PQcmdStatus(result))
+    if countingChanges, let n = PQcmdTuples(result).flatMap({ Int(String(cString: $0)) }),
+      status.hasPrefix("INSERT") || status.hasPrefix("UPDATE") || status.hasPrefix("DELETE")
+    {
+      changes = n
+      totalChanges &+= n
+    }
+    return status
   }
 
   /// Sends `command` after the pending transaction control, waits for the results
