@@ -71,6 +71,7 @@ package struct ModelAuditRun {
       mapped = (.needsAttention, "use the matching @Attribute option (.allowsCloudEncryption, .preserveValueOnDeletion, .spotlight)")
     case "transientRelationship": mapped = (.needsAttention, "SwiftData relationships are stored; keep the link in a @Transient property")
     case "undefinedType": mapped = (.needsAttention, "give the transient property a concrete Swift type and mark it @Transient")
+    case "transientRequired": mapped = (.needsAttention, "@Transient properties need a default value (or make it optional)")
     case "unrecognized", "badValue", "badDefault", "inverseEntity", "orderedToOne":
       mapped = (.needsAttention, "check the model file at this place")
     case "externalStorage", "missingInverse", "abstractWithoutSubentities": mapped = nil  // checked on the schema below

@@ -61,11 +61,16 @@ struct CoreDataModelReader {
     }
   }
 
-  /// `<userInfo><entry key=".." value=".."/></userInfo>`: reported, ModelStore has no place for it.
+  /// `<userInfo><entry key=".." value=".."/></userInfo>`: reported, ModelStore has no place
+  /// for it. An empty `<userInfo/>` (Xcode writes one for many elements) holds nothing to
+  /// lose and is not reported.
   mutating func userInfo(_ e: XMLElement, owner: String, entity: String? = nil, property: String? = nil) {
-    let keys = e.children(named: "entry").compactMap { $0[attribute: "key"] }
-    let list = keys.isEmpty ? "no entries" : "keys \(keys.map { "'\($0)'" }.joined(separator: ", "))"
-    warn("userInfo", "user info of \(owner) (\(list)) is not kept", e, entity: entity, property: property)
+    let entries = e.children(named: "entry")
+    guard !entries.isEmpty else { return }
+    let keys = entries.map { $0[attribute: "key"] ?? "?" }
+    warn(
+      "userInfo", "user info of \(owner) (keys \(keys.map { "'\($0)'" }.joined(separator: ", "))) is not kept", e, entity: entity,
+      property: property)
   }
 
   // MARK: Model

@@ -40,7 +40,8 @@ extension CoreDataModelReader {
         entity: entity, property: name)
       return nil
     }
-    guard let typeName = e[attribute: "attributeType"] else {
+    // Xcode writes a transient attribute of type Undefined without `attributeType`.
+    guard let typeName = e[attribute: "attributeType"] ?? (transient ? "Undefined" : nil) else {
       fail("missingType", "attribute '\(key)' has no attributeType", e, entity: entity, property: name)
       return nil
     }
@@ -51,6 +52,14 @@ extension CoreDataModelReader {
     a.indexed = flag(e, "indexed", entity: entity, property: name)
     a.originalName = renamingIdentifier(e, name: name)
     a.defaultValue = defaultValue(e, type: type, entity: entity, property: name)
+    if transient && !a.optional && a.defaultValue == nil {
+      // Core Data never stores the value; a ModelStore transient must be optional or have a default.
+      warn(
+        "transientRequired",
+        "transient attribute '\(key)' is required and has no default; ModelStore keeps it optional (it is never stored)", e,
+        entity: entity, property: name)
+      a.optional = true
+    }
     if flag(e, "usesScalarValueType", entity: entity, property: name) { details.scalarAttributes.insert(key) }
     if flag(e, "allowsExternalBinaryDataStorage", entity: entity, property: name) {
       details.externalStorage.insert(key)
@@ -103,7 +112,8 @@ extension CoreDataModelReader {
         property: property)
       return .json
     case "Undefined" where transient:
-      warn("undefinedType", "transient attribute '\(key)' of Undefined type is kept as json", e, entity: entity, property: property)
+      let how = e[attribute: "attributeType"] == nil ? "has no attributeType (Undefined)" : "is of Undefined type"
+      warn("undefinedType", "transient attribute '\(key)' \(how); it is kept as json", e, entity: entity, property: property)
       return .json
     case "Undefined", "ObjectID":
       fail(
