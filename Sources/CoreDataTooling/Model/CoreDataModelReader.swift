@@ -10,6 +10,8 @@ struct CoreDataModelReader {
   var details = ModelDetails()
   /// Start-tag positions of entities (`Entity`) and properties (`Entity.property`).
   var positions: [String: (line: Int, column: Int)] = [:]
+  /// What the tolerance pass (`CoreDataModelReader+Tolerance`) needs to know of the XML.
+  var quirks = Quirks()
 
   init(file: String) { self.file = file }
 
@@ -115,6 +117,7 @@ struct CoreDataModelReader {
       default: warn("unrecognized", "element <\(child.name)> inside <model> is not understood and was ignored", child)
       }
     }
+    tolerate(&schema)
     validate(schema)
     return schema
   }
@@ -167,8 +170,12 @@ struct CoreDataModelReader {
       case "fetchIndex": fetchIndex(child, into: &entity)
       case "compoundIndexes":
         for index in child.children(named: "compoundIndex") {
-          let keys = index.children(named: "index").compactMap { $0[attribute: "value"] }
-          if !keys.isEmpty { entity.indexes.append(keys) }
+          let elements = index.children(named: "index").filter { $0[attribute: "value"] != nil }
+          guard !elements.isEmpty else { continue }
+          quirks.indexPlaces[name, default: [:]][entity.indexes.count] = elements.map {
+            Quirks.Place(line: $0.line, column: $0.column, what: "compound index")
+          }
+          entity.indexes.append(elements.compactMap { $0[attribute: "value"] })
         }
       case "uniquenessConstraints":
         for constraint in child.children(named: "uniquenessConstraint") {
@@ -193,6 +200,7 @@ struct CoreDataModelReader {
   mutating func fetchIndex(_ e: XMLElement, into entity: inout Entity) {
     let indexName = e[attribute: "name"] ?? "?"
     var keys: [String] = []
+    var places: [Quirks.Place] = []
     for element in e.children(named: "fetchIndexElement") {
       guard let property = element[attribute: "property"] else {
         let expression = element[attribute: "expression"].map { " '\($0)'" } ?? ""
@@ -212,8 +220,12 @@ struct CoreDataModelReader {
           element, entity: entity.name, property: property)
       }
       keys.append(property)
+      places.append(Quirks.Place(line: element.line, column: element.column, what: "fetch index '\(indexName)'"))
     }
-    if !keys.isEmpty { entity.indexes.append(keys) }
+    if !keys.isEmpty {
+      quirks.indexPlaces[entity.name, default: [:]][entity.indexes.count] = places
+      entity.indexes.append(keys)
+    }
   }
 
   // MARK: Validation

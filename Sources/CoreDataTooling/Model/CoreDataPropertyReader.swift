@@ -173,7 +173,8 @@ extension CoreDataModelReader {
   }
 
   mutating func relationship(_ e: XMLElement, entity: String) -> Relationship? {
-    guard let name = propertyName(e, entity: entity, known: Self.relationshipAttributes) else { return nil }
+    guard let declared = propertyName(e, entity: entity, known: Self.relationshipAttributes) else { return nil }
+    let name = relationshipName(declared, e, entity: entity)
     let key = "\(entity).\(name)"
     guard let destination = e[attribute: "destinationEntity"], !destination.isEmpty else {
       fail("missingDestination", "relationship '\(key)' has no destinationEntity", e, entity: entity, property: name)
@@ -208,11 +209,34 @@ extension CoreDataModelReader {
       r.minCount = count(e, "minCount", key: key, entity: entity, property: name)
       r.maxCount = count(e, "maxCount", key: key, entity: entity, property: name)
     }
-    if flag(e, "transient", entity: entity, property: name) {
-      warn("transientRelationship", "transient relationship '\(key)' is stored like any other", e, entity: entity, property: name)
-    }
     propertyOptions(e, kind: "relationship", entity: entity, property: name)
+    if flag(e, "transient", entity: entity, property: name) {
+      // Core Data keeps it in memory only: its store has no column or join table for it.
+      warn(
+        "transientRelationship",
+        "transient relationship '\(key)' is not stored by Core Data (no column, no join table); ModelStore leaves it out", e,
+        entity: entity, property: name)
+      quirks.transientRelationships.insert(key)
+      return nil
+    }
     return r
+  }
+
+  /// The name ModelStore gives a relationship: Core Data accepts one that starts with an
+  /// uppercase letter (hand-edited models ship with them); ModelStore's property names start
+  /// lowercase, so its first letter is lowered, with a warning. The Core Data column
+  /// (`Z` + the name in upper case) is the same either way.
+  mutating func relationshipName(_ name: String, _ e: XMLElement, entity: String) -> String {
+    guard let first = name.unicodeScalars.first, first.properties.isUppercase, first.isASCII else { return name }
+    let lowered = first.properties.lowercaseMapping + String(name.unicodeScalars.dropFirst())
+    guard Names.propertyNameProblem(lowered) == nil else { return name }
+    warn(
+      "relationshipName",
+      "relationship '\(entity).\(name)' starts with an uppercase letter, which Core Data accepts; ModelStore names it '\(lowered)' "
+        + "(its Core Data column Z\(name.uppercased()) is the same)", e, entity: entity, property: lowered)
+    quirks.renamedRelationships["\(entity).\(name)"] = lowered
+    positions["\(entity).\(lowered)"] = (e.line, e.column)
+    return lowered
   }
 
   /// What attributes and relationships share and ModelStore does not keep: CloudKit
