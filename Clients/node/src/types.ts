@@ -59,6 +59,8 @@ export interface AttributeDef {
   /** A literal, or a generator such as `{generate: "uuid"}` / `{generate: "now"}`. */
   default?: unknown;
   originalName?: string;
+  /** Core Data's renaming identifier: same identifier (or name, without one) = same element. */
+  renamingIdentifier?: string;
   transient?: boolean;
 }
 
@@ -73,6 +75,7 @@ export interface RelationshipDef {
   min?: number;
   max?: number;
   originalName?: string;
+  renamingIdentifier?: string;
 }
 
 export interface EntityDef {
@@ -84,6 +87,8 @@ export interface EntityDef {
   relationships?: RelationshipDef[];
   indexes?: string[][];
   uniqueness?: string[][];
+  originalName?: string;
+  renamingIdentifier?: string;
 }
 
 export interface Schema {

@@ -28,12 +28,14 @@ public enum CoreDataModelImporter {
         version.issues.append(ModelImportIssue(.error, "unreadable", e.message, file: path))
       }
       model.versions = [version]
+      model.resolveOriginalNames()
       return model
     case .directory:
       let entries = try ModelFiles.entries(path)
       if ModelFiles.baseName(path).hasSuffix(".xcdatamodel") || entries.contains("contents") || entries.contains("elements") {
         var model = ImportedModel(path: path, kind: .model)
         model.versions = [readVersion(directory: path, isCurrent: true)]
+        model.resolveOriginalNames()
         return model
       }
       let versionDirs = entries.filter { $0.hasSuffix(".xcdatamodel") && ModelFiles.kind(ModelFiles.join(path, $0)) == .directory }
@@ -52,6 +54,7 @@ public enum CoreDataModelImporter {
     var version = ImportedModelVersion(name: name, file: "contents", isCurrent: true)
     readContents(bytes, into: &version)
     model.versions = [version]
+    model.resolveOriginalNames()
     return model
   }
 
@@ -98,6 +101,7 @@ public enum CoreDataModelImporter {
     }
     let current = currentDir ?? (model.issues.contains { $0.code == "currentVersionMissing" } ? nil : ordered.last)
     if let current, let k = ordered.firstIndex(of: current) { model.versions[k].isCurrent = true }
+    model.resolveOriginalNames()
     return model
   }
 

@@ -134,7 +134,7 @@ struct CoreDataModelReader {
     var entity = Entity(name: name)
     entity.parent = e[attribute: "parentEntity"]
     entity.abstract = flag(e, "isAbstract", entity: name)
-    entity.originalName = renamingIdentifier(e, name: name)
+    entity.renamingIdentifier = renamingIdentifier(e, name: name)
     if let cls = e[attribute: "representedClassName"], !cls.isEmpty, cls != name, cls != "." + name {
       details.classNames[name] = cls
       warn(
@@ -191,9 +191,13 @@ struct CoreDataModelReader {
   }
 
   /// `elementID` (what Xcode writes for the renaming identifier) or `renamingIdentifier`,
-  /// when it differs from the element's own name.
-  func renamingIdentifier(_ e: XMLElement, name: String) -> String? {
-    guard let id = e[attribute: "renamingIdentifier"] ?? e[attribute: "elementID"], !id.isEmpty, id != name else { return nil }
+  /// when it differs from the element's name in ModelStore (`name`). `coreDataName` is the
+  /// name in the model file when ModelStore changed it: Core Data identifies an element
+  /// without an identifier by that name. (`originalName` is set per version afterwards,
+  /// from the previous version: `Schema.withOriginalNames`.)
+  func renamingIdentifier(_ e: XMLElement, name: String, coreDataName: String? = nil) -> String? {
+    let given = (e[attribute: "renamingIdentifier"] ?? e[attribute: "elementID"]).flatMap { $0.isEmpty ? nil : $0 }
+    guard let id = given ?? coreDataName, id != name else { return nil }
     return id
   }
 

@@ -50,7 +50,7 @@ extension CoreDataModelReader {
     a.optional = flag(e, "optional", entity: entity, property: name)
     a.transient = transient
     a.indexed = flag(e, "indexed", entity: entity, property: name)
-    a.originalName = renamingIdentifier(e, name: name)
+    a.renamingIdentifier = renamingIdentifier(e, name: name)
     a.defaultValue = defaultValue(e, type: type, entity: entity, property: name)
     if transient && !a.optional && a.defaultValue == nil {
       // Core Data never stores the value; a ModelStore transient must be optional or have a default.
@@ -189,7 +189,7 @@ extension CoreDataModelReader {
     }
     r.toMany = flag(e, "toMany", entity: entity, property: name)
     r.optional = flag(e, "optional", entity: entity, property: name)
-    r.originalName = renamingIdentifier(e, name: name)
+    r.renamingIdentifier = renamingIdentifier(e, name: name, coreDataName: declared)
     switch e[attribute: "deletionRule"] ?? "Nullify" {
     case "Nullify": r.deleteRule = .nullify
     case "Cascade": r.deleteRule = .cascade
