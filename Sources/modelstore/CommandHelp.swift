@@ -210,13 +210,19 @@ enum CommandHelp {
       """
       USAGE
         modelstore xcdatamodel PATH [--audit [--cloudkit] [--compare PATH2]] [--generate TARGET [--base-name NAME] [--out DIR [--force]]] [--report]
+                               [--model-version NAME] [--version-order A,B,C]
 
       PATH is a .xcdatamodeld bundle, a .xcdatamodel directory or a 'contents' file.
       Prints the current version's schema as JSON (or the audit report, or the generated
       files, or with --report the whole import result) on stdout, and the findings on
-      stderr. TARGET is swiftdata, coredata, typescript or python. --out writes the files
-      into DIR, refusing to replace one that exists unless --force is given. Exit status 1
-      when a version has an error.
+      stderr: every version's errors, the printed version's warnings, and a summary that
+      names the versions with errors. TARGET is swiftdata, coredata, typescript or python.
+      --out writes the files into DIR, refusing to replace one that exists unless --force
+      is given. --model-version prints (or audits) that version instead of the current one.
+      --version-order gives the versions' names oldest first (else they are ordered by the
+      version numbers in their names, the current version's name family last). Exit status
+      1 when the printed version (or the bundle) has an error; errors of other versions
+      are reported but do not fail the command.
 
       EXAMPLE
         modelstore xcdatamodel Tasks.xcdatamodeld --generate swiftdata --out Generated

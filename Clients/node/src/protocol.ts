@@ -59,6 +59,7 @@ export interface ModelValidateParams {
 /** The params of `model.importXcdatamodel`. */
 export interface ModelImportXcdatamodelParams {
   name?: string;
+  versionOrder?: Array<string>;
   path?: string;
   xml?: string;
 }
@@ -66,6 +67,7 @@ export interface ModelImportXcdatamodelParams {
 /** The params of `model.audit`. */
 export interface ModelAuditParams {
   name?: string;
+  versionOrder?: Array<string>;
   path?: string;
   xml?: string;
   schema?: Schema;
@@ -78,6 +80,7 @@ export interface ModelGenerateParams {
   target: "swiftdata" | "coredata" | "typescript" | "python";
   baseName?: string;
   name?: string;
+  versionOrder?: Array<string>;
   path?: string;
   xml?: string;
   schema?: Schema;

@@ -207,6 +207,8 @@ export interface ModelSource {
   /** With `xml`: the version's name. */
   name?: string;
   schema?: Schema;
+  /** With `path`: the versions' names, oldest first (else read from their names). */
+  versionOrder?: string[];
 }
 
 /** A finding of a model import, at its file, line and column. */
@@ -240,6 +242,8 @@ export interface ImportXcdatamodelResult {
   ok: boolean;
   schema: Schema | null;
   versions: ImportedModelVersion[];
+  /** How `versions` (oldest first) were ordered: given, or read from their names. */
+  order: { rule: "given" | "names"; confidence: "high" | "medium" | "low"; reason: string };
   warnings: ModelIssue[];
   errors: ModelIssue[];
 }

@@ -91,9 +91,10 @@ class AsyncStoreMethods:
         path: Optional[str] = None,
         xml: Optional[str] = None,
         name: Optional[str] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """Awaitable :meth:`StoreMethods.model_import_xcdatamodel`."""
-        return await cast(Any, _sync.model_import_xcdatamodel(self, path=path, xml=xml, name=name))
+        return await cast(Any, _sync.model_import_xcdatamodel(self, path=path, xml=xml, name=name, version_order=version_order))
 
     async def model_audit(
         self,
@@ -103,9 +104,10 @@ class AsyncStoreMethods:
         name: Optional[str] = None,
         cloud_kit: Optional[bool] = None,
         compare_with: Optional[Any] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """Awaitable :meth:`StoreMethods.model_audit`."""
-        return await cast(Any, _sync.model_audit(self, path=path, xml=xml, schema=schema, name=name, cloud_kit=cloud_kit, compare_with=compare_with))
+        return await cast(Any, _sync.model_audit(self, path=path, xml=xml, schema=schema, name=name, cloud_kit=cloud_kit, compare_with=compare_with, version_order=version_order))
 
     async def model_generate(
         self,
@@ -115,9 +117,10 @@ class AsyncStoreMethods:
         schema: Optional[Mapping[str, Any]] = None,
         name: Optional[str] = None,
         base_name: Optional[str] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """Awaitable :meth:`StoreMethods.model_generate`."""
-        return await cast(Any, _sync.model_generate(self, target=target, path=path, xml=xml, schema=schema, name=name, base_name=base_name))
+        return await cast(Any, _sync.model_generate(self, target=target, path=path, xml=xml, schema=schema, name=name, base_name=base_name, version_order=version_order))
 
     @overload
     async def insert(self, entity: Insertable[O, V, U], values: ValuesOf[V], to_many: Optional[ToMany] = None) -> O: ...

@@ -214,10 +214,14 @@ class StoreMethods:
         path: Optional[str] = None,
         xml: Optional[str] = None,
         name: Optional[str] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """Reads a Core Data model: a .xcdatamodeld / .xcdatamodel / contents path
-        (read by the server) or the text of a contents file (xml)."""
-        return self.call("model.importXcdatamodel", _params(path=path, xml=xml, name=name))
+        (read by the server) or the text of a contents file (xml). ``version_order`` gives
+        the bundle's versions oldest first (else they are ordered by their names)."""
+        return self.call(
+            "model.importXcdatamodel", _params(path=path, xml=xml, name=name, versionOrder=_list(version_order))
+        )
 
     def model_audit(
         self,
@@ -227,6 +231,7 @@ class StoreMethods:
         name: Optional[str] = None,
         cloud_kit: Optional[bool] = None,
         compare_with: Optional[Any] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """SwiftData migration assessment of a model; compare_with (a path or a
         schema) adds the coexistence check."""
@@ -239,6 +244,7 @@ class StoreMethods:
                 name=name,
                 cloudKit=cloud_kit,
                 compareWith=compare_with,
+                versionOrder=_list(version_order),
             ),
         )
 
@@ -250,6 +256,7 @@ class StoreMethods:
         schema: Optional[Mapping[str, Any]] = None,
         name: Optional[str] = None,
         base_name: Optional[str] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """Source code for a model: target is swiftdata, coredata, typescript or python."""
         return self.call(
@@ -261,6 +268,7 @@ class StoreMethods:
                 schema=schema,
                 name=name,
                 baseName=base_name,
+                versionOrder=_list(version_order),
             ),
         )
 
