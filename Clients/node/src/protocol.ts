@@ -24,6 +24,8 @@ export interface StoreOpenParams {
   historyRetention?: string;
   format?: "modelstore" | "coredata";
   model?: string;
+  modelVersion?: string;
+  versionOrder?: Array<string>;
 }
 
 /** The params of `store.info`. */
@@ -297,6 +299,8 @@ export interface ImportCoreDataParams {
   store: string;
   progressToken?: string | number;
   model?: string;
+  modelVersion?: string;
+  versionOrder?: Array<string>;
 }
 
 /** Every method's params by wire name. */

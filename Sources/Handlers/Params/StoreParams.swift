@@ -13,6 +13,9 @@ struct StoreOpenParams: MethodParams {
   var options: Store.OpenOptions
   let format: String
   let model: String?
+  /// With `model`: the version the store was written with, and the versions' order.
+  let modelVersion: String?
+  let versionOrder: [String]?
   let readOnly: Bool?
   let create: Bool?
 
@@ -31,6 +34,10 @@ struct StoreOpenParams: MethodParams {
     }
     format = try r.read("format", schema: JSONSchema.enumeration(["modelstore", "coredata"])) ?? "modelstore"
     model = try r.read("model")
+    try r.refuseWithout("modelVersion", "model", schema: JSONSchema.string)
+    try r.refuseWithout("versionOrder", "model", schema: JSONSchema.array(JSONSchema.string))
+    modelVersion = try r.read("modelVersion")
+    versionOrder = try r.read("versionOrder")
   }
 }
 

@@ -110,6 +110,25 @@ enum MusicFixture {
     c.close()
   }
 
+  /// A temporary directory with `Music.sqlite` and the bundle `Music.xcdatamodeld` holding
+  /// `versions` (name → contents) with `current` as its current version; removed when the
+  /// test ends.
+  static func makeBundle(
+    _ test: XCTestCase, versions: [(String, String)], current: String, identifiers: [String] = [""]
+  ) throws -> (store: String, model: String) {
+    let dir = NSTemporaryDirectory() + "music-bundle-" + UUID().uuidString
+    let bundle = dir + "/Music.xcdatamodeld"
+    test.addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
+    for (name, contents) in versions {
+      try FileManager.default.createDirectory(atPath: bundle + "/\(name).xcdatamodel", withIntermediateDirectories: true)
+      try Data(contents.utf8).write(to: URL(fileURLWithPath: bundle + "/\(name).xcdatamodel/contents"))
+    }
+    try Data("<plist><dict><key>_XCCurrentVersionName</key><string>\(current).xcdatamodel</string></dict></plist>".utf8).write(
+      to: URL(fileURLWithPath: bundle + "/.xccurrentversion"))
+    try write(dir + "/Music.sqlite", identifiers: identifiers)
+    return (dir + "/Music.sqlite", bundle)
+  }
+
   /// A temporary directory with `Music.sqlite` and the model `Music.xcdatamodel`, removed
   /// when the test ends.
   static func make(_ test: XCTestCase, textKeys: Bool = false) throws -> (store: String, model: String) {

@@ -39,9 +39,11 @@ class AsyncStoreMethods:
         format: Optional[str] = None,
         model: Optional[str] = None,
         history_retention: Optional[str] = None,
+        model_version: Optional[str] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """Awaitable :meth:`StoreMethods.store_open`."""
-        return await cast(Any, _sync.store_open(self, path=path, memory=memory, read_only=read_only, create=create, format=format, model=model, history_retention=history_retention))
+        return await cast(Any, _sync.store_open(self, path=path, memory=memory, read_only=read_only, create=create, format=format, model=model, history_retention=history_retention, model_version=model_version, version_order=version_order))
 
     async def store_info(self) -> Any:
         """Awaitable :meth:`StoreMethods.store_info`."""
@@ -507,6 +509,8 @@ class AsyncStoreMethods:
         model: Optional[str] = None,
         progress_token: Optional[Any] = None,
         timeout: Optional[float] = None,
+        model_version: Optional[str] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """Awaitable :meth:`StoreMethods.import_core_data`."""
-        return await cast(Any, _sync.import_core_data(self, store=store, model=model, progress_token=progress_token, timeout=timeout))
+        return await cast(Any, _sync.import_core_data(self, store=store, model=model, progress_token=progress_token, timeout=timeout, model_version=model_version, version_order=version_order))

@@ -103,10 +103,14 @@ class StoreMethods:
         format: Optional[str] = None,
         model: Optional[str] = None,
         history_retention: Optional[str] = None,
+        model_version: Optional[str] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """``store.open``; ``format="coredata"`` (with ``read_only=True``) browses a Core Data
-        SQLite store in place, ``model`` naming its ``.xcdatamodeld`` for exact names;
-        ``history_retention`` (``"100000"``, ``"7d"``) bounds the history this process keeps."""
+        SQLite store in place, ``model`` naming its ``.xcdatamodeld`` for exact names (and
+        ``model_version`` the version the store was written with, ``version_order`` its
+        versions oldest first); ``history_retention`` (``"100000"``, ``"7d"``) bounds the
+        history this process keeps."""
         return self._schema_call(
             "store.open",
             _params(
@@ -117,6 +121,8 @@ class StoreMethods:
                 format=format,
                 model=model,
                 historyRetention=history_retention,
+                modelVersion=model_version,
+                versionOrder=_list(version_order),
             ),
         )
 
@@ -803,12 +809,24 @@ class StoreMethods:
         model: Optional[str] = None,
         progress_token: Optional[Any] = None,
         timeout: Optional[float] = None,
+        model_version: Optional[str] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """``import.coreData``: copies the Core Data SQLite store at ``store`` into the open
         store, all or nothing; ``{objects, counts, links, schemaDefined, skipped, warnings,
-        source}``. ``model`` (a ``.xcdatamodeld``) gives exact names instead of inferred ones."""
+        source}``. ``model`` (a ``.xcdatamodeld``) gives exact names instead of inferred ones;
+        ``model_version`` names the version the store was written with (else the one that fits
+        is used: ``source["modelVersion"]`` says which and why)."""
         return self._schema_call(
-            "import.coreData", _params(store=store, model=model, progressToken=progress_token), timeout=timeout
+            "import.coreData",
+            _params(
+                store=store,
+                model=model,
+                progressToken=progress_token,
+                modelVersion=model_version,
+                versionOrder=_list(version_order),
+            ),
+            timeout=timeout,
         )
 
 

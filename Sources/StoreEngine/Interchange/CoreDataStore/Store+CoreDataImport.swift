@@ -25,17 +25,21 @@ extension Store {
   /// with `INSERT ... SELECT`, and checks each entity's count against the source. Object
   /// ids keep their key: Core Data's `<Entity>/p<Z_PK>` becomes `<Entity>/<Z_PK>`, so
   /// the imported entities must have no objects yet. `model` (a .xcdatamodel(d) path)
-  /// gives exact names and types instead of inferring them. `progress(phase, done,
-  /// total)` reports `rows` after every chunk of 50,000 keys of a table.
+  /// gives exact names and types instead of inferring them, read with the version
+  /// `modelVersion` names or the one that fits the store (`CoreDataModelChoice`), its
+  /// versions in `versionOrder` if given. `progress(phase, done, total)` reports `rows`
+  /// after every chunk of 50,000 keys of a table.
   public func importCoreData(
-    path: String, model: String? = nil, progress: ((_ phase: ImportPhase, _ done: Int, _ total: Int?) -> Void)? = nil
+    path: String, model: String? = nil, modelVersion: String? = nil, versionOrder: [String]? = nil,
+    progress: ((_ phase: ImportPhase, _ done: Int, _ total: Int?) -> Void)? = nil
   ) throws -> CoreDataImportSummary {
     try checkWritable()
     if writes.userTransactions > 0 {
       throw StoreError(
         .transaction, "import.coreData cannot run inside a client transaction (it attaches the source file); commit or roll back first")
     }
-    let source = try CoreDataSource(path: path, model: model, connection: connection, schemaName: "ms_coredata_source")
+    let request = try CoreDataModelRequest(model: model, version: modelVersion, versionOrder: versionOrder)
+    let source = try CoreDataSource(path: path, model: request, connection: connection, schemaName: "ms_coredata_source")
     defer { source.close(connection) }
     var summary = CoreDataImportSummary()
     summary.source = source.metadataJSON
