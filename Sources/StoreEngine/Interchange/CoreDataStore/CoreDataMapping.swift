@@ -48,6 +48,8 @@ struct CoreDataMapping {
   var warnings: [String] = []
   /// The model's schema, when one was given (see `CoreDataMapping+Model`).
   var modelSchema: Schema?
+  /// Where each table's rows are read from (keys stored as text read as integers).
+  var rows: CoreDataRows { CoreDataRows(self) }
 
   /// Columns of the mapped tables that hold no mapped property (Core Data's own columns,
   /// `Z<n>_` companions and `Z_FOK_` positions aside).

@@ -107,7 +107,8 @@ extension Store {
   }
 
   /// Rows per `INSERT ... SELECT` of a hierarchy table: progress and cancellation are
-  /// looked at between chunks.
+  /// looked at between chunks. (A table whose keys are stored as text is copied at once:
+  /// its keys are no rowid to seek by.)
   static let coreDataChunkKeys: Int64 = 50_000
 
   /// Copies one view into its table: a hierarchy in ranges of `Z_PK` (the view's `_pk`,
@@ -117,7 +118,7 @@ extension Store {
     let insert =
       "INSERT INTO main.\(Identifier.quote(view.table)) (\(view.columns.map(Identifier.quote).joined(separator: ", "))) SELECT * FROM temp.\(Identifier.quote("_ms_coredata_" + view.table))"
     do {
-      guard isHierarchy,
+      guard isHierarchy, view.keyedByRowid,
         let (low, high) = try connection.prepare("SELECT min(\"Z_PK\"), max(\"Z_PK\") FROM \(view.source)").first(
           [], { $0.isNull(0) ? nil : ($0.int(0), $0.int(1)) }) ?? nil
       else {
@@ -154,7 +155,9 @@ extension Store {
   private func checkSource(_ source: CoreDataSource, _ summary: inout CoreDataImportSummary) throws -> [String: Int] {
     let m = source.mapping
     let schema = m.layout.schema
+    let rows = m.rows
     var counts: [String: Int] = [:]
+    try checkTextKeys(m, rows, &summary)
     let modelGraph = m.modelSchema.map { ModelGraph($0) }
     for system in m.layout.systemEntities {
       let table = "A" + system.name
@@ -165,7 +168,7 @@ extension Store {
       }
     }
     for table in Set(m.entities.map(\.table)).sorted() {
-      let from = "\(schema).\(Identifier.quote(table))"
+      let from = rows.source(table, m.layout)
       let members = m.entities.filter { $0.table == table }
       var known = Set<Int64>()
       for e in members { known.insert(e.entity.number) }
@@ -264,10 +267,11 @@ extension Store {
       s.counts.append((e.name, got))
       s.objects += got
     }
+    let rows = source.mapping.rows
     for j in source.mapping.joins {
-      guard
-        case .integer(let n)? = try connection.scalar("SELECT count(*) FROM \(source.mapping.layout.schema).\(Identifier.quote(j.table))")
-      else { continue }
+      guard case .integer(let n)? = try connection.scalar("SELECT count(*) FROM \(rows.source(j.table, source.mapping.layout))") else {
+        continue
+      }
       let name = "\(j.sides[0].owner).\(j.sides[0].name)"
       let written = s.links.first {
         $0.relationship.hasSuffix(name) || $0.relationship.hasSuffix("\(j.sides[1].owner).\(j.sides[1].name)")
