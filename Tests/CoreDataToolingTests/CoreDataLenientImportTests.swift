@@ -187,6 +187,30 @@ final class CoreDataRelationshipQuirkTests: XCTestCase {
       ])
   }
 
+  /// A relationship to a sub-entity whose inverse is declared on the abstract parent (a
+  /// shipped test model): ModelStore's inverse must point back to the entity or an
+  /// ancestor, so that side is kept without an inverse, and then its partner too.
+  func testAnInverseToASubEntityDropsBothSides() throws {
+    let v = inline(
+      """
+      <entity name="Related" isAbstract="YES">
+          <relationship name="main" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Single" inverseName="test" inverseEntity="Single"/>
+      </entity>
+      <entity name="Concrete" parentEntity="Related"/>
+      <entity name="Single">
+          <relationship name="test" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Concrete" inverseName="main" inverseEntity="Related"/>
+      </entity>
+      """)
+    XCTAssertEqual(v.errors, [])
+    XCTAssertEqual(
+      v.warnings.filter { $0.code == "inverseIgnored" }.map(\.message),
+      [
+        "'Related.main' names as its inverse 'Single.test', which points to 'Concrete', not to 'Related' (Core Data accepts it); ModelStore keeps 'Related.main' without an inverse",
+        "'Single.test' names as its inverse 'Related.main', whose own inverse is none (Core Data accepts it); ModelStore keeps 'Single.test' without an inverse",
+      ])
+    XCTAssertEqual(v.schema?.entities.flatMap { $0.relationships.map(\.inverse) }, [nil, nil])
+  }
+
   /// Transient relationships (a many-to-many among them) have no column or join table in a
   /// Core Data store: they are left out of the schema, and an inverse naming one is dropped.
   func testTransientRelationshipsAreLeftOut() throws {

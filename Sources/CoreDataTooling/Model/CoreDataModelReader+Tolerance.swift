@@ -23,7 +23,8 @@ extension CoreDataModelReader {
   mutating func tolerate(_ schema: inout Schema) {
     renameInverseAndKeys(&schema, Lineage(schema))
     dropToManyIndexKeys(&schema, Lineage(schema))
-    dropOneSidedInverses(&schema, Lineage(schema))
+    // Dropping one side's inverse can leave its partner one-sided in turn: again until none is.
+    while dropOneSidedInverses(&schema, Lineage(schema)) {}
   }
 
   /// The entities of a schema by name, and each one's chain of ancestors.
@@ -97,10 +98,13 @@ extension CoreDataModelReader {
 
   /// Core Data tolerates an inverse that does not name the relationship back: the inverse
   /// names a relationship the destination lacks (or a transient one, left out), one that
-  /// points to another entity, or one whose own inverse is another relationship or none.
+  /// points to another entity (a sub-entity included: ModelStore's inverse must point to the
+  /// entity or an ancestor), or one whose own inverse is another relationship or none.
   /// ModelStore keeps such a relationship without an inverse (as its Core Data store does:
   /// each to-one has its own column), so only pairs that name each other are inverses.
-  private mutating func dropOneSidedInverses(_ schema: inout Schema, _ lineage: Lineage) {
+  /// True when an inverse was dropped.
+  private mutating func dropOneSidedInverses(_ schema: inout Schema, _ lineage: Lineage) -> Bool {
+    var dropped = false
     for i in schema.entities.indices {
       let e = schema.entities[i]
       for j in e.relationships.indices {
@@ -127,7 +131,9 @@ extension CoreDataModelReader {
             "\(place) names as its inverse \(reason) (Core Data accepts it); ModelStore keeps \(place) without an inverse",
             file: file, line: at?.line, column: at?.column, entity: e.name, property: r.name))
         schema.entities[i].relationships[j].inverse = nil
+        dropped = true
       }
     }
+    return dropped
   }
 }

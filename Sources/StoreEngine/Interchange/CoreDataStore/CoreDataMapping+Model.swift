@@ -14,12 +14,14 @@ extension CoreDataMapping {
     for e in schema.entities {
       guard let found = layout.entities.first(where: { $0.name == e.name }) else {
         warnings.append("entity '\(e.name)' of the model is not in this store's Z_PRIMARYKEY; it stays empty")
+        missingColumns += 1
         continue
       }
       let root = graph[e.name]!.root.name
       let table = CoreDataLayout.tableName(ofRoot: root)
       guard layout.tables[table] != nil else {
         warnings.append("entity '\(e.name)' has no table \(table) in this store; it stays empty")
+        missingColumns += 1
         continue
       }
       entities.append((found, root, table))
@@ -41,6 +43,7 @@ extension CoreDataMapping {
       for a in e.attributes where !a.transient {
         guard let col = column(a.name, table: table) else {
           warnings.append("\(e.name).\(a.name) has no column Z\(a.name.uppercased()) in \(table); it is left empty")
+          missingColumns += 1
           continue
         }
         let kind: CoreDataValueKind
@@ -56,6 +59,7 @@ extension CoreDataMapping {
       for r in e.relationships where !r.toMany {
         guard let col = column(r.name, table: table) else {
           warnings.append("\(e.name).\(r.name) has no column Z\(r.name.uppercased()) in \(table); it is left empty")
+          missingColumns += 1
           continue
         }
         toOnes.append(ToOne(entity: e.name, name: r.name, destination: r.destination, column: col))
@@ -86,6 +90,7 @@ extension CoreDataMapping {
           })
         else {
           warnings.append("no join table holds \(e.name).\(r.name) (columns \(wantMine), \(wantTheirs)); its links are not read")
+          missingColumns += 1
           continue
         }
         func side(_ owner: String, _ name: String, _ destination: String, _ column: String) -> JoinSide {

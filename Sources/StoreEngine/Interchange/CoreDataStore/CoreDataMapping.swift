@@ -46,6 +46,9 @@ struct CoreDataMapping {
   var joins: [Join] = []
   var uniqueness: [String: [[String]]] = [:]
   var warnings: [String] = []
+  /// With a model: its entities without a table and properties without a column (each
+  /// also in `warnings`); with `unmappedColumns`, how far the model is from the tables.
+  var missingColumns = 0
   /// The model's schema, when one was given (see `CoreDataMapping+Model`).
   var modelSchema: Schema?
   /// Where each table's rows are read from (keys stored as text read as integers).

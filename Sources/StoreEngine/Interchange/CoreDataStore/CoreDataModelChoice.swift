@@ -90,9 +90,9 @@ struct CoreDataModelChoice {
       if let schema = version.schema {
         if entities == stored {
           let m = try CoreDataMapping(layout: layout, model: schema, externalStorage: version.details.externalStorage, connection: c)
-          o.append("missing", .int(Int64(m.warnings.count)))
+          o.append("missing", .int(Int64(m.missingColumns)))
           o.append("unmapped", .int(Int64(m.unmappedColumns)))
-          scored.append((version, m, m.warnings.count + m.unmappedColumns))
+          scored.append((version, m, m.missingColumns + m.unmappedColumns))
         }
       } else {
         let why = version.unsupportedReason ?? version.errors.first.map { "\($0.message) [\($0.code)]" } ?? "it could not be read"
@@ -177,7 +177,7 @@ struct CoreDataModelChoice {
       mapping: m, version: version.name, confidence: "high", reason: "named by modelVersion",
       candidates: [
         .object([
-          "name": .string(version.name), "entities": true, "missing": .int(Int64(m.warnings.count)),
+          "name": .string(version.name), "entities": true, "missing": .int(Int64(m.missingColumns)),
           "unmapped": .int(Int64(m.unmappedColumns)),
         ])
       ],
