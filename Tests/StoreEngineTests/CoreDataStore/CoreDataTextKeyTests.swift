@@ -29,7 +29,7 @@ final class CoreDataTextKeyTests: XCTestCase {
     defer { imported.close() }
     let summary = try imported.importCoreData(path: text.store, model: text.model)
     XCTAssertEqual(summary.counts.map { "\($0.entity)=\($0.count)" }, ["Album=2", "Playlist=1", "Song=3"])
-    XCTAssertEqual(summary.links.map { "\($0.relationship)=\($0.count)" }, ["Playlist.songs=2"])
+    XCTAssertEqual(summary.links.map { "\($0.relationship)=\($0.count)" }, ["Playlist.featured=1", "Playlist.songs=2"])
     for entity in ["Album", "Playlist", "Song"] {
       let rows = try all(expected, entity)
       XCTAssertEqual(try all(inPlace, entity), rows, "in place: \(entity)")

@@ -9,7 +9,9 @@ import XCTest
 /// an inverse that does not name its relationship back (`Album.cover` names `Song.Album`,
 /// whose inverse is `songs`), a fetch index on a to-many (`Song.playlists`), a transient
 /// many-to-many (`Playlist.upNext` ↔ `Song.queuedIn`, no join table), a transient
-/// attribute without a type (`Song.waveform`). Entities: Album (1), Playlist (2), Song (3).
+/// attribute without a type (`Song.waveform`), and a to-many without an inverse
+/// (`Playlist.featured`, kept by Core Data as the key column `Z2FEATURED` of ZALBUM).
+/// Entities: Album (1), Playlist (2), Song (3).
 enum MusicFixture {
   /// The current model (`Music 2`); `version(1)` and `version(3)` are its neighbours.
   static let contents = version(2)
@@ -25,6 +27,7 @@ enum MusicFixture {
               <attribute name="name" optional="YES" attributeType="String"/>
               <relationship name="songs" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Song" inverseName="playlists" inverseEntity="Song"/>
               <relationship name="upNext" optional="YES" toMany="YES" transient="YES" deletionRule="Nullify" destinationEntity="Song" inverseName="queuedIn" inverseEntity="Song"/>
+              <relationship name="featured" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Album"/>
           </entity>
 
       """
@@ -72,8 +75,9 @@ enum MusicFixture {
       """
       CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
       CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
-      CREATE TABLE ZALBUM ( \(pk), Z_ENT \(key), Z_OPT \(key), ZCOVER \(key), ZTITLE VARCHAR );
+      CREATE TABLE ZALBUM ( \(pk), Z_ENT \(key), Z_OPT \(key), ZCOVER \(key), Z2FEATURED \(key), ZTITLE VARCHAR );
       CREATE INDEX ZALBUM_ZCOVER_INDEX ON ZALBUM (ZCOVER);
+      CREATE INDEX ZALBUM_Z2FEATURED_INDEX ON ZALBUM (Z2FEATURED);
       CREATE TABLE ZPLAYLIST ( \(pk), Z_ENT \(key), Z_OPT \(key), ZNAME VARCHAR );
       CREATE TABLE ZSONG ( \(pk), Z_ENT \(key), Z_OPT \(key), ZALBUM \(key), ZTITLE VARCHAR );
       CREATE INDEX ZSONG_ZALBUM_INDEX ON ZSONG (ZALBUM);
@@ -83,7 +87,7 @@ enum MusicFixture {
       """)
     func k(_ n: Int) -> SQLValue { textKeys ? .text(String(n)) : .integer(Int64(n)) }
     let rows: [(String, [[SQLValue]])] = [
-      ("ZALBUM", [[k(1), k(1), k(1), k(2), .text("Blue")], [k(2), k(1), k(1), .null, .text("Red")]]),
+      ("ZALBUM", [[k(1), k(1), k(1), k(2), k(1), .text("Blue")], [k(2), k(1), k(1), .null, .null, .text("Red")]]),
       ("ZPLAYLIST", [[k(1), k(2), k(1), .text("Mix")]]),
       (
         "ZSONG",

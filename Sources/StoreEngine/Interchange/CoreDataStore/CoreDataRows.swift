@@ -32,7 +32,8 @@ struct CoreDataRows {
     }
     for j in mapping.joins {
       keys[j.table, default: []].formUnion(j.sides.map(\.column) + j.sides.compactMap(\.positionColumn))
-      required[j.table] = Set(j.sides.map(\.column))
+      // Links kept in a destination's table are its rows: those rows stay rows.
+      if j.ownerKey == nil { required[j.table] = Set(j.sides.map(\.column)) }
     }
     for (table, columns) in keys {
       guard let t = layout.tables[table] else { continue }

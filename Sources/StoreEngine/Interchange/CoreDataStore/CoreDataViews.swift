@@ -75,7 +75,7 @@ enum CoreDataViews {
           table: root.name, columns: columns, source: from, keyedByRowid: rows.converted[table] == nil,
           sql: "CREATE TEMP VIEW \(Identifier.quote(prefix + root.name)) AS SELECT \(select.joined(separator: ", ")) FROM \(from) t"))
     }
-    var joinColumns: [String: (source: String, columns: [String: String])] = [:]
+    var joinColumns: [String: (source: String, columns: [String: String], ownerKey: String?)] = [:]
     for m in graph.ordered {
       for r in m.entity.relationships {
         guard case .joinTable(let table, let src, let dst, let pos) = StorageLayout.storage(of: r, in: m, graph: graph) else { continue }
@@ -83,7 +83,7 @@ enum CoreDataViews {
           guard let i = j.sides.firstIndex(where: { $0.owner == m.name && $0.name == r.name }) else { continue }
           let mine = j.sides[i]
           let other = j.sides[1 - i]
-          var entry = joinColumns[table] ?? (j.table, [:])
+          var entry = joinColumns[table] ?? (j.table, [:], j.ownerKey)
           entry.columns[src] = "j." + Identifier.quote(other.column)
           entry.columns[dst] = "j." + Identifier.quote(mine.column)
           entry.columns[pos] = mine.positionColumn.map { "coalesce(j.\(Identifier.quote($0)), 0)" } ?? "0"
@@ -94,10 +94,11 @@ enum CoreDataViews {
     for (table, entry) in joinColumns.sorted(by: { $0.key < $1.key }) {
       let select = ["src", "dst", "spos", "dpos"].map { "\(entry.columns[$0] ?? "0") AS \"\($0)\"" }
       let from = rows.source(entry.source, mapping.layout)
+      let links = entry.ownerKey.map { " WHERE j.\(Identifier.quote($0)) IS NOT NULL" } ?? ""
       out.append(
         View(
           table: table, columns: ["src", "dst", "spos", "dpos"], source: from,
-          sql: "CREATE TEMP VIEW \(Identifier.quote(prefix + table)) AS SELECT \(select.joined(separator: ", ")) FROM \(from) j"))
+          sql: "CREATE TEMP VIEW \(Identifier.quote(prefix + table)) AS SELECT \(select.joined(separator: ", ")) FROM \(from) j\(links)"))
     }
     return out
   }

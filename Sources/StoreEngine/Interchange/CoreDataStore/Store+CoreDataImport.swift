@@ -269,9 +269,10 @@ extension Store {
     }
     let rows = source.mapping.rows
     for j in source.mapping.joins {
-      guard case .integer(let n)? = try connection.scalar("SELECT count(*) FROM \(rows.source(j.table, source.mapping.layout))") else {
-        continue
-      }
+      let links = j.ownerKey.map { " WHERE \(Identifier.quote($0)) IS NOT NULL" } ?? ""
+      guard
+        case .integer(let n)? = try connection.scalar("SELECT count(*) FROM \(rows.source(j.table, source.mapping.layout))\(links)")
+      else { continue }
       let name = "\(j.sides[0].owner).\(j.sides[0].name)"
       let written = s.links.first {
         $0.relationship.hasSuffix(name) || $0.relationship.hasSuffix("\(j.sides[1].owner).\(j.sides[1].name)")
