@@ -21,31 +21,41 @@ extension CoreDataModelReader {
   }
 
   mutating func tolerate(_ schema: inout Schema) {
-    renameInverseAndKeys(&schema, Lineage(schema))
-    dropToManyIndexKeys(&schema, Lineage(schema))
+    if !quirks.renamedRelationships.isEmpty { renameInverseAndKeys(&schema, Lineage(schema)) }
+    // Dropping index keys changes no relationship: one lineage serves both steps.
+    let lineage = Lineage(schema)
+    dropToManyIndexKeys(&schema, lineage)
     // Dropping one side's inverse can leave its partner one-sided in turn: again until none is.
-    while dropOneSidedInverses(&schema, Lineage(schema)) {}
+    if dropOneSidedInverses(&schema, lineage) {
+      while dropOneSidedInverses(&schema, Lineage(schema)) {}
+    }
   }
 
-  /// The entities of a schema by name, and each one's chain of ancestors.
+  /// The entities of a schema by name, each one's chain of ancestors and the relationships
+  /// it has (its own and inherited), computed once.
   struct Lineage {
     let entities: [String: Entity]
-    init(_ schema: Schema) { entities = Dictionary(schema.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }) }
+    private var chains: [String: [String]] = [:]
+    private var inherited: [String: [(owner: String, relationship: Relationship)]] = [:]
+
+    init(_ schema: Schema) {
+      entities = Dictionary(schema.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+      for name in entities.keys {
+        var chain: [String] = []
+        var next: String? = name
+        while let n = next, !chain.contains(n), let e = entities[n] {
+          chain.append(n)
+          next = e.parent
+        }
+        chains[name] = chain
+        inherited[name] = chain.flatMap { owner in entities[owner]!.relationships.map { (owner, $0) } }
+      }
+    }
 
     /// `name`, its parent, its parent's parent, ... (stops at an unknown entity or a cycle).
-    func callAsFunction(_ name: String) -> [String] {
-      var out: [String] = []
-      var next: String? = name
-      while let n = next, !out.contains(n), let e = entities[n] {
-        out.append(n)
-        next = e.parent
-      }
-      return out
-    }
+    func callAsFunction(_ name: String) -> [String] { chains[name] ?? [] }
 
-    func relationships(of name: String) -> [(owner: String, relationship: Relationship)] {
-      self(name).flatMap { owner in entities[owner]!.relationships.map { (owner, $0) } }
-    }
+    func relationships(of name: String) -> [(owner: String, relationship: Relationship)] { inherited[name] ?? [] }
   }
 
   /// Inverses and key lists that name a relationship renamed by `relationshipName` follow it.
@@ -70,7 +80,7 @@ extension CoreDataModelReader {
   /// Xcode writes fetch indexes over to-many relationships, which have no column to index:
   /// the key is left out of the index (and an index left without keys is left out).
   private mutating func dropToManyIndexKeys(_ schema: inout Schema, _ lineage: Lineage) {
-    for i in schema.entities.indices {
+    for i in schema.entities.indices where !schema.entities[i].indexes.isEmpty {
       let e = schema.entities[i]
       let toMany = Set(lineage.relationships(of: e.name).filter(\.relationship.toMany).map(\.relationship.name))
       guard e.indexes.contains(where: { $0.contains(where: toMany.contains) }) else { continue }

@@ -27,21 +27,39 @@ extension Schema {
     }
     var bare = self
     bare.clearOriginalNames()
+    // Without identifiers on either side, elements pair by name only: nothing is renamed.
+    guard hasRenamingIdentifiers || previous.hasRenamingIdentifiers else { return bare }
     let mapping = SchemaMapping(old: previous, new: bare)
+    // New name → old name, once (`oldName(of...)` searches each time).
+    func reversed(_ names: [String: String]) -> [String: String] {
+      Dictionary(names.map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+    let entities = reversed(mapping.entityNames)
     func renamed(_ old: String?, _ name: String) -> String? { old.flatMap { $0 == name ? nil : $0 } }
     for i in s.entities.indices {
       let e = s.entities[i].name
-      s.entities[i].originalName = renamed(mapping.oldName(ofEntity: e), e)
+      let was = entities[e]
+      s.entities[i].originalName = renamed(was, e)
+      let attributes = was.flatMap { mapping.attributeNames[$0] }.map(reversed) ?? [:]
+      let relationships = was.flatMap { mapping.relationshipNames[$0] }.map(reversed) ?? [:]
       for j in s.entities[i].attributes.indices {
         let a = s.entities[i].attributes[j].name
-        s.entities[i].attributes[j].originalName = renamed(mapping.oldName(ofAttribute: a, in: e), a)
+        s.entities[i].attributes[j].originalName = renamed(attributes[a], a)
       }
       for j in s.entities[i].relationships.indices {
         let r = s.entities[i].relationships[j].name
-        s.entities[i].relationships[j].originalName = renamed(mapping.oldName(ofRelationship: r, in: e), r)
+        s.entities[i].relationships[j].originalName = renamed(relationships[r], r)
       }
     }
     return s
+  }
+
+  /// True when an entity, attribute or relationship has a renaming identifier.
+  var hasRenamingIdentifiers: Bool {
+    entities.contains { e in
+      e.renamingIdentifier != nil || e.attributes.contains { $0.renamingIdentifier != nil }
+        || e.relationships.contains { $0.renamingIdentifier != nil }
+    }
   }
 
   private mutating func clearOriginalNames() {

@@ -75,12 +75,11 @@ public struct SchemaMapping {
     }
     // 1. Identity, when one side has an identifier.
     var byIdentity: [String: [String]] = [:]
+    let identified = Dictionary(old.filter(\.hasIdentifier).map { ($0.identity, $0) }, uniquingKeysWith: { a, _ in a })
+    let plain = Dictionary(old.filter { !$0.hasIdentifier }.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
     for n in new {
       // An old element whose identifier matches comes before one whose name does.
-      guard
-        let o = old.first(where: { $0.hasIdentifier && $0.identity == n.identity })
-          ?? old.first(where: { n.hasIdentifier && !$0.hasIdentifier && $0.name == n.identity })
-      else { continue }
+      guard let o = identified[n.identity] ?? (n.hasIdentifier ? plain[n.identity] : nil) else { continue }
       byIdentity[o.name, default: []].append(n.name)
     }
     for o in old {

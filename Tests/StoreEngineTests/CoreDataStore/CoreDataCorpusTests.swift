@@ -202,8 +202,7 @@ final class CoreDataCorpusTests: XCTestCase {
     ]
     // The artsy migration fixtures, written by old app versions, against the bundle whose
     // app was renamed (ArtsyPartner → ArtsyFolio): the version each was written with is
-    // found among 19 (issue #16, cause 6). 1.6 has a to-many without an inverse, stored in
-    // a column ModelStore does not read (Z1DOCUMENTS), so its fit is not exact.
+    // found among 19 (issue #16, cause 6).
     let artsy = "artsy__energy-legacy/ArtsyFolio Tests/Migrations/"
     let migrations: [(String, String?)] = [
       ("ArtsyPartner_1.3.sqlite", nil), ("ArtsyPartner_1.3.5.sqlite", nil), ("ArtsyPartner_1.4.sqlite", "ArtsyFolio v1.4"),
