@@ -90,6 +90,20 @@ public protocol DatabaseConnection: AnyObject {
 }
 
 extension DatabaseConnection {
+  /// Runs `body` atomically in a new level; rolled back when `body` or the commit throws.
+  public func inTransaction<T>(_ body: () throws -> T) throws -> T {
+    try begin()
+    let result: T
+    do {
+      result = try body()
+      try commit()
+    } catch {
+      rollback()
+      throw error
+    }
+    return result
+  }
+
   public func run(_ sql: String) throws { try run(sql, []) }
   public func scalar(_ sql: String) throws -> SQLValue? { try scalar(sql, []) }
   public func createFunction(_ name: String, argumentCount: Int32, _ body: @escaping ([SQLValue]) throws -> SQLValue) throws {

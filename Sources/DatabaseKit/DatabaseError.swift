@@ -22,4 +22,14 @@ public protocol DatabaseError: Error, CustomStringConvertible {
   var isNotADatabase: Bool { get }
   /// `sum()` (or `abs()`) of integers whose result does not fit in 64 bits.
   var isIntegerOverflow: Bool { get }
+  /// The SQLSTATE of the failure, for engines that report one (PostgreSQL); nil for SQLite.
+  var sqlState: String? { get }
+  /// The connection to a database server failed or was lost (never for SQLite): the server
+  /// rolled back whatever transaction was open.
+  var isConnectionFailure: Bool { get }
+}
+
+extension DatabaseError {
+  public var sqlState: String? { nil }
+  public var isConnectionFailure: Bool { false }
 }

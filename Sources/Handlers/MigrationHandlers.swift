@@ -62,10 +62,10 @@ enum MigrationHandlers {
         ["path": "params.stages"])
     }
     var options = MigrationOptions(allowDataLoss: p.allowDataLoss, dryRun: dryRun)
-    let backup = p.backup ?? (store.path != nil)
+    let backup = p.backup ?? (store.migrationBackupRefusal == nil)
     options.backup = !dryRun && backup
-    if options.backup && store.path == nil {
-      throw RPCError.invalidParams("params.backup: an in-memory store cannot be backed up", ["path": "params.backup"])
+    if options.backup, let why = store.migrationBackupRefusal {
+      throw RPCError.invalidParams("params.backup: \(why)", ["path": "params.backup"])
     }
     var hooks = MigrationHooks()
     hooks.willMigrate = { stage in try callHook("migration/willMigrate", stage, store, context) }

@@ -335,20 +335,6 @@ public final class Connection: DatabaseConnection {
   /// the owner reads and clears it to tell the client its transaction is gone.
   public var transactionWasLost = false
 
-  /// Runs `body` atomically in a new level; rolled back when `body` or the commit throws.
-  public func inTransaction<T>(_ body: () throws -> T) throws -> T {
-    try begin()
-    let result: T
-    do {
-      result = try body()
-      try commit()
-    } catch {
-      rollback()
-      throw error
-    }
-    return result
-  }
-
   // MARK: - Read snapshots
 
   /// Runs `body`, which only reads, on one snapshot of the database. In autocommit mode

@@ -57,13 +57,15 @@ final class EntityCodes {
 
   // MARK: - Changing `_ms_entities`
 
-  /// Gives every entity of `schema` that has no code yet the next free one (inside the
-  /// caller's transaction).
+  /// Gives every entity of `schema` that has no code yet the next free one, one past the
+  /// largest (inside the caller's transaction, so no other writer takes it meanwhile).
   static func assign(_ schema: Schema, connection: any DatabaseConnection) throws {
     for e in schema.entities {
+      let name = SQLValue.text(e.name)
+      let p = connection.dialect.parameter("?1", name)
       try connection.run(
-        "INSERT INTO \"_ms_entities\" (\"name\") SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM \"_ms_entities\" WHERE \"name\" = ?1)",
-        [.text(e.name)])
+        "INSERT INTO \"_ms_entities\" (\"code\", \"name\") SELECT (SELECT coalesce(max(\"code\"), 0) + 1 FROM \"_ms_entities\"), \(p) WHERE NOT EXISTS (SELECT 1 FROM \"_ms_entities\" WHERE \"name\" = \(p))",
+        [name])
     }
   }
 

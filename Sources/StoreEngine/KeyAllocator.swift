@@ -12,8 +12,10 @@ final class KeyAllocator {
   static let table = "_ms_keys"
   static let createSQL = "CREATE TABLE \"_ms_keys\" (\"name\" TEXT PRIMARY KEY, \"max\" INTEGER NOT NULL) WITHOUT ROWID"
   /// Raises a recorded maximum (never lowers it): the one statement that writes `_ms_keys`.
+  /// Standard SQL that SQLite and PostgreSQL read alike (an upsert whose update only runs
+  /// for a larger value).
   private static let raiseSQL =
-    "INSERT INTO \"_ms_keys\" (\"name\", \"max\") VALUES (?, ?) ON CONFLICT (\"name\") DO UPDATE SET \"max\" = max(\"max\", excluded.\"max\")"
+    "INSERT INTO \"_ms_keys\" (\"name\", \"max\") VALUES (?, ?) ON CONFLICT (\"name\") DO UPDATE SET \"max\" = excluded.\"max\" WHERE excluded.\"max\" > \"_ms_keys\".\"max\""
 
   private unowned let connection: any DatabaseConnection
   /// The next key per table (unquoted name), for the open write transaction only.
@@ -42,8 +44,9 @@ final class KeyAllocator {
   }
 
   private func start(_ table: String) throws -> Int64 {
+    // The larger of the two as an aggregate: SQLite's two-argument max() is GREATEST in PostgreSQL.
     let sql =
-      "SELECT max(coalesce((SELECT \"max\" FROM \"_ms_keys\" WHERE \"name\" = ?), 0), coalesce((SELECT max(\"_pk\") FROM \(Identifier.quote(table))), 0))"
+      "SELECT max(\"m\") FROM (SELECT coalesce((SELECT \"max\" FROM \"_ms_keys\" WHERE \"name\" = ?), 0) AS \"m\" UNION ALL SELECT coalesce((SELECT max(\"_pk\") FROM \(Identifier.quote(table))), 0)) AS \"k\""
     return (try connection.cached(sql).first([.text(table)]) { $0.int(0) } ?? 0) + 1
   }
 

@@ -3,19 +3,21 @@ import JSONCore
 import SchemaModel
 
 /// The installed schema as the engine uses it: the model graph, the per-entity write plans,
-/// the per-hierarchy read plans and the entity codes (`_ms_entities`), and SQLite's schema
-/// cookie, which tells when another process changed the schema. Owned by `Store`; the SQL
+/// the per-hierarchy read plans and the entity codes (`_ms_entities`), and the schema
+/// cookie (`StoreDatabase.schemaCookie`), which tells when another process changed the schema. Owned by `Store`; the SQL
 /// builder reads plans and codes from here. Installing, reading again and following
 /// another process's changes happen here; whether a schema may change now is the write
 /// state's question (`WriteState.canChangeSchema`).
 final class SchemaCatalog {
   let connection: any DatabaseConnection
+  /// Where the schema cookie comes from (the store's, which owns this catalog).
+  private unowned let database: any StoreDatabase
   private(set) var graph: ModelGraph?
   private(set) var plans: [String: EntityPlan] = [:]
   private(set) var readPlans: [String: ReadPlan] = [:]
   /// `_ms_entities` as installed with the schema: entity codes of `_ent`.
   private(set) var entityCodes = EntityCodes()
-  /// SQLite's schema cookie when the installed schema was last read (`followChanges`).
+  /// The schema cookie when the installed schema was last read (`followChanges`).
   private var cookie: Int64?
   /// The WAL index's header when `followChanges` last read the cookie.
   private var checkedAt: CommitMarker?
@@ -24,11 +26,14 @@ final class SchemaCatalog {
   /// why while it still fails (`requireGraph`).
   private(set) var reloadFailure: Error?
 
-  init(connection: any DatabaseConnection) { self.connection = connection }
+  init(database: any StoreDatabase) {
+    self.database = database
+    self.connection = database.connection
+  }
 
   /// Reads the schema stored in the file (none in a new store) and installs it.
   func load() throws {
-    if case .integer(let c)? = try connection.scalar("PRAGMA schema_version") { cookie = c }
+    if let c = try database.schemaCookie() { cookie = c }
     guard let text = try Store.meta("schema", connection) else { return }
     let (schema, issues) = SchemaValidator.check(try JSONParser.parse(text))
     guard !issues.contains(where: { $0.severity == .error }) else {
@@ -74,21 +79,24 @@ final class SchemaCatalog {
     entityCodes = codes
     plans = [:]
     readPlans = [:]
-    for m in g.ordered { plans[m.name] = EntityPlan(model: m, graph: g, codes: codes) }
-    for m in g.ordered where m.isRoot { readPlans[m.name] = ReadPlan(root: m, graph: g, plans: plans, codes: codes) }
+    for m in g.ordered { plans[m.name] = EntityPlan(model: m, graph: g, codes: codes, dialect: connection.dialect) }
+    for m in g.ordered where m.isRoot {
+      readPlans[m.name] = ReadPlan(root: m, graph: g, plans: plans, codes: codes, dialect: connection.dialect)
+    }
     connection.clearCache()
   }
 
-  /// Reads the schema again when SQLite's schema cookie moved (another process defined or
-  /// migrated). The cookie is read (a read transaction of its own, about 1.5 µs) only when
-  /// something was committed since it was last read: the WAL index's header, which every
-  /// commit rewrites, is compared first (a file store opened for writing is in WAL mode;
-  /// other stores read the cookie every time).
+  /// Reads the schema again when the schema cookie moved (another process defined or
+  /// migrated). The cookie is read (on SQLite a read transaction of its own, about 1.5 µs)
+  /// only when something was committed since it was last read: the connection's commit
+  /// marker (SQLite: the WAL index's header, which every commit rewrites) is compared first
+  /// (a file store opened for writing is in WAL mode; other stores, and PostgreSQL, which
+  /// has no marker, read the cookie every time).
   func followChanges() {
     let header = connection.commitMarker()
     if let header, header == checkedAt { return }
     checkedAt = nil
-    guard case .integer(let c)? = try? connection.cached("PRAGMA schema_version").first([], { $0.value(0) }) else { return }
+    guard let c = (try? database.schemaCookie()) ?? nil else { return }
     // The header read before the cookie: a commit after it makes the next call look again.
     checkedAt = header
     if c != cookie {

@@ -89,24 +89,33 @@ public enum StorageLayout {
 
   public static func createTableSQL(_ root: EntityModel, graph: ModelGraph, dialect: any SQLDialect) -> String {
     // No AUTOINCREMENT: keys come from `KeyAllocator`, which never reuses one.
-    var defs = ["\"_pk\" INTEGER PRIMARY KEY", "\"_ent\" INTEGER NOT NULL", "\"_opt\" INTEGER NOT NULL DEFAULT 1"]
-    for c in columns(ofHierarchy: root, graph: graph) { defs.append("\(Identifier.quote(c.name)) \(dialect.columnType(c.content))") }
+    let integer = dialect.columnType(.integer)
+    var defs = ["\"_pk\" \(integer) PRIMARY KEY", "\"_ent\" \(integer) NOT NULL", "\"_opt\" \(integer) NOT NULL DEFAULT 1"]
+    for c in columns(ofHierarchy: root, graph: graph) { defs.append("\(Identifier.quote(c.name)) \(dialect.columnDefinition(c.content))") }
     return "CREATE TABLE \(Identifier.quote(root.name)) (\(defs.joined(separator: ", ")))"
   }
 
-  /// Every join table the schema needs, by name, with its DDL.
-  public static func joinTables(_ graph: ModelGraph) -> [(name: String, sql: [String])] {
+  /// The names of the join tables the schema needs.
+  public static func joinTableNames(_ graph: ModelGraph) -> [String] { joinTables(graph, dialect: nil).map(\.name) }
+
+  /// Every join table the schema needs, by name, with its DDL (none without `dialect`).
+  public static func joinTables(_ graph: ModelGraph, dialect: (any SQLDialect)?) -> [(name: String, sql: [String])] {
     var out: [(String, [String])] = []
     var seen: Set<String> = []
     for m in graph.ordered {
       for r in m.entity.relationships {
         if case .joinTable(let t, _, _, _) = storage(of: r, in: m, graph: graph), seen.insert(t).inserted {
+          guard let dialect else {
+            out.append((t, []))
+            continue
+          }
           let q = Identifier.quote(t)
+          let integer = dialect.columnType(.integer)
           out.append(
             (
               t,
               [
-                "CREATE TABLE \(q) (\"src\" INTEGER NOT NULL, \"dst\" INTEGER NOT NULL, \"spos\" INTEGER NOT NULL DEFAULT 0, \"dpos\" INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (\"src\", \"dst\")) WITHOUT ROWID",
+                "CREATE TABLE \(q) (\"src\" \(integer) NOT NULL, \"dst\" \(integer) NOT NULL, \"spos\" \(integer) NOT NULL DEFAULT 0, \"dpos\" \(integer) NOT NULL DEFAULT 0, PRIMARY KEY (\"src\", \"dst\"))\(dialect.keyOnlyTableOptions)",
                 destinationIndexSQL(t),
               ]
             ))

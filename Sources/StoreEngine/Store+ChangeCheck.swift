@@ -6,7 +6,7 @@ struct OutsideHistoryState {
   /// Commits by this connection that wrote no history (`--no-history`).
   var ownCommits = 0
   var seenOwnCommits = 0
-  /// `PRAGMA data_version` last read: it changes when another connection commits.
+  /// `StoreDatabase.dataVersion` last read: it changes when another connection commits.
   var dataVersion: Int64?
   /// The Core Data file being browsed, followed through its files' signatures.
   var coreData: CoreDataFollower?
@@ -41,7 +41,7 @@ extension Store {
       }
       var changed = outsideHistory.ownCommits != outsideHistory.seenOwnCommits
       outsideHistory.seenOwnCommits = outsideHistory.ownCommits
-      if case .integer(let version)? = try connection.scalar("PRAGMA data_version") {
+      if let version = try database.dataVersion() {
         changed = changed || (outsideHistory.dataVersion.map { $0 != version } ?? false)
         outsideHistory.dataVersion = version
       }

@@ -7,7 +7,8 @@ import TimeZones
   import Glibc
 #endif
 
-/// A ModelStore store: one SQLite database holding a schema and its objects.
+/// A ModelStore store: a schema and its objects in one SQLite database (a file, or memory)
+/// or one PostgreSQL schema (`StoreDatabase`).
 /// Confined to one thread; `interrupt()` alone may be called from another. Its state is
 /// kept in parts: the installed schema in `catalog` (SchemaCatalog.swift), what the
 /// writes are in the middle of in `writes` (WriteState.swift), the history's settings in
@@ -20,8 +21,11 @@ public final class Store {
   public static let formatVersion = 2
 
   public let connection: any DatabaseConnection
+  /// The database the store lives in, and the engine's answers about it.
+  let database: any StoreDatabase
   /// Set when opening upgraded this file from format 1 (Store+FormatUpgrade.swift).
   public internal(set) var formatUpgrade: FormatUpgradeReport?
+  /// The store file's path; nil in memory and on a PostgreSQL server.
   public let path: String?
   public internal(set) var isReadOnly: Bool
   /// The installed schema: graph, plans, entity codes, and following other processes' changes.
@@ -65,24 +69,32 @@ public final class Store {
     }
   }
 
-  /// Opens a file store (`path`, always a file path, never a URI) or an in-memory one
-  /// (`path == nil`). A file that exists but is not a ModelStore store is refused with
-  /// `notAStore` before SQLite opens it, so it is never written to (`StoreFileCheck`).
+  /// Opens a file store (`path`, always a file path, never a URI), an in-memory one
+  /// (`path == nil`), or a store in a PostgreSQL schema (`path` a URL beginning
+  /// `postgresql:` or `postgres:`, protocol.md "Store URLs"). A file that exists but is not
+  /// a ModelStore store is refused with `notAStore` before SQLite opens it, so it is never
+  /// written to (`StoreFileCheck`).
   public init(path: String?, options: OpenOptions = OpenOptions()) throws {
     if path == nil && (options.readOnly || !options.create) {
       throw StoreError(
         .invalidArgument, "an in-memory store starts empty, so it cannot be read-only or opened without creating it")
     }
-    self.path = path
     self.isReadOnly = options.readOnly
-    if let path { try StoreFileCheck.check(path, readOnly: options.readOnly, create: options.create) }
-    do {
-      connection = try SQLiteDatabase.open(path: path, readOnly: options.readOnly, create: options.create)
-    } catch let e as any DatabaseError {
-      throw StoreError(.notFound, "cannot open store '\(path ?? ":memory:")': \(e.message)", ["path": .string(path ?? ":memory:")])
+    if let path, PostgresDatabase.names(path) {
+      self.path = nil
+      database = try PostgresDatabase(location: path, readOnly: options.readOnly)
+    } else {
+      self.path = path
+      if let path { try StoreFileCheck.check(path, readOnly: options.readOnly, create: options.create) }
+      do {
+        database = try SQLiteDatabase(path: path, readOnly: options.readOnly, create: options.create)
+      } catch let e as any DatabaseError {
+        throw StoreError(.notFound, "cannot open store '\(path ?? ":memory:")': \(e.message)", ["path": .string(path ?? ":memory:")])
+      }
     }
+    connection = database.connection
     keys = KeyAllocator(connection: connection)
-    catalog = SchemaCatalog(connection: connection)
+    catalog = SchemaCatalog(database: database)
     connection.willCommit = { [keys] in try keys.flush() }
     connection.didEndTransaction = { [keys] in keys.reset() }
     do {
@@ -92,6 +104,9 @@ public final class Store {
     } catch let e as any DatabaseError where e.isNotADatabase {
       connection.close()
       throw StoreError(.notAStore, "'\(path ?? "")' is not a ModelStore store (not an SQLite database)", ["path": .string(path ?? "")])
+    } catch let e as any DatabaseError {
+      connection.close()
+      throw StoreError(sqlite: e)
     } catch {
       connection.close()
       throw error
@@ -99,81 +114,42 @@ public final class Store {
   }
 
   private func prepare(create: Bool) throws {
-    // One statement, so both come from one snapshot even while another process creates the file.
-    let (tables, appID) =
-      try connection.prepare("SELECT (SELECT count(*) FROM sqlite_schema), application_id FROM pragma_application_id").first {
-        ($0.value(0), $0.value(1))
-      } ?? (.integer(0), .integer(0))
-    let isEmpty = tables == .integer(0)
-    if isEmpty {
+    let name = database.displayName
+    let contents = try database.contents()
+    switch contents {
+    case .store: break
+    case .foreign(let what): throw StoreError(.notAStore, "'\(name)' is \(what)", ["path": .string(name)])
+    case .empty, .missing:
       guard create, !isReadOnly else {
-        throw StoreError(.notAStore, "'\(path ?? "")' is empty and creation was not allowed", ["path": .string(path ?? "")])
+        if case .missing(let what) = contents {
+          throw StoreError(.notFound, "\(what), and creation was not allowed", ["path": .string(name)])
+        }
+        throw StoreError(.notAStore, "'\(name)' is empty and creation was not allowed", ["path": .string(name)])
       }
-      try initializeFile()
-    } else if appID != .integer(Int64(Store.applicationID)) {
-      throw StoreError(
-        .notAStore, "'\(path ?? "")' is an SQLite database but not a ModelStore store (application_id is not 'MSTO')",
-        ["path": .string(path ?? "")])
+      try database.initialize { try createBookkeeping() }
     }
     try checkFormatVersion()
-    if path != nil && !isReadOnly { try useWriteAheadLog() }
-    try connection.execute("PRAGMA foreign_keys = OFF")
-    try connection.createFunction("ms_fold", argumentCount: 2) { args in
-      guard case .text(let s) = args[0] else { return args[0] }
-      guard case .integer(let flags) = args[1] else { return args[0] }
-      return .text(TextFolding.fold(s, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0))
+    try database.configure(readOnly: isReadOnly)
+    if database.callsSwiftFunctions {
+      try connection.createFunction("ms_fold", argumentCount: 2) { args in
+        guard case .text(let s) = args[0] else { return args[0] }
+        guard case .integer(let flags) = args[1] else { return args[0] }
+        return .text(TextFolding.fold(s, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0))
+      }
+      try RegexMatching.register(on: connection)
+      try UUIDSQL.register(on: connection)
     }
-    try RegexMatching.register(on: connection)
-    try UUIDSQL.register(on: connection)
     if !isReadOnly { try createHistoryTable() }
     historySettings.enabled =
       try connection.hasTable(Store.historyTable)
-    try connection.createFunction("ms_bucket", argumentCount: 3, DateBucket.sqlFunction(timeZones))
+    if database.callsSwiftFunctions { try connection.createFunction("ms_bucket", argumentCount: 3, DateBucket.sqlFunction(timeZones)) }
     try catalog.load()
   }
 
-  /// WAL is a property of the file: set once, by whichever process gets there first. The
-  /// switch takes an exclusive lock without waiting for the busy timeout, so processes
-  /// opening a new file at once retry it for up to 5 s.
-  private func useWriteAheadLog() throws {
-    var attempts = 0
-    while true {
-      do {
-        if try connection.scalar("PRAGMA journal_mode") != .text("wal") { try connection.execute("PRAGMA journal_mode = WAL") }
-        break
-      } catch let e as any DatabaseError where e.isBusy && attempts < 100 {
-        attempts += 1
-        usleep(50_000)
-      }
-    }
-    try connection.execute("PRAGMA synchronous = NORMAL")
-  }
-
-  /// Creates the bookkeeping tables of a new store. Two processes opening the same new
-  /// file at once both see it empty: the write lock is taken first and emptiness checked
-  /// again under it, so only one of them creates the tables.
-  private func initializeFile() throws {
-    try connection.execute("BEGIN IMMEDIATE")
-    do {
-      if try connection.scalar("SELECT count(*) FROM sqlite_schema") == .integer(0) { try createBookkeeping() }
-      try connection.execute("COMMIT")
-    } catch {
-      try? connection.execute("ROLLBACK")
-      throw error
-    }
-  }
-
+  /// Creates the bookkeeping tables of a new store (`StoreDatabase.initialize` runs it
+  /// under the write lock).
   private func createBookkeeping() throws {
-    try connection.execute(
-      """
-      PRAGMA application_id = \(Store.applicationID);
-      CREATE TABLE \(StorageLayout.metaTable) ("key" TEXT PRIMARY KEY, "value" TEXT NOT NULL);
-      CREATE TABLE \(StorageLayout.versionsTable) ("seq" INTEGER PRIMARY KEY AUTOINCREMENT, "version" TEXT NOT NULL,
-        "hash" TEXT NOT NULL, "schema" TEXT NOT NULL, "appliedAt" REAL NOT NULL);
-      INSERT INTO \(StorageLayout.metaTable) VALUES ('format', 'modelstore'), ('formatVersion', '\(Store.formatVersion)');
-      \(EntityCodes.createSQL);
-      \(KeyAllocator.createSQL);
-      """)
+    try connection.execute(database.bookkeepingStatements)
     try setMeta("createdAt", ISODate.format(currentTimeSeconds()))
   }
 
@@ -197,7 +173,7 @@ public final class Store {
   private func checkFormatVersion() throws {
     let stored = try meta("formatVersion")
     guard stored != String(Store.formatVersion) else { return }
-    let name = path ?? ":memory:"
+    let name = database.displayName
     if stored == "1" {
       // A writable file is upgraded in place (Store+FormatUpgrade.swift); a read-only
       // opening must not write, so it is refused with the way forward.
@@ -232,7 +208,7 @@ public final class Store {
     // Work left in an open client transaction was never committed: it is undone.
     while connection.transactionDepth > 0 { connection.rollback() }
     writes.forgetTransactions()
-    if path != nil && !isReadOnly { try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    database.willClose()
     connection.close()
     for action in closeActions { action() }
     closeActions = []
@@ -245,11 +221,11 @@ public final class Store {
   public func resetInterrupt() { connection.clearInterrupt() }
 
   /// Another process may have changed the schema (`model.define`, a migration): when
-  /// SQLite's schema cookie moved, the installed schema is read again
-  /// (`SchemaCatalog.followChanges`). Call before each request; it does nothing while
-  /// the schema cannot change (`WriteState.canChangeSchema`).
+  /// the schema cookie moved (`StoreDatabase.schemaCookie`), the installed schema is read
+  /// again (`SchemaCatalog.followChanges`). Call before each request; it does nothing while
+  /// the schema cannot change (`WriteState.canChangeSchema`) or nobody else can change it.
   public func followSchemaChanges() {
-    guard path != nil, writes.canChangeSchema else { return }
+    guard database.isShared, writes.canChangeSchema else { return }
     catalog.followChanges()
   }
 
@@ -293,16 +269,50 @@ public final class Store {
         }
       }
     } catch {
+      throw failedWrite(error)
+    }
+  }
+
+  /// Runs a mutating operation for real and then rolls it back, whatever happens: a dry
+  /// run whose answer (or error) is exactly the write's, such as `objects.delete
+  /// {dryRun}`. It takes the write lock as the write would; nothing is committed and no
+  /// history is written.
+  func dryRun<T>(_ body: () throws -> T) throws -> T {
+    try checkWritable()
+    do {
+      let result = try translatingErrors {
+        try connection.begin()
+        defer { connection.rollback() }
+        return try body()
+      }
       writes.requestLog.removeAll()
       if connection.transactionWasLost {
-        connection.transactionWasLost = false
-        writes.forgetTransactions()
-        throw StoreError(
-          .transaction, "the request failed and SQLite rolled back the whole client transaction (\(error)); nothing of it was kept",
-          ["transactionRolledBack": true])
+        throw lostClientTransaction(StoreError(.storage, "the dry run's savepoint was lost"))
       }
-      throw error
+      return result
+    } catch {
+      throw failedWrite(error)
     }
+  }
+
+  /// What a failed write throws once its change log is dropped: its own error, or a
+  /// `transaction` error when the database ended the whole client transaction with it.
+  private func failedWrite(_ error: Error) -> Error {
+    writes.requestLog.removeAll()
+    return connection.transactionWasLost ? lostClientTransaction(error) : error
+  }
+
+  /// The database ended the client transaction itself (SQLite after some failures,
+  /// PostgreSQL when the connection was lost): every level is gone, and the client is told
+  /// with the failure of `what` ("the request", "the commit") that revealed it.
+  func lostClientTransaction(_ error: Error, _ what: String = "the request") -> StoreError {
+    while connection.transactionDepth > 0 { connection.rollback() }
+    connection.transactionWasLost = false
+    writes.forgetTransactions()
+    return StoreError(
+      .transaction,
+      "\(what) failed and \(database.engineName) rolled back the whole client transaction (\(error)); nothing of it was kept",
+      ["transactionRolledBack": true])
   }
 
   /// Runs a request that only reads on one snapshot of the store, translating SQLite
@@ -313,32 +323,50 @@ public final class Store {
     try translatingErrors { try connection.readingOneSnapshot(body) }
   }
 
+  /// Runs `body`, translating database failures; one that ended the client transaction
+  /// (`transactionWasLost`) ends the store's too, whatever request met it.
   func translatingErrors<T>(_ body: () throws -> T) throws -> T {
     do {
       return try body()
     } catch let e as any DatabaseError {
+      if connection.transactionWasLost { throw lostClientTransaction(StoreError(sqlite: e)) }
       throw StoreError(sqlite: e)
     }
   }
 }
 
 extension StoreError {
-  /// The engine's view of a database failure (so far always SQLite's, whose codes the
-  /// details carry); SQL text stays in the log, not the message.
+  /// The engine's view of a database failure: SQLite's codes in the details
+  /// (`sqliteCode`, `sqliteName`), PostgreSQL's SQLSTATE (`sqlstate`); SQL text stays in
+  /// the log, not the message.
   init(sqlite e: any DatabaseError) {
+    let codes: JSONObject = e.sqlState.map { ["sqlstate": .string($0)] } ?? ["sqliteCode": .int(Int64(e.code))]
     if let cause = e.cause as? StoreError {
       // A Swift function of the statement failed with an engine error (MATCHES over its budget, cancelled).
       self = cause
     } else if e.isInterrupted {
       self.init(.cancelled, "the request was cancelled")
     } else if e.isBusy {
-      self.init(.busy, "the store is locked by another connection (\(e.codeName)); try again", ["sqliteCode": .int(Int64(e.code))])
+      self.init(.busy, "the store is locked by another connection (\(e.codeName)); try again", codes)
     } else if e.isIntegerOverflow {
       self.init(
         .invalidArgument, "a sum of stored integers is beyond 64 bits (-9223372036854775808 ... 9223372036854775807)",
         ["reason": "integerOverflow"])
     } else if e.isReadOnly {
-      self.init(.readOnly, "the store cannot be written: \(e.message)", ["sqliteCode": .int(Int64(e.code))])
+      self.init(.readOnly, "the store cannot be written: \(e.message)", codes)
+    } else if e.isConstraint {
+      // A constraint the engine did not explain itself (on PostgreSQL, a uniqueness two
+      // objects of one request break: the savepoint that held the first is undone).
+      var details = codes
+      details["constraint"] = "unique"
+      self.init(.constraint, "a uniqueness constraint was violated: \(e.message)", details)
+    } else if e.isConnectionFailure {
+      // The server rolled back the open transaction: nothing of it was written.
+      var details = codes
+      details["reason"] = "connectionLost"
+      self.init(.storage, "storage error: \(e.message) (the server rolled back what was not committed)", details)
+    } else if let state = e.sqlState {
+      self.init(.storage, "storage error: \(e.message)", ["sqlstate": .string(state)])
     } else {
       self.init(.storage, "storage error: \(e.message)", ["sqliteCode": .int(Int64(e.code)), "sqliteName": .string(e.codeName)])
     }

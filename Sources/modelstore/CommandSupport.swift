@@ -105,7 +105,8 @@ func openStore(
     return try Store(
       path: path, options: Store.OpenOptions(readOnly: readOnly, create: create, history: history, historyRetention: historyRetention))
   } catch let e as StoreError where e.kind == .notAStore {
-    failed(command, e, hints: isCoreDataStore(path) ? [coreDataHint(command, path, flag: coreDataFlag)] : [])
+    let coreData = !Store.isServerLocation(path) && isCoreDataStore(path)
+    failed(command, e, hints: coreData ? [coreDataHint(command, path, flag: coreDataFlag)] : [])
   } catch {
     failed(command, error)
   }

@@ -33,7 +33,7 @@ func runImportCoreData(_ args: ArraySlice<String>) -> Never {
   guard let source else { it.fail("import-coredata needs the Core Data store file to read") }
   guard let out else { it.fail("import-coredata needs --store OUT, the ModelStore file to write") }
   if model == nil && (modelVersion != nil || versionOrder != nil) { it.fail("--model-version and --version-order need --model PATH") }
-  let created = isMissing(out)
+  let created = !Store.isServerLocation(out) && isMissing(out)
   let store = openStore("import-coredata", out, create: true)
   let progress = Progress(forced: forced)
   let started = monotonicSeconds()

@@ -44,7 +44,7 @@ func runInfo(_ args: ArraySlice<String>) -> Never {
 /// store.info's members in words, one fact a line, entities last with their counts.
 private func describe(_ info: JSONObject, path: String) -> String {
   func text(_ key: String) -> String? { info[key].flatMap(CSVText.text) }
-  var out = "store:     \(path)\n"
+  var out = "store:     \(Store.displayName(of: path))\n"
   out += "format:    \(text("format") ?? "?")\(text("formatVersion").map { ", formatVersion \($0)" } ?? "")\n"
   if let version = text("schemaVersion") {
     out += "schema:    version \(version), hash \(text("schemaHash")?.prefix(12) ?? "")…\n"
@@ -55,6 +55,10 @@ private func describe(_ info: JSONObject, path: String) -> String {
     let n = h["transactions"].flatMap(CSVText.text) ?? "0"
     let range = h["oldestToken"].flatMap(CSVText.text).map { first in " (tokens \(first)–\(h["newestToken"].flatMap(CSVText.text) ?? ""))" }
     out += "history:   \(n) transaction\(n == "1" ? "" : "s")\(range ?? "")\n"
+  }
+  if case .object(let server)? = info["postgresql"] {
+    func fact(_ key: String) -> String { server[key].flatMap(CSVText.text) ?? "?" }
+    out += "server:    PostgreSQL \(fact("serverVersion")), database \(fact("database")), schema \(fact("schema"))\n"
   }
   if let size = text("sizeBytes") { out += "size:      \(size) bytes\(text("journalMode").map { ", journal \($0)" } ?? "")\n" }
   let counts = info["counts"]?.objectValue?.members ?? []

@@ -114,7 +114,9 @@ func runImport(_ args: ArraySlice<String>) -> Never {
   if !csv && entity != nil { it.fail("--entity is for --csv (an interchange file names its entities)") }
   let file: InputFile
   do { file = try InputFile(fileName) } catch { failed("import", error) }
-  let created = isMissing(storePath)
+  // A store file the command creates is removed again when it fails (a PostgreSQL store is
+  // left as the failed import's transaction left it: without its objects).
+  let created = !Store.isServerLocation(storePath) && isMissing(storePath)
   let store = openStore("import", storePath, create: true)
   let progress = Progress(forced: forced)
   let outcome = Result(catching: {

@@ -22,7 +22,7 @@ func runUpgrade(_ args: ArraySlice<String>) -> Never {
   }
   guard let storePath else { it.fail("upgrade needs --store PATH") }
   let progress = Progress(forced: forced)
-  progress.step("upgrading \(storePath) (a backup first)")
+  progress.step("upgrading \(Store.displayName(of: storePath)) (a backup first)")
   let store = openStore("upgrade", storePath)
   progress.clear()
   if let r = store.formatUpgrade {
@@ -30,7 +30,7 @@ func runUpgrade(_ args: ArraySlice<String>) -> Never {
       "upgraded \(storePath) from formatVersion 1 to \(Store.formatVersion): \(r.objects) objects in \(r.tables.count) table\(r.tables.count == 1 ? "" : "s"), \(r.historyTransactions) history transactions; the formatVersion 1 file is kept as \(r.backup)\n"
     )
   } else {
-    printOut("\(storePath) is at formatVersion \(Store.formatVersion): nothing to do\n")
+    printOut("\(Store.displayName(of: storePath)) is at formatVersion \(Store.formatVersion): nothing to do\n")
   }
   store.close()
   exit(ExitStatus.success)

@@ -86,7 +86,7 @@ func serve(_ o: ServeOptions) -> Never {
   let session = Session(server: server, store: store)
   server.onFinish = { session.closeStore() }
   server.register(session.methods())
-  log.info("serving \(o.storePath ?? ":memory:")")
+  log.info("serving \(o.storePath.map(Store.displayName(of:)) ?? ":memory:")")
   exit(server.run())
 }
 
@@ -94,7 +94,7 @@ let arguments = CommandLine.arguments.dropFirst()
 let commands: [String: (ArraySlice<String>) -> Never] = [
   "serve": { serve(parseServe($0)) }, "query": runQuery, "info": runInfo, "export": runExport, "import": runImport,
   "migrate": runMigrate, "upgrade": runUpgrade, "xcdatamodel": runXcdatamodel, "import-coredata": runImportCoreData,
-  "protocol": runProtocol,
+  "protocol": runProtocol, "studio": runStudio, "diagram": runDiagram,
 ]
 switch arguments.first {
 case let name? where commands[name] != nil:

@@ -13,13 +13,8 @@ final class AggregateTests: XCTestCase {
     _ aggregates: [Aggregate], groupBy: [GroupingKey] = [], where predicate: String? = nil, having: String? = nil,
     sort: [AggregateSortKey] = [], limit: Int? = nil, offset: Int? = nil, entity: String = "Task", store: Store? = nil
   ) throws -> [AggregateGroup] {
-    var r = AggregateRequest(entity: entity, predicate: try predicate.map { try PredicateParser.parse($0) })
-    r.aggregates = aggregates
-    r.groupBy = groupBy
-    r.having = try having.map { try PredicateParser.parse($0) }
-    r.sort = sort
-    r.limit = limit
-    r.offset = offset
+    let r = try AggregateRequest.parsed(
+      entity, aggregates, groupBy: groupBy, where: predicate, having: having, sort: sort, limit: limit, offset: offset)
     return try (store ?? seed.store).aggregate(r)
   }
 

@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JSONCore
-@_exported import TestSupport
 import SQLiteCore
 import SchemaModel
+@_exported import TestSupport
 import XCTest
 
 @testable import StoreEngine
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 // Foundation (re-exported by XCTest) has types with these names too; the engine's win here.
 typealias Predicate = StoreEngine.Predicate
@@ -167,5 +168,22 @@ struct Library {
 
   func authors(_ predicate: String, _ args: [JSONValue] = []) throws -> [String] {
     try store.idsWhere("Author", predicate, args)
+  }
+}
+
+extension AggregateRequest {
+  /// A request with predicates written as text.
+  static func parsed(
+    _ entity: String, _ aggregates: [Aggregate], groupBy: [GroupingKey] = [], where predicate: String? = nil, having: String? = nil,
+    sort: [AggregateSortKey] = [], limit: Int? = nil, offset: Int? = nil
+  ) throws -> AggregateRequest {
+    var r = AggregateRequest(entity: entity, predicate: try predicate.map { try PredicateParser.parse($0) })
+    r.aggregates = aggregates
+    r.groupBy = groupBy
+    r.having = try having.map { try PredicateParser.parse($0) }
+    r.sort = sort
+    r.limit = limit
+    r.offset = offset
+    return r
   }
 }

@@ -2,7 +2,8 @@ import XCTest
 
 /// The database seam, as the source files show it (CONTRIBUTING.md, "Database seam"): the
 /// engine reaches SQLite only through DatabaseKit's interface, except in the file that
-/// opens a SQLite store and in the Core Data store reader; the schema model is pure data.
+/// opens a SQLite store and in the Core Data store reader, and PostgreSQL only in the file
+/// that opens a PostgreSQL store; the schema model is pure data.
 final class ModuleBoundaryTests: XCTestCase {
   private static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
@@ -38,17 +39,49 @@ final class ModuleBoundaryTests: XCTestCase {
         "StoreEngine/\(file) imports SQLiteCore: use DatabaseKit's interface (the connection, the dialect) instead")
     }
     for module in [
-      "Handlers", "modelstore", "SchemaModel", "RPCCore", "JSONCore", "TimeZones", "CoreDataTooling", "CodeGeneration",
+      "Handlers", "modelstore", "SchemaModel", "RPCCore", "JSONCore", "TimeZones", "CoreDataTooling", "CodeGeneration", "Diagrams",
+      "Studio", "HTTPServer",
     ] {
       for (file, names) in try imports(of: module) {
-        XCTAssertTrue(names.isDisjoint(with: ["SQLiteCore", "CSQLite", "DatabaseKit"]), "\(module)/\(file) imports \(names)")
+        XCTAssertTrue(
+          names.isDisjoint(with: ["SQLiteCore", "CSQLite", "PostgresCore", "CLibPQ", "DatabaseKit"]), "\(module)/\(file) imports \(names)")
       }
     }
+  }
+
+  func testOnlyThePostgresOpenerImportsPostgresCore() throws {
+    for (file, names) in try imports(of: "StoreEngine") where names.contains("PostgresCore") || names.contains("CLibPQ") {
+      XCTAssertEqual(
+        file, "Database/PostgresDatabase.swift",
+        "StoreEngine/\(file) imports PostgresCore: use DatabaseKit's interface (the connection, the dialect, StoreDatabase) instead")
+    }
+    for (file, names) in try imports(of: "PostgresCore") {
+      XCTAssertTrue(
+        names.isSubset(of: ["CLibPQ", "DatabaseKit", "Synchronization", "Glibc"]), "PostgresCore/\(file) imports \(names.sorted())")
+    }
+    for (file, names) in try imports(of: "SQLiteCore") { XCTAssertFalse(names.contains("CLibPQ"), "SQLiteCore/\(file)") }
   }
 
   func testTheSchemaModelIsPureData() throws {
     for (file, names) in try imports(of: "SchemaModel") {
       XCTAssertTrue(names.isSubset(of: ["JSONCore", "Glibc"]), "SchemaModel/\(file) imports \(names.sorted())")
+    }
+  }
+
+  /// Only HTTPServer imports libmicrohttpd.
+  func testOnlyTheHTTPServerImportsMicroHTTPD() throws {
+    for module in ["Studio", "Handlers", "modelstore", "RPCCore", "JSONCore", "StoreEngine"] {
+      for (file, names) in try imports(of: module) {
+        XCTAssertFalse(names.contains("CMicroHTTPD"), "\(module)/\(file) imports CMicroHTTPD")
+      }
+    }
+  }
+
+  /// The diagram writers read the schema alone; Foundation is for running Graphviz's dot.
+  func testDiagramsDrawFromTheSchemaAlone() throws {
+    for (file, names) in try imports(of: "Diagrams") {
+      XCTAssertTrue(
+        names.isSubset(of: ["SchemaModel", "Foundation", "Dispatch", "Synchronization"]), "Diagrams/\(file) imports \(names.sorted())")
     }
   }
 

@@ -61,6 +61,7 @@ extension CoreDataModelReader {
       a.optional = true
     }
     if flag(e, "usesScalarValueType", entity: entity, property: name) { details.scalarAttributes.insert(key) }
+    recordValueClass(e, key: key, transformable: typeName == "Transformable")
     if flag(e, "allowsExternalBinaryDataStorage", entity: entity, property: name) {
       details.externalStorage.insert(key)
       warn(

@@ -16,9 +16,13 @@ struct StoreInfoJSON: OpenJSON {
           "schemaVersion": JSONSchema.oneOf(JSONSchema.string, JSONSchema.null),
           "schemaHash": JSONSchema.oneOf(JSONSchema.string, JSONSchema.null),
           "counts": JSONSchema.map(JSONSchema.integer), "sizeBytes": JSONSchema.integer, "journalMode": JSONSchema.string,
+          "postgresql": JSONSchema.object([
+            "database": JSONSchema.string, "schema": JSONSchema.string, "serverVersion": JSONSchema.string,
+          ]),
           "openTransactions": JSONSchema.integer, "sqliteVersion": JSONSchema.string,
-        ], optional: ["formatVersion", "coreData"]),
-      "the store's facts, built by the engine (Store.info); coreData only for a Core Data store (its facts, open-ended)")
+        ], optional: ["formatVersion", "coreData", "journalMode", "postgresql"]),
+      "the store's facts, built by the engine (Store.info); coreData only for a Core Data store (its facts, open-ended); journalMode for an SQLite store, postgresql for a PostgreSQL one"
+    )
   }
 }
 

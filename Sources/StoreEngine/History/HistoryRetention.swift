@@ -66,9 +66,11 @@ extension Store {
       let now = currentTimeSeconds()
       guard now - historySettings.lastRetentionPass >= 1 else { return }
       historySettings.lastRetentionPass = now
-      let newestOld = try connection.cached(
-        "SELECT max(\"token\") FROM (SELECT \"token\", \"timestamp\" FROM \(Store.historyTable) ORDER BY \"token\" LIMIT 1024) WHERE \"timestamp\" < ?"
-      ).first([.real(now - seconds)]) { $0.isNull(0) ? nil : $0.int(0) }
+      let oldest = connection.dialect.derivedTable(
+        "SELECT \"token\", \"timestamp\" FROM \(Store.historyTable) ORDER BY \"token\" LIMIT 1024")
+      let newestOld = try connection.cached("SELECT max(\"token\") FROM \(oldest) WHERE \"timestamp\" < ?").first([.real(now - seconds)]) {
+        $0.isNull(0) ? nil : $0.int(0)
+      }
       if let t = newestOld ?? nil { _ = try deleteHistoryRows(before: t + 1) }
     }
   }

@@ -96,8 +96,9 @@ extension Store {
   /// largest are deleted, `_ms_keys` keeps it under this table's name (KeyAllocator), so
   /// tokens are never handed out twice.
   func createHistoryTable() throws {
+    let d = connection.dialect
     try connection.execute(
-      "CREATE TABLE IF NOT EXISTS \(Store.historyTable) (\"token\" INTEGER PRIMARY KEY, \"timestamp\" REAL NOT NULL, \"author\" TEXT, \"changes\" BLOB NOT NULL)"
+      "CREATE TABLE IF NOT EXISTS \(Store.historyTable) (\"token\" \(d.columnType(.integer)) PRIMARY KEY, \"timestamp\" \(d.columnType(.real)) NOT NULL, \"author\" \(d.columnType(.text)), \"changes\" \(d.columnType(.bytes)) NOT NULL)"
     )
   }
 

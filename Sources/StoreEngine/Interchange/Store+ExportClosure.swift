@@ -6,20 +6,22 @@ import SchemaModel
 /// collected as `(table, key)` rows of a temporary table by set-based SQL, one statement
 /// per relationship and pass, until a pass adds nothing (passes = the depth of the graph).
 extension Store {
-  static let closureTable = "temp.\"_ms_export_closure\""
+  /// The temporary table of `(root table, key)` rows.
+  var closureTable: String { connection.dialect.temporaryTable("_ms_export_closure") }
 
   /// Fills the closure table; returns the concrete entities it holds objects of.
   func collectClosure(_ seeds: [EntityModel], _ options: ExportOptions) throws -> Set<String> {
     let graph = try requireGraph()
-    try connection.execute("DROP TABLE IF EXISTS \(Store.closureTable)")
+    let d = connection.dialect
+    try connection.execute("DROP TABLE IF EXISTS \(closureTable)")
     try connection.execute(
-      "CREATE TEMP TABLE \"_ms_export_closure\" (\"root\" TEXT NOT NULL, \"pk\" INTEGER NOT NULL, PRIMARY KEY (\"root\", \"pk\")) WITHOUT ROWID"
+      "CREATE TEMP TABLE \"_ms_export_closure\" (\"root\" \(d.columnType(.text)) NOT NULL, \"pk\" \(d.columnType(.integer)) NOT NULL, PRIMARY KEY (\"root\", \"pk\"))\(d.keyOnlyTableOptions)"
     )
     for m in seeds {
       let (plan, filter, args) = try exportFilter(m, options)
       try connection.prepare(
         connection.dialect.insertSkippingDuplicates(
-          "\(Store.closureTable) SELECT '\(m.root.name.replacingQuotes)', t.\"_pk\" FROM \(plan.table) t" + filter)
+          "\(closureTable) SELECT '\(m.root.name.replacingQuotes)', t.\"_pk\" FROM \(plan.table) t" + filter)
       ).execute(args)
     }
     let steps = try graph.ordered.flatMap { m in m.entity.relationships.map { closureStep(m, $0, graph) } }.map {
@@ -34,7 +36,7 @@ extension Store {
     var reached: Set<String> = []
     for root in graph.ordered where root.isRoot {
       try connection.prepare(
-        "SELECT DISTINCT t.\"_ent\" FROM \(Identifier.quote(root.name)) t JOIN \(Store.closureTable) c ON c.\"root\" = ? AND c.\"pk\" = t.\"_pk\""
+        "SELECT DISTINCT t.\"_ent\" FROM \(Identifier.quote(root.name)) t JOIN \(closureTable) c ON c.\"root\" = ? AND c.\"pk\" = t.\"_pk\""
       ).forEachRow([.text(root.name)]) { reached.insert(entityCodes.name($0, 0)) }
     }
     return reached
@@ -44,7 +46,7 @@ extension Store {
   private func closureStep(_ m: EntityModel, _ r: Relationship, _ graph: ModelGraph) -> String {
     let source = "'\(m.root.name.replacingQuotes)'"
     let destRoot = "'\(graph[r.destination]!.root.name.replacingQuotes)'"
-    let insert = "\(Store.closureTable) "
+    let insert = "\(closureTable) "
     return connection.dialect.insertSkippingDuplicates(closureSelect(m, r, graph, into: insert, source: source, destRoot: destRoot))
   }
 
@@ -57,20 +59,20 @@ extension Store {
     case .foreignKey(let column):
       let c = Identifier.quote(column)
       return insert
-        + "SELECT \(destRoot), t.\(c) FROM \(Identifier.quote(m.root.name)) t JOIN \(Store.closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = t.\"_pk\" WHERE t.\(c) IS NOT NULL AND \(entityCodes.filter("t.\"_ent\"", m.concreteNames))"
+        + "SELECT \(destRoot), t.\(c) FROM \(Identifier.quote(m.root.name)) t JOIN \(closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = t.\"_pk\" WHERE t.\(c) IS NOT NULL AND \(entityCodes.filter("t.\"_ent\"", m.concreteNames))"
     case .inverseForeignKey(let table, let column, _):
       return insert
-        + "SELECT \(destRoot), d.\"_pk\" FROM \(Identifier.quote(table)) d JOIN \(Store.closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = d.\(Identifier.quote(column))"
+        + "SELECT \(destRoot), d.\"_pk\" FROM \(Identifier.quote(table)) d JOIN \(closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = d.\(Identifier.quote(column))"
     case .joinTable(let table, let s, let d, _):
       return insert
-        + "SELECT \(destRoot), j.\"\(d)\" FROM \(Identifier.quote(table)) j JOIN \(Store.closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = j.\"\(s)\""
+        + "SELECT \(destRoot), j.\"\(d)\" FROM \(Identifier.quote(table)) j JOIN \(closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = j.\"\(s)\""
     }
   }
 
   /// The select and count of one concrete entity's objects in the closure, by key.
   func closureQuery(_ model: EntityModel, _ graph: ModelGraph) -> (select: String, count: String, args: [SQLValue]) {
     let plan = catalog.plans[model.name]!
-    let from = " WHERE t.\"_ent\" = ? AND t.\"_pk\" IN (SELECT \"pk\" FROM \(Store.closureTable) WHERE \"root\" = ?)"
+    let from = " WHERE t.\"_ent\" = ? AND t.\"_pk\" IN (SELECT \"pk\" FROM \(closureTable) WHERE \"root\" = ?)"
     return (
       readPlan(for: plan).selectSQL(for: model.name, keys: InterchangeFormat.writtenKeys(model, graph: graph)) + from
         + " ORDER BY t.\"_pk\"",

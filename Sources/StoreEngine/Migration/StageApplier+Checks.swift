@@ -76,7 +76,14 @@ extension StageApplier {
     var existing = Set(try managedIndexes().values.map(Self.indexDefinition))
     for root in new.ordered where root.isRoot {
       for sql in StorageLayout.indexSQL(root, graph: new, codes: codes) where existing.insert(Self.indexDefinition(sql)).inserted {
-        do { try createIndex(sql) } catch let e as any DatabaseError where e.isConstraint {
+        do {
+          // A refused uniqueness is reported with the objects that break it, read after it.
+          if connection.dialect.failedStatementAbortsTransaction {
+            try connection.inTransaction { try createIndex(sql) }
+          } else {
+            try createIndex(sql)
+          }
+        } catch let e as any DatabaseError where e.isConstraint {
           throw try uniquenessConflict(root, e)
         }
       }
@@ -92,7 +99,7 @@ extension StageApplier {
         let id = ObjectID.sql(entity: codes.nameSQL("\"_ent\"", root.hierarchy.map(\.name)), pk: "\"_pk\"")
         var groups: [JSONValue] = []
         try connection.prepare(
-          "SELECT group_concat(\(id), ' ') FROM \(table) \(filter) GROUP BY \(cols) HAVING count(*) > 1 LIMIT 20"
+          "SELECT \(connection.dialect.groupConcat(id, separator: " ")) FROM \(table) \(filter) GROUP BY \(cols) HAVING count(*) > 1 LIMIT 20"
         ).forEachRow { groups.append(.array($0.text(0).split(separator: " ").map { .string(String($0)) })) }
         if !groups.isEmpty {
           return StoreError(

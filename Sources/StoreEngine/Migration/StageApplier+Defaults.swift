@@ -19,9 +19,9 @@ extension StageApplier {
   /// Adds column `c` to `root`'s table; with a `DEFAULT` when every entity stored there
   /// has `c` as a required attribute with one constant default that a literal carries.
   mutating func addColumn(_ root: EntityModel, _ c: (name: String, content: ColumnContent), step: Bool = true) throws {
-    let literal = try defaultLiteral(root, column: c.name)
+    let literal = try defaultLiteral(root, column: c.name, content: c.content)
     try connection.execute(
-      "ALTER TABLE \(Identifier.quote(root.name)) ADD COLUMN \(Identifier.quote(c.name)) \(connection.dialect.columnType(c.content))"
+      "ALTER TABLE \(Identifier.quote(root.name)) ADD COLUMN \(Identifier.quote(c.name)) \(connection.dialect.columnDefinition(c.content))"
         + (literal.map { " DEFAULT \($0)" } ?? ""))
     addedColumns.insert("\(root.name).\(c.name)")
     if literal != nil { defaultedColumns.insert("\(root.name).\(c.name)") }
@@ -33,7 +33,7 @@ extension StageApplier {
   /// entity of the hierarchy must store `column` as a required attribute with the same
   /// constant default: a row of an entity without it would otherwise read a value it
   /// never had, and optional attributes read null on existing objects.
-  private func defaultLiteral(_ root: EntityModel, column: String) throws -> String? {
+  private func defaultLiteral(_ root: EntityModel, column: String, content: ColumnContent) throws -> String? {
     var value: SQLValue?
     for m in root.hierarchy where !m.entity.abstract {
       guard let a = m.attribute(column), !a.transient, !a.optional, let v = try a.storedLiteralDefault(), v != .null,
@@ -41,7 +41,8 @@ extension StageApplier {
       else { return nil }
       value = v
     }
-    guard let value, let literal = connection.dialect.literal(value), literal.utf8.count <= Self.longestDefaultLiteral else { return nil }
+    guard let value, let literal = connection.dialect.defaultLiteral(value, for: content), literal.utf8.count <= Self.longestDefaultLiteral
+    else { return nil }
     // The literal must read back as exactly the value an insert would bind.
     guard let read = try connection.scalar("SELECT \(literal)"), read.isIdentical(to: value) else { return nil }
     return literal

@@ -36,10 +36,12 @@ extension StageApplier {
     _ m: EntityModel, _ r: Relationship, from: RelationshipStorage, oldSource: EntityModel, to: RelationshipStorage
   ) throws {
     let place = "\(m.name).\(r.name)"
-    try connection.execute("DROP TABLE IF EXISTS temp.\"_ms_pairs\"")
-    try connection.execute("CREATE TEMP TABLE \"_ms_pairs\" (\"src\" INTEGER NOT NULL, \"dst\" INTEGER NOT NULL, \"pos\" INTEGER)")
-    defer { try? connection.execute("DROP TABLE IF EXISTS temp.\"_ms_pairs\"") }
-    try connection.execute("INSERT INTO temp.\"_ms_pairs\" \(pairsQuery(from, source: oldSource))")
+    let pairsTable = connection.dialect.temporaryTable("_ms_pairs")
+    let integer = connection.dialect.columnType(.integer)
+    try connection.execute("DROP TABLE IF EXISTS \(pairsTable)")
+    try connection.execute("CREATE TEMP TABLE \"_ms_pairs\" (\"src\" \(integer) NOT NULL, \"dst\" \(integer) NOT NULL, \"pos\" \(integer))")
+    defer { try? connection.execute("DROP TABLE IF EXISTS \(pairsTable)") }
+    try connection.execute("INSERT INTO \(pairsTable) \(pairsQuery(from, source: oldSource))")
     let pairs = connection.changes
     let own = Identifier.quote(StorageLayout.table(m))
     switch to {
@@ -47,7 +49,7 @@ extension StageApplier {
       guard try noSharedEnd("src", m.name, r.name, "links to more than one object, but the relationship becomes to-one") else { return }
       let c = Identifier.quote(column)
       try connection.execute(
-        "UPDATE \(own) SET \(c) = (SELECT \"dst\" FROM temp.\"_ms_pairs\" p WHERE p.\"src\" = \(own).\"_pk\") WHERE \"_pk\" IN (SELECT \"src\" FROM temp.\"_ms_pairs\")"
+        "UPDATE \(own) SET \(c) = (SELECT \"dst\" FROM \(pairsTable) p WHERE p.\"src\" = \(own).\"_pk\") WHERE \"_pk\" IN (SELECT \"src\" FROM \(pairsTable))"
       )
     case .inverseForeignKey(let table, let column, let position):
       guard
@@ -56,14 +58,14 @@ extension StageApplier {
       let t = Identifier.quote(table)
       let c = Identifier.quote(column)
       let setPosition =
-        position.map { ", \(Identifier.quote($0)) = (SELECT \"pos\" FROM temp.\"_ms_pairs\" p WHERE p.\"dst\" = \(t).\"_pk\")" } ?? ""
+        position.map { ", \(Identifier.quote($0)) = (SELECT \"pos\" FROM \(pairsTable) p WHERE p.\"dst\" = \(t).\"_pk\")" } ?? ""
       try connection.execute(
-        "UPDATE \(t) SET \(c) = (SELECT \"src\" FROM temp.\"_ms_pairs\" p WHERE p.\"dst\" = \(t).\"_pk\")\(setPosition) WHERE \"_pk\" IN (SELECT \"dst\" FROM temp.\"_ms_pairs\")"
+        "UPDATE \(t) SET \(c) = (SELECT \"src\" FROM \(pairsTable) p WHERE p.\"dst\" = \(t).\"_pk\")\(setPosition) WHERE \"_pk\" IN (SELECT \"dst\" FROM \(pairsTable))"
       )
     case .joinTable(let table, let source, let destination, let position):
       try connection.execute(
         connection.dialect.insertSkippingDuplicates(
-          "\(Identifier.quote(table)) (\"\(source)\", \"\(destination)\", \"\(position)\") SELECT \"src\", \"dst\", coalesce(\"pos\", \"dst\") FROM temp.\"_ms_pairs\""
+          "\(Identifier.quote(table)) (\"\(source)\", \"\(destination)\", \"\(position)\") SELECT \"src\", \"dst\", coalesce(\"pos\", \"dst\") FROM \(pairsTable)"
         ))
     }
     markMoved(from, source: oldSource)
@@ -89,7 +91,8 @@ extension StageApplier {
   private mutating func noSharedEnd(_ end: String, _ entity: String, _ relationship: String, _ message: String) throws -> Bool {
     var ids: [String] = []
     var n = 0
-    try connection.prepare("SELECT \"\(end)\", count(*) FROM temp.\"_ms_pairs\" GROUP BY \"\(end)\" HAVING count(*) > 1").forEachRow {
+    let pairsTable = connection.dialect.temporaryTable("_ms_pairs")
+    try connection.prepare("SELECT \"\(end)\", count(*) FROM \(pairsTable) GROUP BY \"\(end)\" HAVING count(*) > 1").forEachRow {
       n += 1
       if ids.count < 20 { ids.append(String($0.int(0))) }
     }

@@ -52,7 +52,7 @@ struct StageApplier {
         report.steps.append(.init("create table \(root.name)"))
       }
     }
-    for (name, sql) in StorageLayout.joinTables(new) {
+    for (name, sql) in StorageLayout.joinTables(new, dialect: connection.dialect) {
       if try !tableExists(name) {
         for s in sql { try connection.execute(s) }
         report.steps.append(.init("create join table \(name)"))
@@ -118,7 +118,8 @@ struct StageApplier {
         let newClass = existing[a.name] != connection.dialect.columnType(a.type.columnContent)
         let target = newClass ? "\"_ms_convert\"" : col
         if newClass {
-          try connection.execute("ALTER TABLE \(table) ADD COLUMN \"_ms_convert\" \(connection.dialect.columnType(a.type.columnContent))")
+          try connection.execute(
+            "ALTER TABLE \(table) ADD COLUMN \"_ms_convert\" \(connection.dialect.columnDefinition(a.type.columnContent))")
         }
         let defaultValue = try a.storedLiteralDefault()
         var writes: [(Int64, SQLValue)] = []
@@ -161,7 +162,7 @@ struct StageApplier {
 
   mutating func contract() throws {
     var wantedTables = Set(new.ordered.filter(\.isRoot).map(\.name))
-    for (name, _) in StorageLayout.joinTables(new) { wantedTables.insert(name) }
+    for name in StorageLayout.joinTableNames(new) { wantedTables.insert(name) }
     for table in try managedTables() where !wantedTables.contains(table) {
       let rows = try count(table)
       if rows > 0 && !moved.contains(table) {
@@ -288,9 +289,7 @@ struct StageApplier {
 
   func managedTables() throws -> [String] {
     var out: [String] = []
-    try connection.prepare(
-      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE '\\_ms\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
-    ).forEachRow { out.append($0.text(0)) }
+    try connection.prepare(connection.dialect.tablesSQL).forEachRow { out.append($0.text(0)) }
     return out
   }
 
@@ -302,16 +301,14 @@ struct StageApplier {
 
   func existingColumns(_ table: String) throws -> [String: String] {
     var out: [String: String] = [:]
-    try connection.prepare("SELECT name, type FROM pragma_table_info(?)").forEachRow([.text(table)]) { out[$0.text(0)] = $0.text(1) }
+    try connection.prepare(connection.dialect.columnsSQL).forEachRow([.text(table)]) { out[$0.text(0)] = $0.text(1) }
     return out
   }
 
-  /// The managed indexes (`_ix_`, `_ux_`, `_fk_`) in the file: name → CREATE statement.
+  /// The managed indexes (`_ix_`, `_ux_`, `_fk_`) in the store: name → CREATE statement.
   func managedIndexes() throws -> [String: String] {
     var out: [String: String] = [:]
-    try connection.prepare(
-      "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND (name LIKE '\\_ix\\_%' ESCAPE '\\' OR name LIKE '\\_ux\\_%' ESCAPE '\\' OR name LIKE '\\_fk\\_%' ESCAPE '\\')"
-    ).forEachRow { out[$0.text(0)] = $0.text(1) }
+    try connection.prepare(connection.dialect.managedIndexesSQL).forEachRow { out[$0.text(0)] = $0.text(1) }
     return out
   }
 
@@ -336,7 +333,7 @@ struct StageApplier {
   /// Files written before the destination index covered `dpos` get the current one.
   private func upgradeDestinationIndex(_ table: String) throws {
     let wanted = StorageLayout.destinationIndexSQL(table)
-    let current = try connection.scalar("SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?", [.text(table + "_dst")])
+    let current = try connection.scalar(connection.dialect.indexDefinitionSQL, [.text(table + "_dst")])
     guard current != .text(wanted) else { return }
     try connection.execute("DROP INDEX IF EXISTS \(Identifier.quote(table + "_dst"))")
     try connection.execute(wanted)
@@ -345,9 +342,7 @@ struct StageApplier {
   /// Drops every index that covers `column` of `table` (before the column is dropped).
   func dropIndexes(on table: String, column: String) throws {
     var names: [String] = []
-    try connection.prepare(
-      "SELECT DISTINCT il.name FROM pragma_index_list(?) il, pragma_index_info(il.name) ii WHERE ii.name = ? AND il.origin = 'c'"
-    ).forEachRow([.text(table), .text(column)]) { names.append($0.text(0)) }
+    try connection.prepare(connection.dialect.indexesOnColumnSQL).forEachRow([.text(table), .text(column)]) { names.append($0.text(0)) }
     for n in names where !n.hasSuffix("_dst") { try connection.execute("DROP INDEX \(Identifier.quote(n))") }
   }
 }

@@ -24,6 +24,10 @@ final class EntityPlan {
   let incomingWithoutInverse: [(EntityModel, Relationship)]
   /// True when a write must re-check required to-ones or to-many counts.
   let needsRelationshipValidation: Bool
+  /// True when an insert or update that a uniqueness may refuse runs in a savepoint of its
+  /// own, so that the object holding the value can be looked up after the refusal
+  /// (`SQLDialect.failedStatementAbortsTransaction`; never on SQLite).
+  let guardsUniqueWrites: Bool
 
   /// Where each stored attribute or to-one goes in the insert's bound values.
   let insertSlot: [String: Int]
@@ -86,8 +90,9 @@ final class EntityPlan {
     return insertSlot[key]
   }
 
-  init(model: EntityModel, graph: ModelGraph, codes: EntityCodes) {
+  init(model: EntityModel, graph: ModelGraph, codes: EntityCodes, dialect: any SQLDialect) {
     self.model = model
+    guardsUniqueWrites = dialect.failedStatementAbortsTransaction && !model.uniqueness.isEmpty
     self.graph = graph
     self.codes = codes
     code = codes.code(model.name)!
@@ -189,7 +194,7 @@ final class ReadPlan {
   let codes: EntityCodes
 
   /// Builds the select for every entity of `root`'s hierarchy.
-  init(root: EntityModel, graph: ModelGraph, plans: [String: EntityPlan], codes: EntityCodes) {
+  init(root: EntityModel, graph: ModelGraph, plans: [String: EntityPlan], codes: EntityCodes, dialect: any SQLDialect) {
     self.codes = codes
     var exprs = ["t.\"_pk\"", "t.\"_ent\""]
     var columnIndex: [String: Int] = [:]
@@ -227,10 +232,10 @@ final class ReadPlan {
           list.append(.toOne(r, column: c, entityColumn: ec, destination: r.destination))
         case .inverseForeignKey(let table, let col, let pos):
           if relIndex[key] == nil {
-            let order = pos.map { "d.\(Identifier.quote($0)), d.\"_pk\"" } ?? "d.\"_pk\""
+            let order = pos.map { dialect.orderTerm("d.\(Identifier.quote($0))", .unstated) + ", d.\"_pk\"" } ?? "d.\"_pk\""
             let inner =
               "SELECT \(EntityPlan.idExpression(alias: "d", dest: dest, codes: codes)) AS x FROM \(Identifier.quote(table)) d WHERE d.\(Identifier.quote(col)) = t.\"_pk\" ORDER BY \(order)"
-            relIndex[key] = (add(guarded("(SELECT group_concat(x) FROM (\(inner)))", m, polymorphicHierarchy)), nil)
+            relIndex[key] = (add(guarded(dialect.orderedList(inner), m, polymorphicHierarchy)), nil)
             toManyColumns.insert(exprs.count - 1)
           }
           list.append(.toMany(r, column: relIndex[key]!.0, destination: r.destination))
@@ -245,7 +250,7 @@ final class ReadPlan {
               inner =
                 "SELECT j.\(Identifier.quote(dst)) AS x FROM \(Identifier.quote(table)) j WHERE j.\(Identifier.quote(src)) = t.\"_pk\" ORDER BY \(order)"
             }
-            relIndex[key] = (add(guarded("(SELECT group_concat(x) FROM (\(inner)))", m, polymorphicHierarchy)), nil)
+            relIndex[key] = (add(guarded(dialect.orderedList(inner), m, polymorphicHierarchy)), nil)
             toManyColumns.insert(exprs.count - 1)
           }
           list.append(.toMany(r, column: relIndex[key]!.0, destination: r.destination))

@@ -83,7 +83,7 @@ extension Store {
         out.append(try concreteID(pk: pk, plan: dest) ?? ObjectID(entity: r.destination, pk: pk))
       }
     case .inverseForeignKey(let table, let col, let pos):
-      let order = pos.map { "\(Identifier.quote($0)), \"_pk\"" } ?? "\"_pk\""
+      let order = pos.map { connection.dialect.orderTerm(Identifier.quote($0), .unstated) + ", \"_pk\"" } ?? "\"_pk\""
       try connection.cached(
         "SELECT \"_ent\", \"_pk\" FROM \(Identifier.quote(table)) WHERE \(Identifier.quote(col)) = ? ORDER BY \(order)"
       ).forEachRow([.integer(source.pk)]) { out.append(ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1))) }

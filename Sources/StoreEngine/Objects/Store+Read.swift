@@ -118,10 +118,11 @@ extension Store {
     }
     // 2. One statement per table; the keys travel as one JSON array parameter.
     var related: [JSONObject] = []
+    let keys = "(SELECT \(connection.dialect.jsonArrayValue(.integer)) FROM \(connection.dialect.jsonArrayElements("?")))"
     for (root, pks) in wanted.sorted(by: { $0.key < $1.key }) {
       let read = catalog.readPlans[root]!
       let list = JSONWriter.encodeString(.array(pks.map { .int($0) }))
-      try connection.cached(read.selectSQL + " WHERE t.\"_pk\" IN (SELECT value FROM json_each(?))").forEachRow([.text(list)]) {
+      try connection.cached(read.selectSQL + " WHERE t.\"_pk\" IN \(keys)").forEachRow([.text(list)]) {
         related.append(read.object($0))
       }
     }

@@ -120,7 +120,11 @@ extension Store {
     } else {
       try translatingErrors { try appendHistory(log) }
     }
-    try translatingErrors { try connection.commit() }
+    do {
+      try translatingErrors { try connection.commit() }
+    } catch  where connection.isAutocommit {
+      throw lostClientTransaction(error, "the commit")
+    }
     writes.userTransactions -= 1
     return writes.userTransactions
   }

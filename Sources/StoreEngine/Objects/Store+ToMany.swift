@@ -105,7 +105,7 @@ extension Store {
       from = "\(Identifier.quote(table)) d"
       idFrom = from
       id = EntityPlan.idExpression(alias: "d", dest: dest, codes: entityCodes)
-      order = (pos.map { "d.\(Identifier.quote($0)), " } ?? "") + "d.\"_pk\""
+      order = (pos.map { connection.dialect.orderTerm("d.\(Identifier.quote($0))", .unstated) + ", " } ?? "") + "d.\"_pk\""
     case .joinTable(let table, let src, let dst, let pos):
       owner = "j.\(Identifier.quote(src))"
       from = "\(Identifier.quote(table)) j"
@@ -119,7 +119,8 @@ extension Store {
       order = (r.ordered ? "j.\(Identifier.quote(pos)), " : "") + "j.\(Identifier.quote(dst))"
     }
     let owners = [SQLValue.text(JSONWriter.encodeString(.array(group.pks.map { .int($0) })))]
-    let filter = " WHERE \(owner) IN (SELECT value FROM json_each(?))"
+    let d = connection.dialect
+    let filter = " WHERE \(owner) IN (SELECT \(d.jsonArrayValue(.integer)) FROM \(d.jsonArrayElements("?")))"
     var out: [Int64: JSONValue] = [:]
     switch group.read {
     case .count:

@@ -345,7 +345,11 @@ extension Store {
     }
     bound[bound.count - 1] = .integer(pk)
     do {
-      try plan.insertStatement(connection).execute(bound)
+      if plan.guardsUniqueWrites {
+        try connection.inTransaction { try plan.insertStatement(connection).execute(bound) }
+      } else {
+        try plan.insertStatement(connection).execute(bound)
+      }
     } catch let e as any DatabaseError where e.isConstraint {
       throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path()) ?? StoreError(sqlite: e)
     }
@@ -471,9 +475,13 @@ extension Store {
     }
     if !sets.isEmpty {
       args.append(.integer(id.pk))
+      let update = "UPDATE \(plan.table) SET \(sets.joined(separator: ", ")), \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?"
       do {
-        try connection.cached("UPDATE \(plan.table) SET \(sets.joined(separator: ", ")), \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?")
-          .execute(args)
+        if plan.guardsUniqueWrites {
+          try connection.inTransaction { try connection.cached(update).execute(args) }
+        } else {
+          try connection.cached(update).execute(args)
+        }
       } catch let e as any DatabaseError where e.isConstraint {
         var merged = try currentValues(plan, id)
         for (k, v) in changed { merged[k] = v }

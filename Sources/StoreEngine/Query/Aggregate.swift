@@ -70,7 +70,7 @@ struct HavingCompiler {
   let names: [String]
 
   func compile(_ p: Predicate, _ args: inout TrailingArgs) throws -> String {
-    if case .constant(let b) = p { return b ? "1" : "0" }
+    if case .constant(let b) = p { return args.dialect.boolean(b) }
     if case .not(let inner) = p { return SQLBuilder.negation(try compile(inner, &args)) }
     if case .and(let items) = p { return "(" + (try items.map { try compile($0, &args) }).joined(separator: " AND ") + ")" }
     if case .or(let items) = p { return "(" + (try items.map { try compile($0, &args) }).joined(separator: " OR ") + ")" }
@@ -110,14 +110,16 @@ struct HavingCompiler {
       return args.bind(encoded)
     }
     // Decimal keys are stored as text: ordered as numbers, equal as text (as in where).
+    let dialect = args.dialect
     let ordered: (String, String) -> (String, String) = { l, r in
-      if case .attribute(.decimal) = kind { return ("CAST(\(l) AS REAL)", "CAST(\(r) AS REAL)") }
+      if case .attribute(.decimal) = kind { return (dialect.castToReal(l), dialect.castToReal(r)) }
       return (l, r)
     }
     switch c.op {
     case .equal, .notEqual:
       if case .null = value { return "\(column) \(c.op == .equal ? "IS NULL" : "IS NOT NULL")" }
-      return "\(column) \(c.op == .equal ? "=" : "IS NOT") \(try bound(value))"
+      let v = try bound(value)
+      return c.op == .equal ? "\(column) = \(v)" : dialect.isDistinct(column, v)
     case .less, .lessOrEqual, .greater, .greaterOrEqual:
       if case .null = value { throw PredicateError("'\(name)' cannot be ordered against nil", offset: c.offset) }
       let (l, r) = ordered(column, try bound(value))
@@ -127,7 +129,7 @@ struct HavingCompiler {
         throw PredicateError("IN needs an array on the right, got \(value.typeName)", offset: c.offset)
       }
       let nonNil = items.filter { !$0.isNull }
-      let membership = nonNil.isEmpty ? "0" : "\(column) IN (\(try nonNil.map(bound).joined(separator: ", ")))"
+      let membership = nonNil.isEmpty ? dialect.boolean(false) : "\(column) IN (\(try nonNil.map(bound).joined(separator: ", ")))"
       return nonNil.count < items.count ? "(\(membership) OR \(column) IS NULL)" : membership
     case .between:
       guard case .array(let bounds) = value, bounds.count == 2, !bounds.contains(.null) else {

@@ -68,7 +68,8 @@ extension PredicateParser {
   private func count(_ chain: inout Int, at offset: Int) throws {
     chain += 1
     if chain > PredicateLimits.maxChain {
-      throw PredicateError("more than \(PredicateLimits.maxChain) operators in a row (each nests the expression one level deeper)", offset: offset)
+      throw PredicateError(
+        "more than \(PredicateLimits.maxChain) operators in a row (each nests the expression one level deeper)", offset: offset)
     }
   }
 

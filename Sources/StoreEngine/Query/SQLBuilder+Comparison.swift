@@ -51,7 +51,7 @@ extension SQLBuilder {
       case .any: return exists(coll, condition)
       case .none: return "NOT \(exists(coll, condition))"
       // Every element satisfies it: no element fails it (nil counts as failing).
-      case .all: return "NOT \(exists(coll, "NOT ifnull(\(condition), 0)"))"
+      case .all: return "NOT \(exists(coll, "NOT \(dialect.falseWhenUnknown(condition))"))"
       }
     }
     if case .collection(let coll) = lhs {
@@ -112,7 +112,7 @@ extension SQLBuilder {
   private mutating func valueComparison(_ l0: Operand, _ rhs: JSONValue, _ c: Comparison) throws -> String {
     // The string operators see a uuid as its text; the other comparisons bind its bytes.
     _ = try foldFlags(l0, c)  // [c]/[d] as the operand's own type allows
-    let l = Self.isTextual(c.op) || (c.op == .in && rhs.stringValue != nil) ? Self.asText(l0) : l0
+    let l = Self.isTextual(c.op) || (c.op == .in && rhs.stringValue != nil) ? asText(l0) : l0
     let column = l.sql
     let name = l.name
     switch c.op {
@@ -128,36 +128,37 @@ extension SQLBuilder {
       orderingDecimal = c.op != .equal && c.op != .notEqual
       defer { orderingDecimal = false }
       let (lf, rf) = try folded(column, v, l, c)
-      let sqlOp = ["==": "=", "!=": "IS NOT"][c.op.rawValue] ?? c.op.rawValue
-      return "\(lf) \(sqlOp) \(rf)"
+      // `!=` holds for a nil key, as in NSPredicate.
+      if c.op == .notEqual { return dialect.isDistinct(lf, rf) }
+      return "\(lf) \(c.op == .equal ? "=" : c.op.rawValue) \(rf)"
     case .beginsWith, .endsWith, .contains, .like, .matches:
       try requireText(l, c)
       // As NSPredicate: a nil pattern matches nothing (and `NOT` of it everything).
-      if case .null = rhs { return "0" }
+      if case .null = rhs { return dialect.boolean(false) }
       guard case .string(let s) = rhs else {
         throw PredicateError("\(c.op.rawValue) needs a string on the right, got \(rhs.typeName)", offset: c.offset)
       }
       if c.op == .like {
-        // NSPredicate LIKE: `*` any run, `?` one character; GLOB's `[` is escaped.
-        let (gl, gr) = try folded(column, .text(s.replacingAll("[", "[[]")), l, c)
-        return "(\(gl) GLOB \(gr))"
+        // NSPredicate LIKE: `*` any run, `?` one character, the rest literal.
+        let (gl, gr) = try folded(column, .text(dialect.wildcardPattern(s)), l, c)
+        return dialect.wildcardMatch(gl, gr)
       }
       if c.op == .matches { return try matches(column, pattern: .text(s), c, literal: s) }
       if c.op == .beginsWith, let range = prefixRange(column, s, l, c) { return range }
       let (lf, rf) = try folded(column, .text(s), l, c)
-      return stringOperator(c.op, lf, rf)
+      return stringTest(c.op, lf, rf)
     case .in:
       if case .string(let text) = rhs, Self.isText(l) {
         // `key IN 'text'`: the text contains the key's value, as `'text' CONTAINS key`.
         let (lf, tf) = try folded(column, .text(text), l, c)
-        return stringOperator(.contains, tf, lf)
+        return dialect.stringTest(.contains, tf, lf)
       }
       guard case .array(let items) = rhs else {
         throw PredicateError(
           "IN needs an array on the right ({a, b} or an array argument)\(Self.isText(l) ? " or a string" : ""), got \(rhs.typeName)",
           offset: c.offset)
       }
-      if items.isEmpty { return "0" }
+      if items.isEmpty { return dialect.boolean(false) }
       if items.count > Self.inlineMembers, let sql = try boundMembership(column, items, l, c) { return sql }
       var placeholders: [String] = []
       var includesNil = false
@@ -169,7 +170,7 @@ extension SQLBuilder {
         placeholders.append(try folded(column, try encode(item, l, c), l, c).1)
       }
       let lf = try folded(column, .null, l, c).0
-      let membership = placeholders.isEmpty ? "0" : "\(lf) IN (\(placeholders.joined(separator: ", ")))"
+      let membership = placeholders.isEmpty ? dialect.boolean(false) : "\(lf) IN (\(placeholders.joined(separator: ", ")))"
       return includesNil ? "(\(membership) OR \(column) IS NULL)" : membership
     case .between:
       guard case .array(let bounds) = rhs, bounds.count == 2 else {
@@ -190,37 +191,45 @@ extension SQLBuilder {
   /// `IN` lists longer than this are bound as one value (`boundMembership`).
   static let inlineMembers = 500
 
-  /// A long `IN` list bound as one JSON array and read back with `json_each`: one bound
-  /// value however many members (a statement binds at most 32,766), and SQLite builds one
-  /// lookup table for it. A uuid's members travel as their text, turned back into bytes by
-  /// `ms_uuid_bytes`. Nil when a member has no JSON form (a data blob, a non-finite real):
+  /// A long `IN` list bound as one JSON array and read back as a table
+  /// (`SQLDialect.jsonArrayElements`, SQLite's `json_each`): one bound value however many
+  /// members (a statement binds at most 32,766), and SQLite builds one lookup table for
+  /// it. A uuid's members travel as their text, turned back into the stored form by
+  /// `uuidFromText`. Nil when a member has no JSON form (a data blob, a non-finite real):
   /// then each member gets its own placeholder.
   private mutating func boundMembership(_ column: String, _ items: [JSONValue], _ l: Operand, _ c: Comparison) throws -> String? {
     var members: [JSONValue] = []
     var includesNil = false
+    var (integers, reals) = (false, false)
     for item in items {
       switch try encode(item, l, c) {
       case .null: includesNil = true
-      case .integer(let i): members.append(.int(i))
-      case .real(let d) where d.isFinite: members.append(.double(d))
+      case .integer(let i):
+        members.append(.int(i))
+        integers = true
+      case .real(let d) where d.isFinite:
+        members.append(.double(d))
+        reals = true
       case .text(let t): members.append(.string(t))
       case .blob(let b) where l.type == .uuid: members.append(.string(UUIDText.text(b)))
       default: return nil
       }
     }
+    let element: ListElement = integers ? (reals ? .number : .integer) : reals ? .real : .text
+    let value = dialect.jsonArrayValue(element)
     let flags = try foldFlags(l, c)
     let (lf, member): (String, String)
     if flags != 0 {
-      (lf, member) = ("ms_fold(\(column), \(flags))", "ms_fold(value, \(flags))")
+      (lf, member) = (dialect.fold(column, flags: flags), dialect.fold(value, flags: flags))
     } else if l.type == .uuid {
-      (lf, member) = (column, UUIDSQL.bytes("value"))
+      (lf, member) = (column, dialect.uuidFromText(value))
     } else if l.type == .decimal && orderingDecimal {
-      (lf, member) = ("CAST(\(column) AS REAL)", "CAST(value AS REAL)")
+      (lf, member) = (dialect.castToReal(column), dialect.castToReal(value))
     } else {
-      (lf, member) = (column, "value")
+      (lf, member) = (column, value)
     }
-    let membership =
-      members.isEmpty ? "0" : "\(lf) IN (SELECT \(member) FROM json_each(\(bind(.text(JSONWriter.encodeString(.array(members)))))))"
+    let list = dialect.jsonArrayElements(bindUntyped(.text(JSONWriter.encodeString(.array(members)))))
+    let membership = members.isEmpty ? dialect.boolean(false) : "\(lf) IN (SELECT \(member) FROM \(list))"
     return includesNil ? "(\(membership) OR \(column) IS NULL)" : membership
   }
 
@@ -255,12 +264,12 @@ extension SQLBuilder {
   private mutating func folded(_ column: String, _ v: SQLValue, _ l: Operand, _ c: Comparison) throws -> (String, String) {
     let flags = try foldFlags(l, c)
     if flags != 0 {
-      if case .null = v { return ("ms_fold(\(column), \(flags))", "") }
-      return ("ms_fold(\(column), \(flags))", "ms_fold(\(bind(v)), \(flags))")
+      if case .null = v { return (dialect.fold(column, flags: flags), "") }
+      return (dialect.fold(column, flags: flags), dialect.fold(bind(v), flags: flags))
     }
     if case .null = v { return (column, "") }
     let p = bind(v)
-    if l.type == .decimal && orderingDecimal { return ("CAST(\(column) AS REAL)", "CAST(\(p) AS REAL)") }
+    if l.type == .decimal && orderingDecimal { return (dialect.castToReal(column), dialect.castToReal(p)) }
     return (column, p)
   }
 
@@ -283,9 +292,9 @@ extension SQLBuilder {
   private static func isTextual(_ op: Comparison.Operator) -> Bool { [.beginsWith, .endsWith, .contains, .like, .matches].contains(op) }
 
   /// A uuid operand as its canonical text (a string to the operators); others unchanged.
-  private static func asText(_ o: Operand) -> Operand {
+  private func asText(_ o: Operand) -> Operand {
     guard o.type == .uuid else { return o }
-    return Operand(sql: UUIDSQL.text(o.sql), kind: .attribute(.string), name: o.name)
+    return Operand(sql: dialect.uuidText(o.sql), kind: .attribute(.string), name: o.name)
   }
 
   private func requireText(_ l: Operand, _ c: Comparison) throws {
@@ -298,11 +307,11 @@ extension SQLBuilder {
   /// `l BEGINSWITH/ENDSWITH/CONTAINS r`. An empty `r` (also one that folding empties)
   /// matches nothing, as Foundation's `hasPrefix("")`, `hasSuffix("")` and
   /// `range(of: "")`; a nil side makes it unknown, which counts as false (see `negation`).
-  private func stringOperator(_ op: Comparison.Operator, _ l: String, _ r: String) -> String {
+  private func stringTest(_ op: Comparison.Operator, _ l: String, _ r: String) -> String {
     switch op {
-    case .beginsWith: return "(length(\(r)) > 0 AND substr(\(l), 1, length(\(r))) = \(r))"
-    case .endsWith: return "(length(\(r)) > 0 AND substr(\(l), -length(\(r))) = \(r))"
-    default: return "(length(\(r)) > 0 AND instr(\(l), \(r)) > 0)"
+    case .beginsWith: return dialect.stringTest(.beginsWith, l, r)
+    case .endsWith: return dialect.stringTest(.endsWith, l, r)
+    default: return dialect.stringTest(.contains, l, r)
     }
   }
 
@@ -321,8 +330,8 @@ extension SQLBuilder {
     return "(\(column) >= \(bind(.text(prefix))) AND \(column) < \(bind(.text(String(successor)))))"
   }
 
-  /// `MATCHES`: the whole text against an ICU-style regular expression, in Swift
-  /// (`ms_regexp`, see RegexMatching.swift). A constant pattern is checked here, so a bad
+  /// `MATCHES`: the whole text against an ICU-style regular expression (SQLite: in Swift,
+  /// `ms_regexp`, see RegexMatching.swift). A constant pattern is checked here, so a bad
   /// one is a predicate error at its place rather than a failing statement.
   private mutating func matches(_ column: String, pattern: SQLValue, _ c: Comparison, literal: String?) throws -> String {
     if let literal {
@@ -331,10 +340,11 @@ extension SQLBuilder {
       }
     }
     let flags = (c.caseInsensitive ? 1 : 0) | (c.diacriticInsensitive ? 2 : 0)
-    return "ms_regexp(\(bind(pattern)), \(column), \(flags), \(regexPlace(c)))"
+    let p = bind(pattern)
+    return dialect.regexMatch(pattern: p, text: column, flags: flags, place: regexPlace(c))
   }
 
-  /// `ms_regexp`'s last three arguments: where the comparison is, for errors raised while
+  /// `regexMatch`'s place: three values: where the comparison is, for errors raised while
   /// the statement runs: its offset and the place of the predicate, or of its node when
   /// the predicate came in the JSON form (`ErrorPlace.encoded`).
   private mutating func regexPlace(_ c: Comparison) -> String {
@@ -349,17 +359,18 @@ extension SQLBuilder {
     // Two uuids compare their bytes (in text order); a uuid against a string, or under a
     // string operator, compares its text.
     let bytes = l0.type == .uuid && r0.type == .uuid && !Self.isTextual(c.op) && c.op != .in
-    let (l, r) = bytes ? (l0, r0) : (Self.asText(l0), Self.asText(r0))
+    let (l, r) = bytes ? (l0, r0) : (asText(l0), asText(r0))
     let flags = try foldFlags(l0, c)
     _ = try foldFlags(r0, c)
     func side(_ o: Operand, ordering: Bool) -> String {
-      if flags != 0 { return "ms_fold(\(o.sql), \(flags))" }
-      return o.type == .decimal && ordering ? "CAST(\(o.sql) AS REAL)" : o.sql
+      if flags != 0 { return dialect.fold(o.sql, flags: flags) }
+      return o.type == .decimal && ordering ? dialect.castToReal(o.sql) : o.sql
     }
     switch c.op {
     case .equal, .notEqual:
       // Two key paths that are both nil are equal, as in NSPredicate.
-      return "\(side(l, ordering: false)) \(c.op == .equal ? "IS" : "IS NOT") \(side(r, ordering: false))"
+      let (a, b) = (side(l, ordering: false), side(r, ordering: false))
+      return c.op == .equal ? dialect.isNotDistinct(a, b) : dialect.isDistinct(a, b)
     case .less, .lessOrEqual, .greater, .greaterOrEqual:
       return "\(side(l, ordering: true)) \(c.op.rawValue) \(side(r, ordering: true))"
     case .beginsWith, .endsWith, .contains, .like:
@@ -367,18 +378,18 @@ extension SQLBuilder {
       try requireText(r, c)
       let lf = side(l, ordering: false)
       let rf = side(r, ordering: false)
-      if c.op == .like { return "(\(lf) GLOB replace(\(rf), '[', '[[]'))" }
-      return stringOperator(c.op, lf, rf)
+      if c.op == .like { return dialect.wildcardMatch(lf, dialect.wildcardPatternSQL(rf)) }
+      return stringTest(c.op, lf, rf)
     case .matches:
       try requireText(l, c)
       try requireText(r, c)
       let flags = (c.caseInsensitive ? 1 : 0) | (c.diacriticInsensitive ? 2 : 0)
-      return "ms_regexp(\(r.sql), \(l.sql), \(flags), \(regexPlace(c)))"
+      return dialect.regexMatch(pattern: r.sql, text: l.sql, flags: flags, place: regexPlace(c))
     case .in:
       // `a IN b` with b a string: b contains a (so an empty a matches nothing).
       try requireText(l, c)
       try requireText(r, c)
-      return stringOperator(.contains, side(r, ordering: false), side(l, ordering: false))
+      return stringTest(.contains, side(r, ordering: false), side(l, ordering: false))
     case .between:
       throw PredicateError("BETWEEN needs {low, high} on the right, not the key path '\(r.name)'", offset: c.offset)
     }

@@ -41,9 +41,9 @@ extension SQLBuilder {
     case ("NSString", .value(.int(let i))): return .value(.string(String(i)))
     case ("NSString", .value(.double(let d))): return .value(.string(String(d)))
     case ("NSNumber", .scalar(let o)) where o.type != nil && o.type != .json && o.type != .data:
-      return .scalar(Operand(sql: "CAST(\(o.sql) AS REAL)", kind: .attribute(.double), name: o.name))
+      return .scalar(Operand(sql: dialect.castToReal(o.sql), kind: .attribute(.double), name: o.name))
     case ("NSString", .scalar(let o)) where o.type != nil && o.type != .json && o.type != .data:
-      let text = o.type == .uuid ? UUIDSQL.text(o.sql) : "CAST(\(o.sql) AS TEXT)"
+      let text = o.type == .uuid ? dialect.uuidText(o.sql) : dialect.castToText(o.sql)
       return .scalar(Operand(sql: text, kind: .attribute(.string), name: o.name))
     case ("NSDate", .scalar(let o)) where o.type.map(Self.isNumeric) ?? false:
       return .scalar(Operand(sql: "(\(o.sql) + \(Self.referenceDateOffset))", kind: .attribute(.date), name: o.name))
@@ -67,9 +67,9 @@ extension SQLBuilder {
     } else {
       type = .double
     }
-    // Division is real division, as NSExpression's divide:by: is.
-    let lhs = op == "/" ? "CAST(\(left.sql) AS REAL)" : left.sql
-    return .scalar(Operand(sql: "(\(lhs) \(op) \(right.sql))", kind: .attribute(type), name: "expression"))
+    // Division is real division, as NSExpression's divide:by: is (NULL by 0).
+    let sql = op == "/" ? dialect.divide(left.sql, right.sql) : "\(left.sql) \(op) \(right.sql)"
+    return .scalar(Operand(sql: "(\(sql))", kind: .attribute(type), name: "expression"))
   }
 
   /// One side of `+ - * /`: a number, or a numeric or date attribute.
@@ -78,7 +78,7 @@ extension SQLBuilder {
     if case .value(.int(let i)) = compiled { return (bind(.integer(i)), .int) }
     if case .value(.double(let d)) = compiled { return (bind(.real(d)), .double) }
     if case .scalar(let o) = compiled, let t = o.type, Self.isNumeric(t) || t == .date {
-      return (t == .decimal ? "CAST(\(o.sql) AS REAL)" : o.sql, t)
+      return (t == .decimal ? dialect.castToReal(o.sql) : o.sql, t)
     }
     throw PredicateError("'\(op)' needs numbers, dates or number attributes on both sides", offset: offset)
   }

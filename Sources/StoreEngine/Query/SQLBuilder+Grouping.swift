@@ -38,9 +38,13 @@ enum ColumnKind: Equatable {
   case count
   /// `sum`, `avg`: a number.
   case number
+  /// The `sum` of non-integers on an engine that gives NULL for no values
+  /// (`SQLDialect.totalOfNoRealsIsNull`): a number, NULL read as 0.
+  case total
 
   func decode(_ v: SQLValue) -> JSONValue {
     switch (self, v) {
+    case (.total, .null): return .int(0)
     case (_, .null): return .null
     case (.attribute(let t), _): return t.decode(v)
     case (.relationship(let dest, _), .integer(let pk)): return .string(ObjectID.text(dest, pk))
@@ -55,8 +59,8 @@ enum ColumnKind: Equatable {
   func encode(_ value: JSONValue) -> SQLValue? {
     switch (self, value) {
     case (_, .null): return .null
-    case (.count, .int(let i)), (.number, .int(let i)): return .integer(i)
-    case (.count, .double(let d)), (.number, .double(let d)): return .real(d)
+    case (.count, .int(let i)), (.number, .int(let i)), (.total, .int(let i)): return .integer(i)
+    case (.count, .double(let d)), (.number, .double(let d)), (.total, .double(let d)): return .real(d)
     case (.bucket, .string(let s)): return .text(s)
     case (.relationship(let dest, let polymorphic), .string(let s)):
       guard let id = ObjectID(s) else { return nil }
@@ -78,7 +82,7 @@ enum ColumnKind: Equatable {
     case .relationship(let dest, _): return "an id of \(dest)"
     case .bucket: return "a bucket key string"
     case .count: return "an integer"
-    case .number: return "a number"
+    case .number, .total: return "a number"
     }
   }
 }
@@ -95,12 +99,13 @@ struct GroupedColumn {
   /// The grouping expression; a bucket binds its unit and zone.
   func sql(_ args: inout TrailingArgs) -> String {
     guard let bucket else { return column }
-    return "ms_bucket(\(column), \(args.bind(.text(bucket.rawValue))), \(args.bind(.text(timeZone))))"
+    let unit = args.bind(.text(bucket.rawValue))
+    return args.dialect.dateBucket(column, unit: unit, zone: args.bind(.text(timeZone)))
   }
 
   /// Decimals are stored as text, so they order by numeric value.
-  func orderSQL(_ expr: String) -> String {
-    if case .attribute(.decimal) = kind { return "CAST(\(expr) AS REAL)" }
+  func orderSQL(_ expr: String, _ dialect: any SQLDialect) -> String {
+    if case .attribute(.decimal) = kind { return dialect.castToReal(expr) }
     return expr
   }
 }
@@ -110,12 +115,16 @@ struct GroupedColumn {
 /// repeats verbatim in GROUP BY).
 struct TrailingArgs {
   let base: Int
+  let dialect: any SQLDialect
   private(set) var values: [SQLValue] = []
-  init(after builder: SQLBuilder) { base = builder.args.count }
+  init(after builder: SQLBuilder) {
+    base = builder.args.count
+    dialect = builder.dialect
+  }
 
   mutating func bind(_ v: SQLValue) -> String {
     values.append(v)
-    return "?\(base + values.count)"
+    return dialect.parameter("?\(base + values.count)", v)
   }
 }
 
@@ -155,8 +164,9 @@ extension SQLBuilder {
     case .toOne(let destination, let sql):
       let dest = catalog.plans[destination.name]!
       guard dest.model.root.hasSubentities else { return (sql, .relationship(destination: dest.model.name, polymorphic: false)) }
-      let id =
+      let id = dialect.textByCodePoint(
         "(SELECT \(EntityPlan.idExpression(alias: "d", dest: dest.model, codes: catalog.entityCodes)) FROM \(dest.table) d WHERE d.\"_pk\" = \(sql))"
+      )
       return (id, .relationship(destination: dest.model.name, polymorphic: true))
     case .selfKey:
       throw invalid("'\(keyPath)' does not name a value", path)

@@ -242,7 +242,7 @@ extension SQLBuilder {
       throw PredicateError("\(op.rawValue) needs an attribute after it, but '\(name)' is not one", offset: offset)
     }
     let numeric = type.isInteger || type == .double || type == .float || type == .decimal || type == .bool
-    let value = type == .decimal ? "CAST(\(c.element.sql) AS REAL)" : c.element.sql
+    let value = type == .decimal ? dialect.castToReal(c.element.sql) : c.element.sql
     let sql: String
     let resultType: AttributeType
     switch op {

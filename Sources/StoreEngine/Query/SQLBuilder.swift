@@ -8,6 +8,8 @@ import SchemaModel
 struct SQLBuilder {
   let catalog: SchemaCatalog
   let base: EntityPlan
+  /// The SQL of the store's database where engines differ (the catalog's connection's).
+  let dialect: any SQLDialect
   private(set) var joins: [String] = []
   /// The joins as SQL text, with a leading space when there are any.
   var joinSQL: String { joins.isEmpty ? "" : " " + joins.joined(separator: " ") }
@@ -31,9 +33,10 @@ struct SQLBuilder {
   /// Predicate and expression nodes being compiled, one inside the other.
   var recursion = 0
 
-  init(catalog: SchemaCatalog, base: EntityPlan) {
+  init(catalog: SchemaCatalog, base: EntityPlan, dialect: (any SQLDialect)? = nil) {
     self.catalog = catalog
     self.base = base
+    self.dialect = dialect ?? catalog.connection.dialect
   }
 
   /// What a key path ends in.
@@ -95,7 +98,7 @@ struct SQLBuilder {
     try descend(at: Self.firstOffset(p))
     defer { recursion -= 1 }
     switch p {
-    case .constant(let b): return b ? "1" : "0"
+    case .constant(let b): return dialect.boolean(b)
     case .not(var inner):
       // NOT NOT p is p (two-valued logic, see `negation`).
       var negated = true
@@ -201,8 +204,13 @@ struct SQLBuilder {
     }
   }
 
-  /// Binds `v` and returns its numbered placeholder, so an expression may use it twice.
-  mutating func bind(_ v: SQLValue) -> String {
+  /// Binds `v` and returns its numbered placeholder (typed as the dialect wants), so an
+  /// expression may use it twice.
+  mutating func bind(_ v: SQLValue) -> String { dialect.parameter(bindUntyped(v), v) }
+
+  /// Binds `v` and returns its bare numbered placeholder (a JSON list for
+  /// `SQLDialect.jsonArrayElements`).
+  mutating func bindUntyped(_ v: SQLValue) -> String {
     args.append(v)
     return "?\(args.count)"
   }
@@ -230,7 +238,7 @@ struct SQLBuilder {
           throw StoreError(
             .validation, at: ErrorPlace(.sort).index(i).key("key"), "json attribute '\(k.keyPath)' cannot be sorted", placeInData: false)
         }
-        expr = type == .decimal ? "CAST(\(sql) AS REAL)" : sql
+        expr = type == .decimal ? dialect.castToReal(sql) : sql
         if k.caseInsensitive {
           guard type == .string || type == .url else {
             let place = ErrorPlace(.sort).index(i).key("caseInsensitive")
@@ -238,13 +246,13 @@ struct SQLBuilder {
               .validation, "\(place: place) applies to strings, but '\(k.keyPath)' is \(type.rawValue)", about: place,
               placeInData: false)
           }
-          expr = "ms_fold(\(sql), 3)"
+          expr = dialect.fold(sql, flags: 3)
         }
       case .toOne(_, let sql), .count(let sql), .selfKey(let sql): expr = sql
       }
-      terms.append("\(expr) \(k.ascending ? "ASC" : "DESC")")
+      terms.append(dialect.orderTerm(expr, k.ascending ? .ascending : .descending))
     }
-    terms.append("t.\"_pk\" ASC")
+    terms.append(dialect.orderTerm("t.\"_pk\"", .ascending))
     return terms.joined(separator: ", ")
   }
 }
@@ -258,13 +266,5 @@ public struct SortKey: Equatable {
     self.keyPath = keyPath
     self.ascending = ascending
     self.caseInsensitive = caseInsensitive
-  }
-}
-
-extension String {
-  func replacingAll(_ target: Character, _ replacement: String) -> String {
-    var out = ""
-    for ch in self { if ch == target { out += replacement } else { out.append(ch) } }
-    return out
   }
 }

@@ -3,7 +3,7 @@ import JSONCore
 import SchemaModel
 
 /// `query.aggregate`: grouped counts, sums, averages, minima and maxima, computed by
-/// SQLite in one statement:
+/// the database in one statement:
 ///
 ///     SELECT * FROM (SELECT <group> AS "_g0", ..., <fn> AS "_a0", ...
 ///                    FROM table t <joins> WHERE <where> GROUP BY <group>, ...)
@@ -13,60 +13,71 @@ import SchemaModel
 extension Store {
   public func aggregate(_ request: AggregateRequest) throws -> [AggregateGroup] {
     try translatingErrors {
-      let plan = try self.plan(request.entity)
-      guard !request.aggregates.isEmpty || !request.groupBy.isEmpty else {
-        throw StoreError(
-          .invalidArgument, at: ErrorPlace(.aggregates), "give at least one aggregate (or a groupBy to list distinct keys)")
-      }
-      var builder = SQLBuilder(catalog: catalog, base: plan)
-      var scope = FetchRequest(entity: request.entity, predicate: request.predicate)
-      scope.includeSubentities = request.includeSubentities
-      let filter = try whereClause(scope, plan, &builder)
-      let groups = try request.groupBy.enumerated().map { i, key in
-        try builder.groupColumn(key, path: ErrorPlace(.groupBy).index(i), zones: timeZones)
-      }
-      try checkNames(request, groups)
-      var values: [(sql: String, kind: ColumnKind)] = []
-      for (i, a) in request.aggregates.enumerated() {
-        values.append(try aggregateColumn(a, path: ErrorPlace(.aggregates).index(i), &builder))
-      }
-
-      var args = TrailingArgs(after: builder)
-      let groupSQL = groups.map { $0.sql(&args) }
-      var inner = (groupSQL.enumerated().map { "\($1) AS \"_g\($0)\"" } + values.enumerated().map { "\($1.sql) AS \"_a\($0)\"" })
-      if inner.isEmpty { inner = ["1"] }
-      var sql = "SELECT * FROM (SELECT " + inner.joined(separator: ", ") + " FROM \(plan.table) t" + builder.joinSQL + filter
-      if !groupSQL.isEmpty { sql += " GROUP BY " + groupSQL.joined(separator: ", ") }
-      sql += ")"
-
-      var columns: [String: (sql: String, kind: ColumnKind)] = [:]
-      for (i, g) in groups.enumerated() { columns[g.name] = ("\"_g\(i)\"", g.kind) }
-      for (i, a) in request.aggregates.enumerated() { columns[a.alias] = ("\"_a\(i)\"", values[i].kind) }
-      if let having = request.having {
-        let compiler = HavingCompiler(columns: columns, names: groups.map(\.name) + request.aggregates.map(\.alias))
-        do { sql += " WHERE " + (try compiler.compile(having, &args)) } catch let e as PredicateError {
-          throw StoreError.predicate(e, at: ErrorPlace(.having))
-        }
-      }
-      sql += try orderClause(request, groups, columns)
-      if let l = request.limit { sql += " LIMIT \(l)" } else if request.offset != nil { sql += " LIMIT -1" }
-      if let o = request.offset { sql += " OFFSET \(o)" }
-
+      let statement = try aggregateStatement(request, dialect: connection.dialect)
+      let (groups, kinds) = (statement.groups, statement.kinds)
       var out: [AggregateGroup] = []
       do {
-        try connection.cached(sql).forEachRow(builder.args + args.values) { row in
+        try connection.cached(statement.sql).forEachRow(statement.args) { row in
           var key = JSONObject()
           for (i, g) in groups.enumerated() { key.append(g.name, g.kind.decode(row.value(i))) }
           var vals = JSONObject()
-          for (i, a) in request.aggregates.enumerated() { vals.append(a.alias, values[i].kind.decode(row.value(groups.count + i))) }
+          for (i, a) in request.aggregates.enumerated() { vals.append(a.alias, kinds[i].decode(row.value(groups.count + i))) }
           out.append(AggregateGroup(key: key, values: vals))
           if out.count & 1023 == 0 { try checkCancelled() }
         }
       } catch let e as any DatabaseError where e.isIntegerOverflow {
-        throw overflow(request, values.map(\.kind))
+        throw overflow(request, kinds)
       }
       return out
     }
+  }
+
+  /// The statement `aggregate` runs, in `dialect`'s SQL: a row per group, its keys (as
+  /// `groups` read them) then its aggregates (as `kinds` read them).
+  func aggregateStatement(_ request: AggregateRequest, dialect: any SQLDialect) throws -> (
+    sql: String, args: [SQLValue], groups: [GroupedColumn], kinds: [ColumnKind]
+  ) {
+    let plan = try self.plan(request.entity)
+    guard !request.aggregates.isEmpty || !request.groupBy.isEmpty else {
+      throw StoreError(
+        .invalidArgument, at: ErrorPlace(.aggregates), "give at least one aggregate (or a groupBy to list distinct keys)")
+    }
+    var builder = SQLBuilder(catalog: catalog, base: plan, dialect: dialect)
+    var scope = FetchRequest(entity: request.entity, predicate: request.predicate)
+    scope.includeSubentities = request.includeSubentities
+    let filter = try whereClause(scope, plan, &builder)
+    let groups = try request.groupBy.enumerated().map { i, key in
+      try builder.groupColumn(key, path: ErrorPlace(.groupBy).index(i), zones: timeZones)
+    }
+    try checkNames(request, groups)
+    var values: [(sql: String, kind: ColumnKind)] = []
+    for (i, a) in request.aggregates.enumerated() {
+      values.append(try aggregateColumn(a, path: ErrorPlace(.aggregates).index(i), &builder))
+    }
+
+    var args = TrailingArgs(after: builder)
+    let groupSQL = groups.map { $0.sql(&args) }
+    var inner = (groupSQL.enumerated().map { "\($1) AS \"_g\($0)\"" } + values.enumerated().map { "\($1.sql) AS \"_a\($0)\"" })
+    if inner.isEmpty { inner = ["1"] }
+    var select = "SELECT " + inner.joined(separator: ", ") + " FROM \(plan.table) t" + builder.joinSQL + filter
+    if !groupSQL.isEmpty { select += " GROUP BY " + groupSQL.joined(separator: ", ") }
+    var sql = "SELECT * FROM " + dialect.derivedTable(select)
+
+    var columns: [String: (sql: String, kind: ColumnKind)] = [:]
+    for (i, g) in groups.enumerated() { columns[g.name] = ("\"_g\(i)\"", g.kind) }
+    for (i, a) in request.aggregates.enumerated() {
+      // A total that is NULL for no values is 0 to `having` and `sort` too.
+      columns[a.alias] = (values[i].kind == .total ? "coalesce(\"_a\(i)\", 0)" : "\"_a\(i)\"", values[i].kind)
+    }
+    if let having = request.having {
+      let compiler = HavingCompiler(columns: columns, names: groups.map(\.name) + request.aggregates.map(\.alias))
+      do { sql += " WHERE " + (try compiler.compile(having, &args)) } catch let e as PredicateError {
+        throw StoreError.predicate(e, at: ErrorPlace(.having))
+      }
+    }
+    sql += try orderClause(request, groups, columns, dialect)
+    sql += dialect.limitClause(limit: request.limit, offset: request.offset)
+    return (sql, builder.args + args.values, groups, values.map(\.kind))
   }
 
   /// The error for an integer sum beyond 64 bits, naming the integer sums that may be it.
@@ -110,6 +121,7 @@ extension Store {
 
   /// The SQL of one aggregate and what its value is; checks the function suits the key.
   private func aggregateColumn(_ a: Aggregate, path: ErrorPlace, _ builder: inout SQLBuilder) throws -> (sql: String, kind: ColumnKind) {
+    let dialect = builder.dialect
     let fn = a.function.rawValue
     if a.distinct && (a.function == .min || a.function == .max) {
       throw builder.invalid("distinct applies to count, sum and avg, not \(fn)", path.key("distinct"))
@@ -132,7 +144,7 @@ extension Store {
     }
     if type == .decimal {
       // Stored as canonical text; aggregated as a number.
-      column = "CAST(\(column) AS REAL)"
+      column = dialect.castToReal(column)
       kind = .number
     }
     switch a.function {
@@ -143,10 +155,11 @@ extension Store {
       // As NSExpression's sum:, the sum of no values is 0; a sum that is not a number
       // (+inf and -inf together, which SQLite gives as NULL) stays null.
       if a.function == .sum {
-        let sum = "CASE WHEN count(\(distinct)\(column)) = 0 THEN 0 ELSE sum(\(distinct)\(column)) END"
-        return (sum, kind == .count || type.isInteger ? .count : .number)
+        let integers = kind == .count || type.isInteger
+        let sum = dialect.total("\(distinct)\(column)", integers: integers)
+        return (sum, integers ? .count : dialect.totalOfNoRealsIsNull ? .total : .number)
       }
-      return ("avg(\(distinct)\(column))", .number)
+      return (dialect.average("\(distinct)\(column)"), .number)
     default:
       guard type.isNumeric || type == .date || type == .string else {
         throw builder.invalid(
@@ -157,7 +170,8 @@ extension Store {
   }
 
   private func orderClause(
-    _ request: AggregateRequest, _ groups: [GroupedColumn], _ columns: [String: (sql: String, kind: ColumnKind)]
+    _ request: AggregateRequest, _ groups: [GroupedColumn], _ columns: [String: (sql: String, kind: ColumnKind)],
+    _ dialect: any SQLDialect
   ) throws -> String {
     var terms: [String] = []
     for (i, k) in request.sort.enumerated() {
@@ -166,11 +180,11 @@ extension Store {
         throw StoreError(
           .invalidArgument, at: ErrorPlace(.sort).index(i).key("key"), "'\(k.key)' is not a group key or aggregate alias (use \(names))")
       }
-      let expr = kind.isDecimal ? "CAST(\(sql) AS REAL)" : sql
-      terms.append("\(expr) \(k.ascending ? "ASC" : "DESC")")
+      let expr = kind.isDecimal ? dialect.castToReal(sql) : sql
+      terms.append(dialect.orderTerm(expr, k.ascending ? .ascending : .descending))
     }
     // Then by every group key, so the order is always defined.
-    for (i, g) in groups.enumerated() { terms.append(g.orderSQL("\"_g\(i)\"") + " ASC") }
+    for (i, g) in groups.enumerated() { terms.append(dialect.orderTerm(g.orderSQL("\"_g\(i)\"", dialect), .ascending)) }
     return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
   }
 }

@@ -80,12 +80,17 @@ extension Store {
   /// How many objects match.
   public func count(_ request: FetchRequest) throws -> Int {
     try translatingErrors {
-      let plan = try self.plan(request.entity)
-      var builder = SQLBuilder(catalog: catalog, base: plan)
-      let filter = try whereClause(request, plan, &builder)
-      let sql = "SELECT count(*) FROM \(plan.table) t" + builder.joinSQL + filter
-      return Int(try connection.cached(sql).first(builder.args) { $0.int(0) } ?? 0)
+      let (sql, args) = try countStatement(request, dialect: connection.dialect)
+      return Int(try connection.cached(sql).first(args) { $0.int(0) } ?? 0)
     }
+  }
+
+  /// The statement `count` runs, in `dialect`'s SQL.
+  func countStatement(_ request: FetchRequest, dialect: any SQLDialect) throws -> (sql: String, args: [SQLValue]) {
+    let plan = try self.plan(request.entity)
+    var builder = SQLBuilder(catalog: catalog, base: plan, dialect: dialect)
+    let filter = try whereClause(request, plan, &builder)
+    return ("SELECT count(*) FROM \(plan.table) t" + builder.joinSQL + filter, builder.args)
   }
 
   /// The ids of the matching objects, in sort order.
@@ -101,23 +106,30 @@ extension Store {
   /// from one statement that builds no objects.
   func matchingIDsAndSections(_ request: FetchRequest) throws -> (ids: [ObjectID], sections: [Section]?) {
     try translatingErrors {
-      let plan = try self.plan(request.entity)
-      var builder = SQLBuilder(catalog: catalog, base: plan)
-      let filter = try whereClause(request, plan, &builder)
-      let section = try request.sectionBy.map { try builder.groupColumn($0, path: ErrorPlace(.sectionBy), zones: timeZones) }
-      let order = try builder.orderBy(request.sortGroupingSections)
-      var trailing = TrailingArgs(after: builder)
-      let key = section.map { ", " + $0.sql(&trailing) } ?? ""
-      let sql =
-        "SELECT t.\"_ent\", t.\"_pk\"\(key) FROM \(plan.table) t" + builder.joinSQL + filter + " ORDER BY " + order + limitClause(request)
+      let (sql, args, section) = try idsStatement(request, dialect: connection.dialect)
       var out: [ObjectID] = []
       var keys: [JSONValue] = []
-      try connection.cached(sql).forEachRow(builder.args + trailing.values) { row in
+      try connection.cached(sql).forEachRow(args) { row in
         out.append(ObjectID(entity: entityCodes.name(row, 0), pk: row.int(1)))
         if let section { keys.append(section.kind.decode(row.value(2))) }
       }
       return (out, section == nil ? nil : Sections.runs(keys))
     }
+  }
+
+  /// The statement `matchingIDsAndSections` runs, in `dialect`'s SQL: rows of `_ent`,
+  /// `_pk` and, with `sectionBy`, the section key.
+  func idsStatement(_ request: FetchRequest, dialect: any SQLDialect) throws -> (sql: String, args: [SQLValue], section: GroupedColumn?) {
+    let plan = try self.plan(request.entity)
+    var builder = SQLBuilder(catalog: catalog, base: plan, dialect: dialect)
+    let filter = try whereClause(request, plan, &builder)
+    let section = try request.sectionBy.map { try builder.groupColumn($0, path: ErrorPlace(.sectionBy), zones: timeZones) }
+    let order = try builder.orderBy(request.sortGroupingSections)
+    var trailing = TrailingArgs(after: builder)
+    let key = section.map { ", " + $0.sql(&trailing) } ?? ""
+    let limit = dialect.limitClause(limit: request.limit, offset: request.offset)
+    let sql = "SELECT t.\"_ent\", t.\"_pk\"\(key) FROM \(plan.table) t" + builder.joinSQL + filter + " ORDER BY " + order + limit
+    return (sql, builder.args + trailing.values, section)
   }
 
   /// Applies `values` to every matching object, with the same validation and inverse
@@ -164,11 +176,6 @@ extension Store {
     return conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
   }
 
-  private func limitClause(_ r: FetchRequest) -> String {
-    // Limits are validated non-negative by the caller; -1 means no limit in SQLite.
-    var s = ""
-    if let l = r.limit { s += " LIMIT \(l)" } else if r.offset != nil { s += " LIMIT -1" }
-    if let o = r.offset { s += " OFFSET \(o)" }
-    return s
-  }
+  /// Limits are validated non-negative by the caller.
+  private func limitClause(_ r: FetchRequest) -> String { connection.dialect.limitClause(limit: r.limit, offset: r.offset) }
 }

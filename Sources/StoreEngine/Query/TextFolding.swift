@@ -1,5 +1,8 @@
+import DatabaseKit
+
 /// Text folding for `[c]`, `[d]` and `[cd]` comparisons, done in Swift and registered in
-/// SQLite as `ms_fold(text, flags)` so predicates compare the same way everywhere.
+/// SQLite as `ms_fold(text, flags)` so predicates compare the same way everywhere (an
+/// engine that cannot call Swift defines `ms_fold` in SQL from `table`).
 ///
 /// Case: full Unicode case folding approximated as uppercase-then-lowercase, which maps
 /// `ß` to `ss` ("STRASSE" ==[c] "straße") as Foundation's case-insensitive compare does.
@@ -12,7 +15,7 @@ public enum TextFolding {
     if diacriticInsensitive {
       var scalars = String.UnicodeScalarView()
       for u in s.unicodeScalars {
-        if (0x300...0x36F).contains(u.value) { continue }
+        if droppedMarks.contains(u.value) { continue }
         if let base = baseLetter[u.value] {
           scalars.append(contentsOf: base.unicodeScalars)
         } else {
@@ -24,6 +27,15 @@ public enum TextFolding {
     if caseInsensitive { out = out.uppercased().lowercased() }
     return out
   }
+
+  /// Combining marks, dropped by `[d]`.
+  static let droppedMarks: ClosedRange<UInt32> = 0x300...0x36F
+
+  /// The diacritic folding as data: each precomposed letter and its base letter (one
+  /// scalar each), and the marks dropped (`SQLDialect.storeSetupStatements`).
+  public static let table = TextFoldingTable(
+    baseLetters: baseLetter.sorted { $0.key < $1.key }.map { (Unicode.Scalar($0.key)!, $0.value.unicodeScalars.first!) },
+    droppedMarks: droppedMarks)
 
   /// Precomposed letters with diacritics and their base letters (Latin-1 Supplement,
   /// Latin Extended-A, and the common Latin Extended-B / Additional forms).

@@ -34,6 +34,12 @@ extension Store {
     progress: ((_ phase: ImportPhase, _ done: Int, _ total: Int?) -> Void)? = nil
   ) throws -> CoreDataImportSummary {
     try checkWritable()
+    if !database.attachesSQLiteFiles {
+      throw StoreError(
+        .invalidArgument,
+        "import.coreData reads a Core Data file by attaching it to an SQLite store's database, which a \(database.engineName) store cannot: import into a store file, then export.json from it and import.json into this store",
+        ["reason": "unsupported"])
+    }
     if writes.userTransactions > 0 {
       throw StoreError(
         .transaction, "import.coreData cannot run inside a client transaction (it attaches the source file); commit or roll back first")

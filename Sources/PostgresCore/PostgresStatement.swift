@@ -1,0 +1,194 @@
+import CLibPQ
+import DatabaseKit
+
+/// A statement prepared on the server: the engine's `?` parameters numbered `$n`
+/// (`Placeholders`), its parameter and column types read once (`PQdescribePrepared`).
+/// A cached statement has a name of its own and is deallocated when dropped; a one-off
+/// statement uses the server's unnamed statement while no other statement has taken it,
+/// and is sent with its text otherwise. Each use binds, runs and resets; the rows of a
+/// result are held whole until the reset.
+public final class PostgresStatement: PreparedStatement {
+  public let sql: String
+  /// The text PostgreSQL reads (`$n` parameters).
+  let text: String
+  unowned let connection: PostgresConnection
+  /// The connection's statements on the server (read at deinit, when the connection may be gone).
+  private let server: ServerStatements
+  /// The server-side name; empty for a one-off statement (the unnamed statement).
+  let name: String
+  private var preparedIn: Int
+  public let parameterCount: Int
+  let parameterTypes: [UInt32]
+  let columnNames: [String]
+  let columnKinds: [ColumnKind]
+  public let isReadOnly: Bool
+  private var bindings: [SQLValue]
+  /// The result `step()` walks, and the row it is at.
+  private var stepping: OpaquePointer?
+  private var nextRow: Int32 = 0
+
+  init(connection: PostgresConnection, sql: String, persistent: Bool) throws {
+    self.connection = connection
+    self.server = connection.server
+    self.sql = sql
+    let (text, count) = Placeholders.rewrite(sql)
+    self.text = text
+    self.parameterCount = count
+    self.isReadOnly = Self.onlyReads(sql)
+    self.name = persistent ? connection.server.newName() : ""
+    try connection.beforeStatement()
+    preparedIn = connection.server.generation
+    let description = try Self.prepareAndDescribe(connection, name: name, text: text, sql: sql)
+    defer { PQclear(description) }
+    parameterTypes = (0..<PQnparams(description)).map { PQparamtype(description, $0) }
+    columnNames = (0..<PQnfields(description)).map { String(cString: PQfname(description, $0)) }
+    columnKinds = (0..<PQnfields(description)).map { ColumnKind(oid: PQftype(description, $0)) }
+    bindings = Array(repeating: .null, count: count)
+    if !persistent { server.unnamedOwner = ObjectIdentifier(self) }
+  }
+
+  deinit {
+    if let stepping { PQclear(stepping) }
+    if !name.isEmpty && preparedIn == server.generation { server.pendingDeallocation.append(name) }
+    if server.unnamedOwner == ObjectIdentifier(self) { server.unnamedOwner = nil }
+  }
+
+  private static func prepareAndDescribe(_ connection: PostgresConnection, name: String, text: String, sql: String) throws -> OpaquePointer
+  {
+    let prepared = try connection.exchange(sql: sql, interruptible: false) { PQsendPrepare(connection.handle, name, text, 0, nil) }
+    if let prepared { PQclear(prepared) }
+    guard let description = try connection.exchange(sql: sql, interruptible: false, { PQsendDescribePrepared(connection.handle, name) })
+    else { throw PostgresError(sqlState: "XX000", message: "PostgreSQL did not describe the statement", sql: sql) }
+    return description
+  }
+
+  /// A query that cannot change the database: SELECT or VALUES, or WITH without a
+  /// data-modifying statement.
+  static func onlyReads(_ sql: String) -> Bool {
+    let words = sql.split(whereSeparator: { !($0.isLetter || $0 == "_") }).prefix(1).map { $0.uppercased() }
+    guard let first = words.first else { return false }
+    if first == "SELECT" || first == "VALUES" { return true }
+    guard first == "WITH" else { return false }
+    let all = Set(sql.split(whereSeparator: { !($0.isLetter || $0 == "_") }).map { $0.uppercased() })
+    return all.isDisjoint(with: ["INSERT", "UPDATE", "DELETE", "MERGE"])
+  }
+
+  public var columnCount: Int { columnNames.count }
+  public func columnName(_ i: Int) -> String { columnNames[i] }
+
+  // MARK: - Binding
+
+  public func bind(_ value: SQLValue, at index: Int) throws {
+    guard index >= 1 && index <= parameterCount else {
+      throw PostgresError(sqlState: "22023", message: "parameter \(index) is out of range (the statement has \(parameterCount))", sql: sql)
+    }
+    bindings[index - 1] = value
+  }
+
+  private func bind(_ values: [SQLValue]) throws {
+    guard values.count <= parameterCount else {
+      throw PostgresError(sqlState: "22023", message: "\(values.count) values for \(parameterCount) parameters", sql: sql)
+    }
+    for (i, v) in values.enumerated() { bindings[i] = v }
+  }
+
+  public func reset() {
+    if let stepping { PQclear(stepping) }
+    stepping = nil
+    nextRow = 0
+    for i in bindings.indices { bindings[i] = .null }
+  }
+
+  // MARK: - Running
+
+  /// Sends the statement with its bindings and returns its result (tuples or a command's).
+  private func run() throws -> OpaquePointer {
+    try connection.beforeStatement()
+    if !name.isEmpty && preparedIn != server.generation {
+      // The connection was made again: the server lost the statement.
+      let prepared = try connection.exchange(sql: sql, interruptible: false) { PQsendPrepare(connection.handle, name, text, 0, nil) }
+      if let prepared { PQclear(prepared) }
+      preparedIn = connection.server.generation
+    }
+    var buffer: [UInt8] = []
+    var offsets: [Int] = []
+    var lengths: [Int32] = []
+    var formats: [Int32] = []
+    offsets.reserveCapacity(parameterCount)
+    for (i, v) in bindings.enumerated() {
+      let (bytes, format): ([UInt8]?, Int32)
+      switch try ValueConversion.parameter(v, type: parameterTypes[i], index: i + 1) {
+      case .null: (bytes, format) = (nil, 0)
+      case .text(let b): (bytes, format) = (b, 0)
+      case .binary(let b): (bytes, format) = (b, 1)
+      }
+      offsets.append(bytes == nil ? -1 : buffer.count)
+      lengths.append(Int32(bytes?.count ?? 0))
+      formats.append(format)
+      if let bytes {
+        buffer += bytes
+        buffer.append(0)
+      }
+    }
+    let handle = connection.handle
+    let useUnnamed = name.isEmpty && server.unnamedOwner == ObjectIdentifier(self)
+    if name.isEmpty && !useUnnamed { server.unnamedOwner = nil }
+    let result = try buffer.withUnsafeBufferPointer { base -> OpaquePointer? in
+      let start = base.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+      let values = offsets.map { offset -> UnsafePointer<CChar>? in offset < 0 ? nil : start.map { $0 + offset } }
+      return try connection.exchange(sql: sql, interruptible: isReadOnly) {
+        if name.isEmpty && !useUnnamed {
+          return PQsendQueryParams(handle, text, Int32(parameterCount), parameterTypes, values, lengths, formats, 0)
+        }
+        return PQsendQueryPrepared(handle, name, Int32(parameterCount), values, lengths, formats, 0)
+      }
+    }
+    guard let result else { throw PostgresError(sqlState: "XX000", message: "PostgreSQL returned no result", sql: sql) }
+    // Rows changed, as SQLite counts them: by INSERT, UPDATE and DELETE only.
+    if PQresultStatus(result) == PGRES_COMMAND_OK {
+      connection.changes = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
+      connection.totalChanges &+= connection.changes
+    }
+    return result
+  }
+
+  @discardableResult public func step() throws -> Bool {
+    if stepping == nil {
+      stepping = try run()
+      nextRow = 0
+    }
+    guard let stepping, nextRow < PQntuples(stepping) else { return false }
+    nextRow += 1
+    return true
+  }
+
+  public func execute(_ values: [SQLValue]) throws {
+    defer { reset() }
+    connection.statementsRun &+= 1
+    try bind(values)
+    PQclear(try run())
+  }
+
+  public func forEachRow(_ values: [SQLValue], _ body: (any ResultRow) throws -> Void) throws {
+    defer { reset() }
+    connection.statementsRun &+= 1
+    try bind(values)
+    let result = try run()
+    defer { PQclear(result) }
+    var row = PostgresRow(result: result, row: 0, kinds: columnKinds)
+    for i in 0..<PQntuples(result) {
+      row.row = i
+      try body(row)
+    }
+  }
+
+  public func first<T>(_ values: [SQLValue], _ body: (any ResultRow) throws -> T) throws -> T? {
+    defer { reset() }
+    connection.statementsRun &+= 1
+    try bind(values)
+    let result = try run()
+    defer { PQclear(result) }
+    guard PQntuples(result) > 0 else { return nil }
+    return try body(PostgresRow(result: result, row: 0, kinds: columnKinds))
+  }
+}

@@ -1,0 +1,67 @@
+import DatabaseKit
+import JSONCore
+
+/// What a `Store` asks of the database it lives in beyond the SQL of its objects: how the
+/// store is named, how a new one is recognised and set up, the evidence of other
+/// connections' changes, and the engine's own maintenance. One implementation per engine,
+/// beside its opener (the one file that names the engine's module): `SQLiteDatabase` (a
+/// file, or memory) and `PostgresDatabase` (a schema on a server). `Store.init` picks it
+/// for the location it is given.
+protocol StoreDatabase: AnyObject {
+  var connection: any DatabaseConnection { get }
+  /// The store file's path; nil in memory and on a server.
+  var filePath: String? { get }
+  /// The store's name in messages and `store.info`: a file path, `:memory:`, or a server
+  /// URL without its password.
+  var displayName: String { get }
+  /// Other connections may open the same store (a file, a server schema): the store
+  /// follows their schema changes.
+  var isShared: Bool { get }
+  /// The engine's name in messages ("SQLite").
+  var engineName: String { get }
+
+  /// What the database holds now, read in one snapshot.
+  func contents() throws -> DatabaseContents
+  /// Makes an empty (or missing) database a new store: runs `create` under the write
+  /// lock when the database is still empty there, so that of several processes creating
+  /// it at once exactly one does.
+  func initialize(_ create: () throws -> Void) throws
+  /// The statements that create a new store's bookkeeping tables (`_ms_meta`,
+  /// `_ms_schema_versions`, `_ms_entities`, `_ms_keys`) with their first rows.
+  var bookkeepingStatements: String { get }
+  /// The connection's settings for a store of this version (journal mode, pragmas).
+  func configure(readOnly: Bool) throws
+  /// Whether SQL can call functions written in Swift (`DatabaseConnection.createFunction`).
+  var callsSwiftFunctions: Bool { get }
+  /// Whether another SQLite file can be attached to the connection (`import.coreData`).
+  var attachesSQLiteFiles: Bool { get }
+
+  /// A number that changes whenever any connection changes the store's schema.
+  func schemaCookie() throws -> Int64?
+  /// A number that changes when another connection commits to the store.
+  func dataVersion() throws -> Int64?
+
+  /// The engine's facts for `store.info`, after `counts` (size, journal mode, server).
+  func facts() throws -> [JSONObject.Member]
+  /// The engine's check of its own structures for `store.check`: `["ok"]` when sound, the
+  /// problems otherwise; nil when the engine offers none.
+  func integrityCheck() throws -> [String]?
+  /// The columns of the store's table `table`.
+  func columnNames(_ table: String) throws -> Set<String>
+  /// Why `store.backup` cannot copy this store into a file; nil when it can.
+  var backupRefusal: String? { get }
+  /// Maintenance before the connection closes (a checkpoint).
+  func willClose()
+}
+
+/// What `StoreDatabase.contents()` finds.
+enum DatabaseContents: Equatable {
+  /// Nothing at all (a server schema that does not exist): `missing` says what.
+  case missing(String)
+  /// No table: a new store is made here.
+  case empty
+  /// A ModelStore store.
+  case store
+  /// Something else: `description` completes "'NAME' is ...".
+  case foreign(String)
+}
