@@ -119,7 +119,7 @@ final class MethodPolicyTests: XCTestCase {
       marked,
       [
         "store.open.path", "store.open.model", "store.backup.to", "model.importXcdatamodel.path", "model.audit.path",
-        "model.audit.compareWith", "model.generate.path", "export.json.path", "import.json.path", "import.coreData.store",
+        "model.audit.compareWith", "model.generate.path", "model.diagram.path", "export.json.path", "import.json.path", "import.coreData.store",
         "import.coreData.model",
       ])
   }
