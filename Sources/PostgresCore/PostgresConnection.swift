@@ -51,6 +51,9 @@ public final class PostgresConnection: DatabaseConnection {
   let server = ServerStatements()
 
   public internal(set) var statementsRun = 0
+  /// Messages sent to the server that were waited for (each a round trip), for tests that
+  /// count them.
+  public internal(set) var roundTrips = 0
   /// PostgreSQL reports no count of the work inside its statements: 0.
   public var vmSteps: Int { 0 }
   public internal(set) var changes = 0
@@ -71,6 +74,11 @@ public final class PostgresConnection: DatabaseConnection {
   var undoneLevels: Set<Int> = []
   /// A read snapshot (`readingOneSnapshot`) is open.
   var snapshotOpen = false
+  /// A read snapshot's COMMIT was sent and its answer is still to be read
+  /// (`readSnapshotCommit`, before the next command).
+  var snapshotCommitSent = false
+  /// Transaction control queued for the next round trip (PostgresConnection+Transactions).
+  var pendingControl: [PendingControl] = []
 
   let options: Options
   private let cancel: OpaquePointer?
@@ -228,83 +236,6 @@ public final class PostgresConnection: DatabaseConnection {
 
   func setInterruptible(_ value: Bool) { interruptState.withLock { $0.interruptible = value } }
 
-  // MARK: - Talking to the server
-
-  /// Runs `sql` (one or more statements) as a simple query; the first failure is thrown.
-  /// Returns the last statement's command tag (`COMMIT`).
-  @discardableResult
-  func simple(_ sql: String, interruptible: Bool = false) throws -> String? {
-    // A simple query ends the server's unnamed statement.
-    server.unnamedOwner = nil
-    guard let result = try exchange(sql: sql, interruptible: interruptible, { PQsendQuery(handle, sql) }) else { return nil }
-    defer { PQclear(result) }
-    return String(cString: PQcmdStatus(result))
-  }
-
-  /// Sends a command with `send`, waits for its results (running the cancellation probe
-  /// while it waits) and returns the last one, or throws the first failure.
-  func exchange(sql: String?, interruptible: Bool, _ send: () -> Int32) throws -> OpaquePointer? {
-    guard send() == 1 else { throw failure(nil, sql: sql) }
-    if interruptible { setInterruptible(true) }
-    defer { if interruptible { setInterruptible(false) } }
-    var last: OpaquePointer?
-    var failed: OpaquePointer?
-    while true {
-      while PQisBusy(handle) != 0 {
-        try waitForInput(sql: sql)
-        guard PQconsumeInput(handle) != 0 else {
-          if let last { PQclear(last) }
-          if let failed { PQclear(failed) }
-          throw failure(nil, sql: sql)
-        }
-      }
-      guard let r = PQgetResult(handle) else { break }
-      switch PQresultStatus(r) {
-      case PGRES_FATAL_ERROR, PGRES_BAD_RESPONSE, PGRES_NONFATAL_ERROR:
-        if failed == nil { failed = r } else { PQclear(r) }
-      default:
-        if let last { PQclear(last) }
-        last = r
-      }
-    }
-    if let failed {
-      if let last { PQclear(last) }
-      let e = failure(failed, sql: sql)
-      PQclear(failed)
-      throw e
-    }
-    return last
-  }
-
-  /// Waits until the socket has something to read, running the cancellation probe every
-  /// 10 ms meanwhile.
-  private func waitForInput(sql: String?) throws {
-    let fd = PQsocket(handle)
-    guard fd >= 0 else { throw failure(nil, sql: sql) }
-    while true {
-      var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      let n = poll(&p, 1, cancellationProbe == nil ? -1 : 10)
-      if n > 0 { return }
-      if n < 0 && errno != EINTR { throw PostgresError.connectionLost("poll failed (errno \(errno))", sql: sql) }
-      cancellationProbe?()
-    }
-  }
-
-  /// The error of a failed result, or of the connection when there is none; notes a
-  /// transaction the failure aborted.
-  func failure(_ result: OpaquePointer?, sql: String?) -> PostgresError {
-    var e: PostgresError
-    if PQstatus(handle) == CONNECTION_BAD {
-      e = .connectionLost(url.scrubbed(Self.connectionMessage(handle)), sql: sql)
-    } else if let result, PQresultErrorField(result, cpq_diag_sqlstate) != nil {
-      e = PostgresError(result: result, sql: sql)
-    } else {
-      e = PostgresError(sqlState: "XX000", message: url.scrubbed(Self.connectionMessage(handle)), sql: sql)
-    }
-    if PQtransactionStatus(handle) == PQTRANS_INERROR { transactionFailed = true }
-    return e
-  }
-
   /// libpq's message for the connection, on one line.
   static func connectionMessage(_ conn: OpaquePointer) -> String {
     String(cString: PQerrorMessage(conn)).split(whereSeparator: \.isNewline).map { $0.trimmingSpaces }.filter { !$0.isEmpty }
@@ -346,6 +277,7 @@ public final class PostgresConnection: DatabaseConnection {
     server.unnamedOwner = nil
     server.pendingDeallocation = []
     transactionFailed = false
+    snapshotCommitSent = false
     try setUpSession()
   }
 

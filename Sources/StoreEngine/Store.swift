@@ -297,12 +297,14 @@ public final class Store {
   }
 
   /// Runs `body`, translating database failures; one that ended the client transaction
-  /// (`transactionWasLost`) ends the store's too, whatever request met it.
+  /// (`transactionWasLost`, or no transaction left on the database while levels are
+  /// open) ends the store's too, whatever request met it.
   func translatingErrors<T>(_ body: () throws -> T) throws -> T {
     do {
       return try body()
     } catch let e as any DatabaseError {
-      if connection.transactionWasLost { throw lostClientTransaction(StoreError(sqlite: e)) }
+      let ended = writes.userTransactions > 0 && connection.transactionDepth > 0 && connection.isAutocommit
+      if connection.transactionWasLost || ended { throw lostClientTransaction(StoreError(sqlite: e)) }
       throw StoreError(sqlite: e)
     }
   }
