@@ -20,10 +20,17 @@ extension PostgresConnection {
   /// Runs `sql` (one or more statements) as a simple query; the first failure is thrown.
   /// Returns the last statement's command tag (`COMMIT`).
   @discardableResult
-  func simple(_ sql: String, interruptible: Bool = false) throws -> String? {
+  func simple(_ sql: String, interruptible: Bool = false, countingChanges: Bool = false) throws -> String? {
     guard let result = try exchange(.simple(sql), sql: sql, interruptible: interruptible) else { return nil }
     defer { PQclear(result) }
-    return String(cString: PQcmdStatus(result))
+    let status = String(cString: PQcmdStatus(result))
+    if countingChanges, status.hasPrefix("INSERT") || status.hasPrefix("UPDATE") || status.hasPrefix("DELETE"),
+      let n = PQcmdTuples(result).flatMap({ Int(String(cString: $0)) })
+    {
+      changes = n
+      totalChanges &+= n
+    }
+    return status
   }
 
   /// Sends `command` after the pending transaction control, waits for the results

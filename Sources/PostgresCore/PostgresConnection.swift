@@ -175,10 +175,12 @@ public final class PostgresConnection: DatabaseConnection {
   public func clearCache() { cache.removeAll() }
 
   /// Runs one or more statements without parameters (DDL) as one simple query.
+  /// Rows its last INSERT, UPDATE or DELETE changed count in `changes`, as a prepared
+  /// statement's do (a migration reports them).
   public func execute(_ sql: String) throws {
     try beforeStatement()
     statementsRun &+= 1
-    try simple(sql)
+    try simple(sql, countingChanges: true)
   }
 
   public func run(_ sql: String, _ values: [SQLValue]) throws { try cached(sql).execute(values) }
