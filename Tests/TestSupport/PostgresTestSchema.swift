@@ -69,6 +69,6 @@ public final class PostgresTestSchema {
     guard !dropped else { return }
     dropped = true
     _ = try? runProgram(
-      PostgresTestCluster.psql, ["-X", "-q", "-d", clusterURL, "-c", "DROP SCHEMA IF EXISTS \"\(name)\" CASCADE"])
+      PostgresTestCluster.psql, ["-X", "-q", "-d", clusterURL, "-c", "SET lock_timeout = '10s'; DROP SCHEMA IF EXISTS \"\(name)\" CASCADE"])
   }
 }

@@ -15,6 +15,9 @@ public final class ServerProcess: @unchecked Sendable {
   private var stderrData = Data()
   private var stderrEnded = false
   private var nextID = 1
+  /// On PostgreSQL (`TestEngine`), the schema a server started in memory serves instead;
+  /// dropped once the server has ended.
+  public let schema: PostgresTestSchema?
 
   /// The built binary, next to the test bundle (`.build/<config>/modelstore`), or
   /// `MODELSTORE_BIN` when set.
@@ -38,10 +41,14 @@ public final class ServerProcess: @unchecked Sendable {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   }
 
+  /// Starts `modelstore` with `arguments`; on PostgreSQL (`TestEngine`) a server started in
+  /// memory serves a fresh schema instead (`schema`).
   public init(arguments: [String] = ["serve", "--memory"], currentDirectory: URL? = nil) throws {
     ignoreBrokenPipes()
+    let (engineArguments, schema) = try TestEngine.serving(arguments)
+    self.schema = schema
     process.executableURL = Self.binaryURL
-    process.arguments = arguments
+    process.arguments = engineArguments
     if let currentDirectory { process.currentDirectoryURL = currentDirectory }
     process.standardInput = stdinPipe
     process.standardOutput = stdoutPipe
@@ -61,6 +68,10 @@ public final class ServerProcess: @unchecked Sendable {
   deinit {
     stderrPipe.fileHandleForReading.readabilityHandler = nil
     if process.isRunning { process.terminate() }
+    if let schema {
+      if process.isRunning { process.waitUntilExit() }
+      schema.drop()
+    }
   }
 
   public var stderr: String {
