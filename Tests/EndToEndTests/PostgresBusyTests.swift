@@ -86,6 +86,34 @@ final class PostgresBusyTests: XCTestCase {
     XCTAssertEqual(server.waitForExit(), 0, server.stderr)
   }
 
+  /// `model.define`'s DDL (which may wait for another server's readers, and deadlock) is
+  /// run again too: an event trigger of the test refuses the schema's first two DDL
+  /// statements as deadlocked.
+  func testAModelDefineThatDeadlocksIsRunAgain() throws {
+    let server = try ServerProcess(arguments: ["serve", "--store", pg.storeURL])
+    _ = try server.call("model.define", ["schema": noteSchema])
+    let trigger = "test_ddl_\(pg.name)"
+    try pg.psql(
+      """
+      CREATE SEQUENCE test_ddl_attempts;
+      CREATE FUNCTION test_ddl_conflict() RETURNS event_trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF current_schema() = '\(pg.name)' AND nextval('\(pg.name).test_ddl_attempts') <= 2 THEN
+          RAISE EXCEPTION 'simulated deadlock' USING ERRCODE = '40P01';
+        END IF;
+      END $$;
+      CREATE EVENT TRIGGER "\(trigger)" ON ddl_command_start EXECUTE FUNCTION test_ddl_conflict();
+      """)
+    defer { _ = try? pg.psql("DROP EVENT TRIGGER IF EXISTS \"\(trigger)\"") }
+    let v2 = schema(entity("Note", [attr("text", "string"), attr("rank", "int", default: 0)]), version: "2")
+    XCTAssertEqual(try server.call("model.define", ["schema": v2])["version"], "2")
+    XCTAssertEqual(try pg.psql("SELECT last_value FROM test_ddl_attempts").stdout, "3", "two deadlocks, then the DDL")
+    _ = try server.call("objects.insert", ["entity": "Note", "values": ["text": "ranked", "rank": 2]])
+    XCTAssertEqual(try server.call("query.count", ["entity": "Note", "where": "rank == 2"])["count"], 1)
+    server.closeInput()
+    XCTAssertEqual(server.waitForExit(), 0, server.stderr)
+  }
+
   func testAConflictInsideAClientTransactionIsBusyAtOnceAndTheTransactionGoesOn() throws {
     let server = try ServerProcess(arguments: ["serve", "--store", pg.storeURL])
     _ = try server.call("model.define", ["schema": noteSchema])
