@@ -18,14 +18,15 @@ extension PostgresConnection {
   }
 
   /// Runs `sql` (one or more statements) as a simple query; the first failure is thrown.
-  /// Returns the last statement's command tag (`COMMIT`).
+  /// Returns the last statement's command tag (`COMMIT`). With `countingChanges`, the rows
+  /// a last INSERT, UPDATE or DELETE changed count in `changes` and `totalChanges`.
   @discardableResult
   func simple(_ sql: String, interruptible: Bool = false, countingChanges: Bool = false) throws -> String? {
     guard let result = try exchange(.simple(sql), sql: sql, interruptible: interruptible) else { return nil }
     defer { PQclear(result) }
     let status = String(cString: PQcmdStatus(result))
-    if countingChanges, status.hasPrefix("INSERT") || status.hasPrefix("UPDATE") || status.hasPrefix("DELETE"),
-      let n = PQcmdTuples(result).flatMap({ Int(String(cString: $0)) })
+    if countingChanges, let n = PQcmdTuples(result).flatMap({ Int(String(cString: $0)) }),
+      status.hasPrefix("INSERT") || status.hasPrefix("UPDATE") || status.hasPrefix("DELETE")
     {
       changes = n
       totalChanges &+= n

@@ -25,7 +25,9 @@ enum CommandHelp {
       modelstore upgrade --store PATH                         upgrade a formatVersion 1 file in place (a backup first)
       modelstore import-coredata STORE [--model PATH] --store OUT   copy a Core Data SQLite store into a ModelStore file
       modelstore xcdatamodel PATH [--audit | --generate TARGET [--out DIR]] [--report]   read a Core Data model
+      modelstore diagram STORE|SCHEMA.json|MODEL.xcdatamodeld [--format mermaid|dot|svg|png] [--out FILE] [--version NAME] [--plan FROM TO]
       modelstore protocol --json                              print the protocol description (protocol.json)
+      modelstore studio --store PATH [--read-only] [--port N] [--open]   browse a store in a local web page
       modelstore --version | --help | help COMMAND
 
     Every command takes --help. Long work (import, export, migrate, upgrade,
@@ -205,6 +207,32 @@ enum CommandHelp {
 
       """
     ),
+    "studio": (
+      "browse, query and edit a store in a local web page",
+      """
+      USAGE
+        modelstore studio --store PATH [--format coredata] [--read-only] [--port N] [--open]
+
+      Serves the store to a web page on 127.0.0.1 only, until Ctrl-C (SIGINT) or SIGTERM.
+      Prints the page's URL on stdout; it holds a secret token that every request needs
+      (the page keeps it in a cookie), so only who has the URL can reach the store. The
+      page talks JSON-RPC as 'serve' does (POST /rpc) and receives live-query updates as
+      Server-Sent Events (GET /events): protocol.md, "HTTP transport". Each open page has
+      a session of its own; the page reaches no file but the store.
+
+      OPTIONS
+        --store PATH          the store to serve (it must exist): a file or a postgresql:// URL
+        --format coredata     PATH is a Core Data SQLite store, read in place (read-only)
+        --read-only           the page cannot write: every write is refused (readOnly)
+        --port N              listen on port N (default: a free port)
+        --open                open the URL with xdg-open
+        --log-level LEVEL     error | warning (default) | info | debug, on stderr
+
+      EXAMPLE
+        modelstore studio --store tasks.store --read-only --open
+
+      """
+    ),
     "xcdatamodel": (
       "read a Core Data model",
       """
@@ -220,6 +248,38 @@ enum CommandHelp {
 
       EXAMPLE
         modelstore xcdatamodel Tasks.xcdatamodeld --generate swiftdata --out Generated
+
+      """
+    ),
+    "diagram": (
+      "draw an entity-relationship diagram of a model, or of a migration",
+      """
+      USAGE
+        modelstore diagram INPUT [--format mermaid|dot|svg|png] [--out FILE [--force]] [--version NAME | --plan FROM TO] [--coredata]
+
+      Draws the model of INPUT as model.diagram does (protocol.md): entities with their
+      attributes (type, optional ?, unique, indexed, transient), inheritance, and each
+      relationship with its inverse, multiplicity, delete rule and ordered. INPUT is
+        a store file             its current schema; --version / --plan name versions it has held
+        SCHEMA.json (or -)       a schema, or a plan {"schemas": [...]} whose versions --plan names
+        MODEL.xcdatamodeld       a Core Data model (a .xcdatamodel directory or a contents file too):
+                                 its current version; --version / --plan name its versions
+      With --coredata INPUT is a Core Data SQLite store, whose model is drawn.
+
+      OPTIONS
+        --format FORMAT     mermaid (a Mermaid classDiagram, the default), dot (Graphviz DOT),
+                            svg or png (drawn by Graphviz's dot: Debian package graphviz)
+        --out FILE          write to FILE (standard output when absent or -); an existing FILE
+                            is refused unless --force is given
+        --version NAME      draw this version instead of the current one
+        --plan FROM TO      draw the migration from version FROM to version TO side by side:
+                            renames, additions, removals and changes marked, ⚠ where stored
+                            data may be lost
+        --coredata          INPUT is a Core Data SQLite store
+
+      EXAMPLE
+        modelstore diagram tasks.store --format svg --out tasks.svg
+        modelstore diagram Tasks.xcdatamodeld --plan "Tasks 2" "Tasks 3" --format png --out plan.png
 
       """
     ),

@@ -51,9 +51,9 @@ final class PostgresSessionTests: XCTestCase {
     let taken = try server.callFailing("objects.insert", ["entity": "Category", "values": ["name": "Home"]])
     XCTAssertEqual(kind(taken), "constraint", "\(taken)")
     XCTAssertEqual(taken["data"]?["existing"]?.stringValue, home, "\(taken)")
-    // A save that breaks the uniqueness of Category.name inside itself keeps nothing. (On
-    // PostgreSQL the error cannot name the other object: the failed statement's savepoint,
-    // which held it, is undone before the engine looks; protocol.md says so.)
+    // A save that breaks the uniqueness of Category.name inside itself keeps nothing, and
+    // names the object of the save that holds the name (the engine guards such a write with
+    // a savepoint of its own on PostgreSQL, so the first insert is still there to be read).
     let duplicate = try server.callFailing(
       "context.save",
       [
@@ -65,6 +65,7 @@ final class PostgresSessionTests: XCTestCase {
     XCTAssertEqual(kind(duplicate), "constraint", "\(duplicate)")
     XCTAssertEqual(duplicate["data"]?["index"], 1, "\(duplicate)")
     XCTAssertEqual(duplicate["data"]?["constraint"], "unique", "\(duplicate)")
+    XCTAssertTrue(duplicate["data"]?["existing"]?.stringValue?.hasPrefix("Category/") ?? false, "\(duplicate)")
     XCTAssertEqual(try server.call("query.count", ["entity": "Category"])["count"], 2)
 
     // Client transactions: a rolled-back one leaves nothing, a committed one everything.

@@ -42,12 +42,18 @@ public final class ServerProcess: @unchecked Sendable {
   }
 
   /// Starts `modelstore` with `arguments`; on PostgreSQL (`TestEngine`) a server started in
-  /// memory serves a fresh schema instead (`schema`).
-  public init(arguments: [String] = ["serve", "--memory"], currentDirectory: URL? = nil) throws {
+  /// memory serves a fresh schema instead (`schema`). `executable`: another program to read
+  /// and write the same way (default: modelstore, its arguments left as they are);
+  /// `environment`: the child's whole environment (default: this process's).
+  public init(
+    arguments: [String] = ["serve", "--memory"], currentDirectory: URL? = nil, executable: URL? = nil,
+    environment: [String: String]? = nil
+  ) throws {
     ignoreBrokenPipes()
-    let (engineArguments, schema) = try TestEngine.serving(arguments)
+    let (engineArguments, schema) = executable == nil ? try TestEngine.serving(arguments) : (arguments, nil)
     self.schema = schema
-    process.executableURL = Self.binaryURL
+    process.executableURL = executable ?? Self.binaryURL
+    if let environment { process.environment = environment }
     process.arguments = engineArguments
     if let currentDirectory { process.currentDirectoryURL = currentDirectory }
     process.standardInput = stdinPipe

@@ -83,6 +83,19 @@ export interface ModelGenerateParams {
   schema?: Schema;
 }
 
+/** The params of `model.diagram`. */
+export interface ModelDiagramParams {
+  format?: "mermaid" | "dot" | "svg";
+  name?: string;
+  path?: string;
+  xml?: string;
+  schema?: Schema;
+  version?: string;
+  from?: string | Schema;
+  to?: string | Schema;
+  measure?: boolean;
+}
+
 /** The params of `objects.insert`. */
 export interface ObjectsInsertParams {
   entity: string;
@@ -109,6 +122,7 @@ export interface ObjectsUpsertParams {
 /** The params of `objects.delete`. */
 export interface ObjectsDeleteParams {
   id: string;
+  dryRun?: boolean;
 }
 
 /** The params of `objects.get`. */
@@ -312,6 +326,7 @@ export interface MethodParams {
   "model.importXcdatamodel": ModelImportXcdatamodelParams;
   "model.audit": ModelAuditParams;
   "model.generate": ModelGenerateParams;
+  "model.diagram": ModelDiagramParams;
   "objects.insert": ObjectsInsertParams;
   "objects.update": ObjectsUpdateParams;
   "objects.upsert": ObjectsUpsertParams;

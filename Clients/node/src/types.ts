@@ -6,7 +6,7 @@
  */
 
 import type {
-  ModelAuditParams, ModelGenerateParams, ObjectsDeleteWhereParams, ObjectsGetParams, ObjectsInsertParams, ObjectsUpdateParams,
+  ModelAuditParams, ModelDiagramParams, ModelGenerateParams, ObjectsDeleteWhereParams, ObjectsGetParams, ObjectsInsertParams, ObjectsUpdateParams,
   ObjectsUpsertParams, QueryAggregateParams, QueryCountParams, QueryFetchParams, QueryIdsParams, StoreOpenParams,
 } from "./protocol.js";
 
@@ -182,6 +182,8 @@ export interface FetchResult<O = StoredObject> {
 
 export interface DeleteResult {
   deleted: string[];
+  /** With `dryRun`: the objects that would stay with relationships changed. */
+  updated?: string[];
 }
 
 export interface CountResult {
@@ -269,6 +271,22 @@ export interface GenerateResult {
   target: GenerateTarget;
   files: { name: string; text: string }[];
   skippedVersions?: { name: string; reason: string }[];
+}
+
+export type DiagramParams = ModelDiagramParams;
+
+/** `model.diagram`: the diagram's text and what it draws (protocol.md, model.diagram). */
+export interface DiagramResult {
+  format: "mermaid" | "dot" | "svg";
+  kind: "model" | "migration";
+  /** The version drawn (`kind: "model"`). */
+  version?: string;
+  /** The two versions of a migration diagram. */
+  from?: string;
+  to?: string;
+  text: string;
+  /** With `measure`: the data the migration drops, as `migrationPlan` reports it. */
+  dataLoss?: { entity?: string; message: string; [key: string]: unknown }[];
 }
 
 /** Results whose exact shape belongs to protocol.md; narrow with the method's `<T>`. */

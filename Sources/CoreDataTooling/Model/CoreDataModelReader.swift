@@ -102,6 +102,7 @@ struct CoreDataModelReader {
           "configuration", "configuration '\(name)' (\(members.count) entities) is not kept; a ModelStore store holds every entity",
           child)
       case "composite":
+        compositeDefinition(child)
         warn(
           "compositeDefinition",
           "composite type '\(child[attribute: "name"] ?? "?")' is not kept as a type; attributes of Composite type become json",

@@ -52,6 +52,7 @@ extension CoreDataModelReader {
     a.originalName = renamingIdentifier(e, name: name)
     a.defaultValue = defaultValue(e, type: type, entity: entity, property: name)
     if flag(e, "usesScalarValueType", entity: entity, property: name) { details.scalarAttributes.insert(key) }
+    recordValueClass(e, key: key, transformable: typeName == "Transformable")
     if flag(e, "allowsExternalBinaryDataStorage", entity: entity, property: name) {
       details.externalStorage.insert(key)
       warn(

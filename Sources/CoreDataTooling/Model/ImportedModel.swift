@@ -44,12 +44,14 @@ public struct ModelDetails: Equatable, Sendable {
   public var scalarAttributes: Set<String> = []
   /// `Entity.attribute` keys of attributes with `allowsExternalBinaryDataStorage="YES"`.
   public var externalStorage: Set<String> = []
+  /// The Swift types of transformable and composite values (for the SwiftData generator).
+  public var valueTypes = ModelValueTypes()
 
   public init() {}
 
   public static func == (l: ModelDetails, r: ModelDetails) -> Bool {
     l.versionIdentifier == r.versionIdentifier && l.usedWithCloudKit == r.usedWithCloudKit && l.classNames == r.classNames
-      && l.scalarAttributes == r.scalarAttributes && l.externalStorage == r.externalStorage
+      && l.scalarAttributes == r.scalarAttributes && l.externalStorage == r.externalStorage && l.valueTypes == r.valueTypes
       && l.configurations.map(\.name) == r.configurations.map(\.name)
       && l.configurations.map(\.entities) == r.configurations.map(\.entities)
   }

@@ -5,6 +5,7 @@ import StoreEngine
 /// `store.open`.
 struct StoreOpenParams: MethodParams {
   static let method = "store.open"
+  static let effect = MethodEffect.session
   static let shape = ParamShape(describing: Self.self)
   typealias Result = StoreInfoJSON
 
@@ -18,7 +19,7 @@ struct StoreOpenParams: MethodParams {
 
   init(_ r: ParamReader) throws {
     memory = try r.read("memory") ?? false
-    path = try r.read("path")
+    path = try r.read("path", schema: JSONSchema.filePath)
     try r.check(
       memory != (path != nil), RPCError.invalidParams("give exactly one of 'path' or 'memory: true'", ["path": "params"]))
     readOnly = try r.read("readOnly")
@@ -30,13 +31,14 @@ struct StoreOpenParams: MethodParams {
       }
     }
     format = try r.read("format", schema: JSONSchema.enumeration(["modelstore", "coredata"])) ?? "modelstore"
-    model = try r.read("model")
+    model = try r.read("model", schema: JSONSchema.filePath)
   }
 }
 
 /// `store.info`.
 struct StoreInfoParams: NoParams {
   static let method = "store.info"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = StoreInfoJSON
 }
@@ -44,15 +46,17 @@ struct StoreInfoParams: NoParams {
 /// `store.backup`.
 struct StoreBackupParams: MethodParams {
   static let method = "store.backup"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = StoreBackupResult
   let to: String
-  init(_ r: ParamReader) throws { to = try r.require("to") }
+  init(_ r: ParamReader) throws { to = try r.require("to", schema: JSONSchema.filePath) }
 }
 
 /// `store.check`.
 struct StoreCheckParams: NoParams {
   static let method = "store.check"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = StoreCheckJSON
 }

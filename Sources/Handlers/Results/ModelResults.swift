@@ -1,5 +1,6 @@
 import CodeGeneration
 import CoreDataTooling
+import Diagrams
 import JSONCore
 import SchemaModel
 
@@ -154,5 +155,26 @@ struct ModelGenerateResult: ResultObject {
   }
   static var members: [ResultMember<Self>] {
     [.init("target", \.target), .init("files", \.files), .init(ifPresent: "skippedVersions", \.skippedVersions)]
+  }
+}
+
+extension ModelDiagrams.Kind: ResultWord {}
+
+/// `model.diagram`: the text (Mermaid, DOT or SVG) and what it draws.
+struct ModelDiagramResult: ResultObject {
+  /// The formats the protocol answers in (`png` only from the command line).
+  enum Format: String, ResultWord { case mermaid, dot, svg }
+  let format: Format
+  let kind: ModelDiagrams.Kind
+  let version: String?
+  let from: String?
+  let to: String?
+  let text: String
+  let dataLoss: [MigrationPlaceJSON]?
+  static var members: [ResultMember<Self>] {
+    [
+      .init("format", \.format), .init("kind", \.kind), .init(ifPresent: "version", \.version), .init(ifPresent: "from", \.from),
+      .init(ifPresent: "to", \.to), .init("text", \.text), .init(ifPresent: "dataLoss", \.dataLoss),
+    ]
   }
 }

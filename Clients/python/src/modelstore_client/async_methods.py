@@ -6,7 +6,7 @@ methods, params and types, each returning an awaitable.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union, cast, overload
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Union, cast, overload
 
 from .methods import Predicate, SortKey, StoreMethods, ToMany
 from .typed import Entity, Fetched, Insertable, Many, O, U, Upserted, V, ValuesOf
@@ -119,6 +119,21 @@ class AsyncStoreMethods:
         """Awaitable :meth:`StoreMethods.model_generate`."""
         return await cast(Any, _sync.model_generate(self, target=target, path=path, xml=xml, schema=schema, name=name, base_name=base_name))
 
+    async def model_diagram(
+        self,
+        format: Optional[Literal["mermaid", "dot", "svg"]] = None,
+        path: Optional[str] = None,
+        xml: Optional[str] = None,
+        schema: Optional[Mapping[str, Any]] = None,
+        name: Optional[str] = None,
+        version: Optional[str] = None,
+        from_: Optional[Union[str, Mapping[str, Any]]] = None,
+        to: Optional[Union[str, Mapping[str, Any]]] = None,
+        measure: Optional[bool] = None,
+    ) -> Any:
+        """Awaitable :meth:`StoreMethods.model_diagram`."""
+        return await cast(Any, _sync.model_diagram(self, format=format, path=path, xml=xml, schema=schema, name=name, version=version, from_=from_, to=to, measure=measure))
+
     @overload
     async def insert(self, entity: Insertable[O, V, U], values: ValuesOf[V], to_many: Optional[ToMany] = None) -> O: ...
 
@@ -191,9 +206,9 @@ class AsyncStoreMethods:
         """Awaitable :meth:`StoreMethods.upsert`."""
         return await cast(Any, _sync.upsert(self, entity=entity, values=values, on=on, to_many=to_many))
 
-    async def delete(self, id: str) -> Any:
+    async def delete(self, id: str, dry_run: Optional[bool] = None) -> Any:
         """Awaitable :meth:`StoreMethods.delete`."""
-        return await cast(Any, _sync.delete(self, id=id))
+        return await cast(Any, _sync.delete(self, id=id, dry_run=dry_run))
 
     @overload
     async def get(

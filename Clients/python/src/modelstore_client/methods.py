@@ -264,6 +264,37 @@ class StoreMethods:
             ),
         )
 
+    def model_diagram(
+        self,
+        format: Optional[Literal["mermaid", "dot", "svg"]] = None,
+        path: Optional[str] = None,
+        xml: Optional[str] = None,
+        schema: Optional[Mapping[str, Any]] = None,
+        name: Optional[str] = None,
+        version: Optional[str] = None,
+        from_: Optional[Union[str, Mapping[str, Any]]] = None,
+        to: Optional[Union[str, Mapping[str, Any]]] = None,
+        measure: Optional[bool] = None,
+    ) -> Any:
+        """``model.diagram``: an entity-relationship diagram as Mermaid, DOT or SVG text
+        (``{format, kind, version?, from?, to?, text, dataLoss?}``). The model is the
+        open store's unless path, xml or schema is given; ``from_`` / ``to`` (a version
+        name or a schema) draw a migration, ``measure=True`` marks the data it drops."""
+        return self.call(
+            "model.diagram",
+            _params(
+                format=format,
+                path=path,
+                xml=xml,
+                schema=schema,
+                name=name,
+                version=version,
+                to=to,
+                measure=measure,
+                **{"from": from_},
+            ),
+        )
+
     # -------------------------------------------------------------- objects
 
     # Every method returning objects takes ``to_many`` (``ToMany``): to-many
@@ -352,8 +383,10 @@ class StoreMethods:
             "upserted",
         )
 
-    def delete(self, id: str) -> Any:
-        return self.call("objects.delete", {"id": id})
+    def delete(self, id: str, dry_run: Optional[bool] = None) -> Any:
+        """``objects.delete``: ``{deleted}``; with ``dry_run=True`` nothing is deleted and
+        the result is what the delete would do, ``{deleted, updated}`` (or its error)."""
+        return self.call("objects.delete", _params(id=id, dryRun=dry_run))
 
     @overload
     def get(
