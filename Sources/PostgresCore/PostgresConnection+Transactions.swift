@@ -5,6 +5,8 @@ import DatabaseKit
 /// level opens the transaction, takes the store's write lock (a transaction-level advisory
 /// lock on `writeLockKey`, which serializes the writers of one store as SQLite's file
 /// lock does) and sets savepoint `ms_sp0`; level `d` inside it is savepoint `ms_sp(d-1)`.
+/// Inner levels are opened and released without waiting (`sendLater`): the commands go
+/// with the next statement.
 extension PostgresConnection {
   /// True when no transaction is open (also when the connection is lost: the server
   /// has rolled back whatever was open).
@@ -23,7 +25,7 @@ extension PostgresConnection {
       do {
         if isAutocommit { throw transactionEnded() }
         try beforeStatement()
-        try simple("SAVEPOINT ms_sp\(depth)")
+        sendLater("SAVEPOINT ms_sp\(depth)")
       } catch {
         if isAutocommit { forgetLostTransaction() }
         throw error
@@ -37,6 +39,7 @@ extension PostgresConnection {
       // Waiting for the lock only reads: a cancel may stop it.
       try simple("BEGIN\(lock); SAVEPOINT ms_sp0", interruptible: true)
     } catch {
+      dropDeferred()
       if !isAutocommit { _ = try? simple("ROLLBACK") }
       transactionFailed = false
       throw error
@@ -46,6 +49,7 @@ extension PostgresConnection {
 
   /// The server ended the open transaction: every level is gone.
   private func forgetLostTransaction() {
+    dropDeferred()
     transactionDepth = 0
     undoneLevels = []
     transactionFailed = false
@@ -73,8 +77,8 @@ extension PostgresConnection {
       guard status == "COMMIT" else {
         throw PostgresError(sqlState: "40000", message: "the transaction was rolled back by PostgreSQL instead of committed")
       }
-    } else {
-      try simple("RELEASE SAVEPOINT ms_sp\(depth - 1)")
+    } else if !dropUnsentSavepoint("ms_sp\(depth - 1)") {
+      sendLater("RELEASE SAVEPOINT ms_sp\(depth - 1)")
     }
     transactionDepth -= 1
     undoneLevels.remove(depth)
@@ -88,17 +92,19 @@ extension PostgresConnection {
     transactionDepth -= 1
     if isAutocommit {
       // PostgreSQL ended the whole transaction itself (a failed COMMIT, a lost connection).
+      dropDeferred()
       if transactionDepth > 0 { transactionWasLost = true }
       transactionDepth = 0
       undoneLevels = []
       transactionFailed = false
       didEndTransaction?()
     } else if transactionDepth == 0 {
+      dropDeferred()
       _ = try? simple("ROLLBACK")
       undoneLevels = []
       transactionFailed = false
       didEndTransaction?()
-    } else {
+    } else if transactionFailed || !dropUnsentSavepoint("ms_sp\(transactionDepth)") {
       // Rolling back to a savepoint also ends the aborted state a failed statement left.
       _ = try? simple("ROLLBACK TO SAVEPOINT ms_sp\(transactionDepth); RELEASE SAVEPOINT ms_sp\(transactionDepth)")
       transactionFailed = false
@@ -135,6 +141,7 @@ extension PostgresConnection {
       result = try body()
       try simple("COMMIT")
     } catch {
+      dropDeferred()
       if !isAutocommit { _ = try? simple("ROLLBACK") }
       transactionFailed = false
       snapshotOpen = false

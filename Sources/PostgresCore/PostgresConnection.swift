@@ -71,6 +71,9 @@ public final class PostgresConnection: DatabaseConnection {
   var undoneLevels: Set<Int> = []
   /// A read snapshot (`readingOneSnapshot`) is open.
   var snapshotOpen = false
+  /// Commands whose results nothing waits for (opening and releasing savepoints), sent
+  /// ahead of the next statement in the same round trip (PostgresConnection+Pipeline.swift).
+  var deferred: [String] = []
 
   let options: Options
   private let cancel: OpaquePointer?
@@ -132,6 +135,7 @@ public final class PostgresConnection: DatabaseConnection {
   public func close() {
     guard !isClosed else { return }
     isClosed = true
+    deferred = []
     cache.removeAll()
     PQfreeCancel(cancel)
     PQfinish(handle)
@@ -230,55 +234,58 @@ public final class PostgresConnection: DatabaseConnection {
 
   // MARK: - Talking to the server
 
-  /// Runs `sql` (one or more statements) as a simple query; the first failure is thrown.
-  /// Returns the last statement's command tag (`COMMIT`).
+  /// Runs `sql` (one or more statements) as a simple query, after the deferred commands
+  /// (in the same message); the first failure is thrown. Returns the last statement's
+  /// command tag (`COMMIT`).
   @discardableResult
   func simple(_ sql: String, interruptible: Bool = false) throws -> String? {
     // A simple query ends the server's unnamed statement.
     server.unnamedOwner = nil
-    guard let result = try exchange(sql: sql, interruptible: interruptible, { PQsendQuery(handle, sql) }) else { return nil }
+    let text = deferred.isEmpty ? sql : (deferred + [sql]).joined(separator: "; ")
+    deferred = []
+    guard let result = try exchange(sql: sql, interruptible: interruptible, { PQsendQuery(handle, text) }) else { return nil }
     defer { PQclear(result) }
     return String(cString: PQcmdStatus(result))
   }
 
-  /// Sends a command with `send`, waits for its results (running the cancellation probe
-  /// while it waits) and returns the last one, or throws the first failure.
+  /// Sends a command with `send` (after the deferred commands, in one pipeline), waits for
+  /// its results (running the cancellation probe while it waits) and returns the last one,
+  /// or throws the first failure.
   func exchange(sql: String?, interruptible: Bool, _ send: () -> Int32) throws -> OpaquePointer? {
+    if !deferred.isEmpty { return try exchangeInPipeline(sql: sql, interruptible: interruptible, send) }
     guard send() == 1 else { throw failure(nil, sql: sql) }
     if interruptible { setInterruptible(true) }
     defer { if interruptible { setInterruptible(false) } }
-    var last: OpaquePointer?
-    var failed: OpaquePointer?
-    while true {
-      while PQisBusy(handle) != 0 {
-        try waitForInput(sql: sql)
-        guard PQconsumeInput(handle) != 0 else {
-          if let last { PQclear(last) }
-          if let failed { PQclear(failed) }
-          throw failure(nil, sql: sql)
-        }
-      }
-      guard let r = PQgetResult(handle) else { break }
-      switch PQresultStatus(r) {
-      case PGRES_FATAL_ERROR, PGRES_BAD_RESPONSE, PGRES_NONFATAL_ERROR:
-        if failed == nil { failed = r } else { PQclear(r) }
-      default:
-        if let last { PQclear(last) }
-        last = r
+    var results = ExchangeResults()
+    while let r = try nextResult(&results, sql: sql) { results.keep(r, sql: sql, isStatement: true) }
+    return try finish(results)
+  }
+
+  /// The next result of the exchange, waiting for it (the cancellation probe runs
+  /// meanwhile); nil after each command's last. Frees `results` when the connection fails.
+  func nextResult(_ results: inout ExchangeResults, sql: String?) throws -> OpaquePointer? {
+    while PQisBusy(handle) != 0 {
+      try waitForInput(sql: sql)
+      guard PQconsumeInput(handle) != 0 else {
+        results.free()
+        throw failure(nil, sql: sql)
       }
     }
-    if let failed {
-      if let last { PQclear(last) }
-      let e = failure(failed, sql: sql)
-      PQclear(failed)
-      throw e
-    }
-    return last
+    return PQgetResult(handle)
+  }
+
+  /// The statement's last result, or the first failure thrown.
+  func finish(_ results: ExchangeResults) throws -> OpaquePointer? {
+    guard let failed = results.failed else { return results.last }
+    if let last = results.last { PQclear(last) }
+    let e = failure(failed, sql: results.failedSQL)
+    PQclear(failed)
+    throw e
   }
 
   /// Waits until the socket has something to read, running the cancellation probe every
   /// 10 ms meanwhile.
-  private func waitForInput(sql: String?) throws {
+  func waitForInput(sql: String?) throws {
     let fd = PQsocket(handle)
     guard fd >= 0 else { throw failure(nil, sql: sql) }
     while true {
@@ -338,6 +345,7 @@ public final class PostgresConnection: DatabaseConnection {
   /// `PQreset`: the server connection again, with the session's settings; prepared
   /// statements are prepared again at their next use.
   private func reconnect() throws {
+    deferred = []
     PQreset(handle)
     guard PQstatus(handle) == CONNECTION_OK else {
       throw PostgresError.connectionLost(url.scrubbed(Self.connectionMessage(handle)), sql: nil)
@@ -379,6 +387,39 @@ public final class PostgresConnection: DatabaseConnection {
     let copies = strings.map { strdup($0) }
     defer { copies.forEach { free($0) } }
     return body(copies.map { UnsafePointer($0) } + [nil])
+  }
+}
+
+/// The results an exchange keeps: the statement's last, and the first failure (with the
+/// SQL that met it).
+struct ExchangeResults {
+  var last: OpaquePointer?
+  var failed: OpaquePointer?
+  var failedSQL: String?
+
+  /// Keeps `r` if it is the first failure or (`isStatement`) the statement's latest
+  /// result; frees it otherwise.
+  mutating func keep(_ r: OpaquePointer, sql: String?, isStatement: Bool) {
+    switch PQresultStatus(r) {
+    case PGRES_FATAL_ERROR, PGRES_BAD_RESPONSE, PGRES_NONFATAL_ERROR:
+      if failed == nil {
+        failed = r
+        failedSQL = sql
+      } else {
+        PQclear(r)
+      }
+    case PGRES_PIPELINE_SYNC, PGRES_PIPELINE_ABORTED:
+      PQclear(r)
+    default:
+      guard isStatement else { return PQclear(r) }
+      if let last { PQclear(last) }
+      last = r
+    }
+  }
+
+  func free() {
+    if let last { PQclear(last) }
+    if let failed { PQclear(failed) }
   }
 }
 

@@ -131,7 +131,8 @@ public final class PostgresStatement: PreparedStatement {
       }
     }
     let handle = connection.handle
-    let useUnnamed = name.isEmpty && server.unnamedOwner == ObjectIdentifier(self)
+    // Deferred commands go first through the unnamed statement: then the text is sent again.
+    let useUnnamed = name.isEmpty && server.unnamedOwner == ObjectIdentifier(self) && connection.deferred.isEmpty
     if name.isEmpty && !useUnnamed { server.unnamedOwner = nil }
     let result = try buffer.withUnsafeBufferPointer { base -> OpaquePointer? in
       let start = base.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }

@@ -116,13 +116,16 @@ final class ConnectionTests: XCTestCase {
     // The next statement connects again; the cached statement is prepared again.
     try insert.execute([.integer(3)])
     XCTAssertEqual(try db.scalar("SELECT string_agg(v::text, ',') FROM t"), .text("3"), "nothing of the lost transaction was kept")
-    // ...nor a savepoint: opening a level inside a lost transaction forgets it whole.
+    // ...nor a savepoint: a level opened inside a lost transaction (its SAVEPOINT goes with
+    // the next statement) fails at that statement, and rolling it back forgets the whole.
     var ended = 0
     db.didEndTransaction = { ended += 1 }
     try db.begin()
     try insert.execute([.integer(5)])
     try terminate(db)
-    XCTAssertEqual(postgresError { try db.begin() }?.isConnectionFailure, true)
+    try db.begin()
+    XCTAssertEqual(postgresError { try insert.execute([.integer(7)]) }?.isConnectionFailure, true)
+    db.rollback()
     XCTAssertEqual(db.transactionDepth, 0)
     XCTAssertTrue(db.transactionWasLost)
     XCTAssertEqual(ended, 1)

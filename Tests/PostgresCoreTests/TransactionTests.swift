@@ -65,6 +65,34 @@ final class TransactionTests: XCTestCase {
     XCTAssertEqual(try values(db), [1, 5])
   }
 
+  func testInnerLevelsTravelWithTheNextStatement() throws {
+    let schema = try PostgresTestSchema("pipelined")
+    let db = try table(schema)
+    let oneOff = try db.prepare("SELECT CAST(? AS bigint) + 1")  // holds the server's unnamed statement
+    try db.begin()
+    try db.begin()
+    XCTAssertEqual(db.deferred, ["SAVEPOINT ms_sp1"], "nothing sent yet")
+    try db.commit()
+    XCTAssertEqual(db.deferred, [], "a level with no statement in it sends nothing")
+    try db.begin()
+    try db.run("INSERT INTO t VALUES (?)", [.integer(1)])  // in one pipeline with its SAVEPOINT
+    try db.commit()
+    XCTAssertEqual(db.deferred, ["RELEASE SAVEPOINT ms_sp1"])
+    try db.begin()
+    // The queued commands use the unnamed statement first: the one-off statement sends its text again.
+    XCTAssertEqual(try oneOff.first([.integer(41)]) { $0.int(0) }, 42)
+    let dup = postgresError { try db.run("INSERT INTO t VALUES (?)", [.integer(1)]) }
+    XCTAssertEqual(dup?.isConstraint, true, "a failure in a pipeline is the statement's")
+    db.rollback()
+    try db.begin()
+    try db.execute("INSERT INTO t VALUES (2)")  // a simple query carries the queue too
+    db.rollback()
+    try db.inTransaction { try db.run("INSERT INTO t VALUES (?)", [.integer(3)]) }
+    try db.commit()
+    XCTAssertEqual(db.deferred, [], "the COMMIT carried the last RELEASE")
+    XCTAssertEqual(try values(db), [1, 3])
+  }
+
   func testAFailureInTheOutermostLevelIsRecoveredToo() throws {
     let schema = try PostgresTestSchema("outer")
     let db = try table(schema)
