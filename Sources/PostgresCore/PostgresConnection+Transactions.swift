@@ -50,6 +50,7 @@ extension PostgresConnection {
   /// The server ended the open transaction: every level is gone.
   private func forgetLostTransaction() {
     dropDeferred()
+    epoch &+= 1
     transactionDepth = 0
     undoneLevels = []
     transactionFailed = false
@@ -82,12 +83,16 @@ extension PostgresConnection {
     }
     transactionDepth -= 1
     undoneLevels.remove(depth)
-    if transactionDepth == 0 { didEndTransaction?() }
+    if transactionDepth == 0 {
+      epoch &+= 1
+      didEndTransaction?()
+    }
   }
 
   /// Closes the innermost level, undoing its changes.
   public func rollback() {
     precondition(transactionDepth > 0, "rollback without begin")
+    epoch &+= 1
     undoneLevels.remove(transactionDepth)
     transactionDepth -= 1
     if isAutocommit {

@@ -71,6 +71,10 @@ public final class PostgresConnection: DatabaseConnection {
   var undoneLevels: Set<Int> = []
   /// A read snapshot (`readingOneSnapshot`) is open.
   var snapshotOpen = false
+  /// Moves when rows read may have gone (`rowsEpoch`): rollbacks, transaction ends, and
+  /// statements that may delete or replace rows or change the schema.
+  var epoch = 0
+  public var rowsEpoch: Int? { epoch }
   /// Commands whose results nothing waits for (opening and releasing savepoints), sent
   /// ahead of the next statement in the same round trip (PostgresConnection+Pipeline.swift).
   var deferred: [String] = []
@@ -174,6 +178,7 @@ public final class PostgresConnection: DatabaseConnection {
   public func execute(_ sql: String) throws {
     try beforeStatement()
     statementsRun &+= 1
+    epoch &+= 1
     try simple(sql)
   }
 
@@ -346,6 +351,7 @@ public final class PostgresConnection: DatabaseConnection {
   /// statements are prepared again at their next use.
   private func reconnect() throws {
     deferred = []
+    epoch &+= 1
     PQreset(handle)
     guard PQstatus(handle) == CONNECTION_OK else {
       throw PostgresError.connectionLost(url.scrubbed(Self.connectionMessage(handle)), sql: nil)

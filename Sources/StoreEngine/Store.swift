@@ -41,6 +41,8 @@ public final class Store {
   var closeActions: [() -> Void] = []
   /// Keys of new rows (`_ms_keys`); its maxima are written just before each COMMIT.
   let keys: KeyAllocator
+  /// To-one targets the open write transaction found (Store+Links.swift, `targetID`).
+  var targets = TargetMemo()
   /// Client transactions, the request's change log, the running migration.
   let writes = WriteState()
   /// Whether and how commits are recorded in the history, and their authors.

@@ -51,9 +51,10 @@ final class PostgresSessionTests: XCTestCase {
     let taken = try server.callFailing("objects.insert", ["entity": "Category", "values": ["name": "Home"]])
     XCTAssertEqual(kind(taken), "constraint", "\(taken)")
     XCTAssertEqual(taken["data"]?["existing"]?.stringValue, home, "\(taken)")
-    // A save that breaks the uniqueness of Category.name inside itself keeps nothing. (On
-    // PostgreSQL the error cannot name the other object: the failed statement's savepoint,
-    // which held it, is undone before the engine looks; protocol.md says so.)
+    // A save that breaks the uniqueness of Category.name inside itself keeps nothing, and
+    // names the object of the same save that holds the value, as on SQLite (the insert
+    // skips the duplicate, ON CONFLICT DO NOTHING, so nothing is undone before the engine
+    // looks).
     let duplicate = try server.callFailing(
       "context.save",
       [
@@ -65,6 +66,7 @@ final class PostgresSessionTests: XCTestCase {
     XCTAssertEqual(kind(duplicate), "constraint", "\(duplicate)")
     XCTAssertEqual(duplicate["data"]?["index"], 1, "\(duplicate)")
     XCTAssertEqual(duplicate["data"]?["constraint"], "unique", "\(duplicate)")
+    XCTAssertEqual(duplicate["data"]?["existing"], "Category/3", "\(duplicate)")
     XCTAssertEqual(try server.call("query.count", ["entity": "Category"])["count"], 2)
 
     // Client transactions: a rolled-back one leaves nothing, a committed one everything.
