@@ -1,8 +1,9 @@
 # The two commands of the README:
 #   make run    build (release) and run a short example session against an in-memory store
-#   make test   build and run every test: Swift (unit, end-to-end, golden), both clients and a
-#               pygls session (lsp-test: pygls from PyPI in .build/pyvenv-lsp), beside a
-#               throwaway PostgreSQL cluster (scripts/pg-cluster.sh)
+#   make test   build and run every test: Swift (unit, end-to-end, golden), both clients, a
+#               pygls session (lsp-test: pygls from PyPI in .build/pyvenv-lsp) and the studio
+#               in headless Chromium (browser-test: Selenium from PyPI in .build/pyvenv-browser),
+#               beside a throwaway PostgreSQL cluster (scripts/pg-cluster.sh)
 # Also: make bench (benchmarks beside the sqlite3 CLI), make fuzz (long fuzz run, see
 # README "Fuzzing"), make build, make wheel (the Python client's platform wheel, with the
 # binary), make clean.
@@ -12,7 +13,7 @@ RELEASE_BIN := .build/release/modelstore
 DEBUG_BIN := .build/debug/modelstore
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: run test build wheel deps test-deps swift-test python-test node-test lsp-test docs-test fuzz-quick self-contained install-check fuzz bench clean
+.PHONY: run test build wheel deps test-deps swift-test python-test node-test lsp-test browser-test docs-test fuzz-quick self-contained install-check fuzz bench clean
 
 deps:
 	@scripts/ensure-deps.sh build
@@ -37,7 +38,7 @@ test: test-deps
 	trap 'scripts/pg-cluster.sh stop "$$pgdir"' EXIT; trap 'exit 130' INT TERM; \
 	MODELSTORE_TEST_PG=$$(scripts/pg-cluster.sh start "$$pgdir") || exit 1; export MODELSTORE_TEST_PG; \
 	echo "PostgreSQL test cluster: $$MODELSTORE_TEST_PG"; \
-	$(MAKE) --no-print-directory swift-test python-test node-test lsp-test docs-test fuzz-quick self-contained install-check
+	$(MAKE) --no-print-directory swift-test python-test node-test lsp-test browser-test docs-test fuzz-quick self-contained install-check
 
 # The release binary's dynamic dependencies, and `make run`'s session with the toolchain hidden.
 self-contained: build
@@ -72,6 +73,13 @@ docs-test:
 # PyPI into its own virtual environment, .build/pyvenv-lsp (protocol.md, "LSP clients").
 lsp-test:
 	MODELSTORE_BIN=$(abspath $(DEBUG_BIN)) python3 Tests/LSP/run.py .build/pyvenv-lsp
+
+# The studio's page: its keyset paging against a server (node --test), then a scripted session
+# in headless Chromium (Debian's chromium and chromium-driver) driven by Selenium from PyPI in
+# its own virtual environment, .build/pyvenv-browser; screenshots of the views go to
+# .build/browser-artifacts. Skipped, saying why, only when Chromium cannot be had.
+browser-test:
+	MODELSTORE_BIN=$(abspath $(DEBUG_BIN)) python3 Tests/Browser/run.py .build/pyvenv-browser
 
 # A brief fuzz run inside `make test` (about 20 s on the 2-core machine), a fixed seed
 # unless FUZZ_SEED is given. `make fuzz` runs long against the release binary:

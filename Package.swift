@@ -7,7 +7,10 @@
 // store and in the Core Data store reader, and PostgresCore only in the file that opens a PostgreSQL store.
 // Beside the engine, below it: TimeZones (TZif files, POSIX TZ rules) and CoreDataTooling (XML and property-list
 // readers, .xcdatamodel import, audit), on SchemaModel only; CodeGeneration (model.generate's generators; its SwiftData
-// migration plans use SchemaModel's SchemaDiff), on CoreDataTooling and SchemaModel. Handlers and modelstore use all three.
+// migration plans use SchemaModel's SchemaDiff), on CoreDataTooling and SchemaModel; Diagrams (model.diagram's Mermaid
+// and DOT writers, and the runner of Graphviz's dot), on SchemaModel only. Handlers and modelstore use all four.
+// `modelstore studio`: HTTPServer (the only importer of libmicrohttpd, CMicroHTTPD) <- Studio (the page's HTTP transport
+// into Handlers' sessions, and the page's files built in) <- modelstore.
 import PackageDescription
 
 /// Release builds skip runtime exclusivity checks on the hot paths (measured: about 4% of
@@ -36,6 +39,9 @@ let package = Package(
     .systemLibrary(
       name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
       providers: [.apt(["libpq-dev"])]),
+    .systemLibrary(
+      name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+      providers: [.apt(["libmicrohttpd-dev"])]),
     .target(name: "FileAccess", swiftSettings: releaseSpeed),
     .target(name: "JSONCore", dependencies: ["CJansson", "FileAccess"], swiftSettings: releaseSpeed),
     .target(name: "DatabaseKit", swiftSettings: releaseSpeed),
@@ -46,6 +52,7 @@ let package = Package(
     .target(name: "CoreDataTooling", dependencies: ["SchemaModel", "JSONCore", "FileAccess"], swiftSettings: releaseSpeed),
     .target(
       name: "CodeGeneration", dependencies: ["CoreDataTooling", "SchemaModel", "JSONCore"], swiftSettings: releaseSpeed),
+    .target(name: "Diagrams", dependencies: ["SchemaModel"], swiftSettings: releaseSpeed),
     .target(
       name: "StoreEngine",
       dependencies: [
@@ -53,11 +60,16 @@ let package = Package(
       ],
       swiftSettings: engineRelease),
     .target(name: "RPCCore", dependencies: ["JSONCore"], swiftSettings: releaseSpeed),
+    .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"], swiftSettings: releaseSpeed),
     .target(
-      name: "Handlers", dependencies: ["StoreEngine", "CoreDataTooling", "CodeGeneration", "RPCCore", "SchemaModel", "JSONCore"],
+      name: "Handlers",
+      dependencies: ["StoreEngine", "CoreDataTooling", "CodeGeneration", "Diagrams", "RPCCore", "SchemaModel", "JSONCore"],
       swiftSettings: releaseSpeed),
+    .target(
+      name: "Studio", dependencies: ["Handlers", "HTTPServer", "RPCCore", "StoreEngine", "JSONCore"], swiftSettings: releaseSpeed),
     .executableTarget(
-      name: "modelstore", dependencies: ["Handlers", "RPCCore", "StoreEngine", "CoreDataTooling", "CodeGeneration"],
+      name: "modelstore",
+      dependencies: ["Handlers", "RPCCore", "StoreEngine", "CoreDataTooling", "CodeGeneration", "Diagrams", "Studio"],
       swiftSettings: releaseSpeed),
     .target(name: "TestSupport", dependencies: ["JSONCore", "DatabaseKit"], path: "Tests/TestSupport"),
     .testTarget(name: "FileAccessTests", dependencies: ["FileAccess"]),
@@ -69,6 +81,7 @@ let package = Package(
     .testTarget(name: "CoreDataToolingTests", dependencies: ["CoreDataTooling", "SchemaModel", "JSONCore", "TestSupport"]),
     .testTarget(
       name: "CodeGenerationTests", dependencies: ["CodeGeneration", "CoreDataTooling", "SchemaModel", "JSONCore", "TestSupport"]),
+    .testTarget(name: "DiagramsTests", dependencies: ["Diagrams", "CoreDataTooling", "SchemaModel", "JSONCore", "TestSupport"]),
     .testTarget(
       name: "StoreEngineTests",
       dependencies: ["StoreEngine", "PostgresCore", "CoreDataTooling", "TimeZones", "SchemaModel", "JSONCore", "TestSupport"]),
@@ -77,6 +90,7 @@ let package = Package(
       dependencies: ["StoreEngine", "PostgresCore", "SQLiteCore", "DatabaseKit", "SchemaModel", "TimeZones", "JSONCore", "TestSupport"]),
     .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "JSONCore"]),
     .testTarget(name: "HandlersTests", dependencies: ["Handlers", "RPCCore", "JSONCore"]),
+    .testTarget(name: "StudioTests", dependencies: ["Studio", "HTTPServer", "modelstore", "JSONCore", "TestSupport"]),
     .testTarget(name: "EndToEndTests", dependencies: ["modelstore", "JSONCore", "TestSupport"]),
     .testTarget(name: "GoldenTests", dependencies: ["modelstore", "JSONCore", "TestSupport"], exclude: []),
   ]

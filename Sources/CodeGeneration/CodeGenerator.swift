@@ -33,10 +33,13 @@ public enum CodeGenerator {
     public var schema: Schema
     /// What the model file adds (class names, scalar and external-storage attributes).
     public var details: ModelDetails
-    public init(name: String, schema: Schema, details: ModelDetails = ModelDetails()) {
+    /// The import's findings: what SwiftData cannot express becomes a comment at its place.
+    public var issues: [ModelImportIssue]
+    public init(name: String, schema: Schema, details: ModelDetails = ModelDetails(), issues: [ModelImportIssue] = []) {
       self.name = name
       self.schema = schema
       self.details = details
+      self.issues = issues
     }
   }
 
@@ -47,7 +50,7 @@ public enum CodeGenerator {
     switch target {
     case .swiftdata:
       if versions.count > 1 { return SwiftDataGenerator.versioned(versions, baseName: SwiftNames.typeName(baseName)) }
-      return SwiftDataGenerator(schema: latest.schema, details: latest.details).files()
+      return SwiftDataGenerator(schema: latest.schema, details: latest.details, issues: latest.issues).files()
     case .coredata: return CoreDataClassGenerator(schema: latest.schema, details: latest.details).files()
     case .typescript: return [TypeScriptGenerator.file(latest.schema)]
     case .python: return [PythonGenerator.file(latest.schema)]

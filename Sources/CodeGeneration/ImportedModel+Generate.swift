@@ -27,7 +27,7 @@ extension ImportedModel {
     }
     let base = baseName ?? (kind == .bundle ? Self.bundleBaseName(path) : "Model")
     guard target == .swiftdata && kind == .bundle && versions.count > 1 else {
-      let only = CodeGenerator.Version(name: current.name, schema: schema, details: current.details)
+      let only = CodeGenerator.Version(name: current.name, schema: schema, details: current.details, issues: current.issues)
       return (CodeGenerator.generate(target, versions: [only], baseName: base), [])
     }
     var chain: [CodeGenerator.Version] = []
@@ -37,7 +37,7 @@ extension ImportedModel {
       if afterCurrent {
         skipped.append(.init(name: v.name, reason: "it comes after the current version '\(current.name)' in name order"))
       } else if let s = v.schema {
-        chain.append(.init(name: v.name, schema: s, details: v.details))
+        chain.append(.init(name: v.name, schema: s, details: v.details, issues: v.issues))
       } else {
         skipped.append(.init(name: v.name, reason: v.errors.first.map { "it has errors; first: \($0.message)" } ?? "it could not be read"))
       }

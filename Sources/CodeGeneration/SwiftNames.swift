@@ -65,25 +65,32 @@ enum SwiftNames {
   }
 
   /// The Swift expression of a default value, or nil when it has no Swift form (json).
-  static func defaultExpression(_ d: DefaultValue, _ t: AttributeType) -> String? {
+  /// `types` qualifies a system type an entity's name would shadow.
+  static func defaultExpression(_ d: DefaultValue, _ t: AttributeType, _ types: SwiftTypeSpelling? = nil) -> String? {
+    func type(_ name: String) -> String { types?.system(name) ?? name }
     switch d {
-    case .generate(.uuid): return t == .uuid ? "UUID()" : "UUID().uuidString"
-    case .generate(.now): return "Date.now"
+    case .generate(.uuid): return t == .uuid ? "\(type("UUID"))()" : "\(type("UUID"))().uuidString"
+    case .generate(.now): return "\(type("Date")).now"
     case .literal(let v):
       switch (t, v) {
       case (.string, .string(let s)): return string(s)
       case (.int, .int(let i)), (.int16, .int(let i)), (.int32, .int(let i)), (.int64, .int(let i)): return String(i)
       case (.double, .int(let i)), (.float, .int(let i)): return "\(i).0"
       case (.double, .double(let d)), (.float, .double(let d)): return d.isFinite ? number(d) : nil
-      case (.decimal, .string(let s)): return "Decimal(string: \(string(s)))!"
-      case (.decimal, .int(let i)): return "Decimal(\(i))"
+      case (.decimal, .string(let s)):
+        // An integer literal is exact (Decimal's integer literals are Int: 32 bits on watchOS);
+        // a fraction goes through the text, as a float literal would through Double.
+        if let i = Int64(s), i.magnitude <= UInt64(Int32.max) { return String(i) }
+        return "\(type("Decimal"))(string: \(string(s)))!"
+      case (.decimal, .int(let i)):
+        return i.magnitude <= UInt64(Int32.max) ? String(i) : "\(type("Decimal"))(string: \(string(String(i))))!"
       case (.bool, .bool(let b)): return b ? "true" : "false"
       case (.date, .string(let s)):
         guard let seconds = ISODate.parse(s) else { return nil }
-        return "Date(timeIntervalSince1970: \(number(seconds)))"
-      case (.uuid, .string(let s)): return "UUID(uuidString: \(string(s)))!"
-      case (.url, .string(let s)): return "URL(string: \(string(s)))!"
-      case (.data, .string(let s)): return "Data(base64Encoded: \(string(s)))!"
+        return "\(type("Date"))(timeIntervalSince1970: \(number(seconds)))"
+      case (.uuid, .string(let s)): return "\(type("UUID"))(uuidString: \(string(s)))!"
+      case (.url, .string(let s)): return "\(type("URL"))(string: \(string(s)))!"
+      case (.data, .string(let s)): return "\(type("Data"))(base64Encoded: \(string(s)))!"
       default: return nil
       }
     }

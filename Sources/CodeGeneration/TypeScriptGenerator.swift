@@ -81,7 +81,8 @@ enum TypeScriptGenerator {
     for model in graph.ordered where !model.entity.abstract {
       let converted = model.attributes.compactMap { a in conversion(a.type).map { "\(SwiftNames.string(a.name)): \"\($0)\"" } }
       let relationships = model.relationships.map { SwiftNames.string($0.name) }
-      t += "    \(SwiftNames.string(model.entity.name)): { attributes: {\(converted.isEmpty ? "" : " " + converted.joined(separator: ", ") + " ")}, "
+      t +=
+        "    \(SwiftNames.string(model.entity.name)): { attributes: {\(converted.isEmpty ? "" : " " + converted.joined(separator: ", ") + " ")}, "
       t += "relationships: [\(relationships.joined(separator: ", "))] },\n"
     }
     return t + "  },\n};\n"

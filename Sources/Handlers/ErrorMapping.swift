@@ -1,4 +1,5 @@
 import CoreDataTooling
+import Diagrams
 import JSONCore
 import RPCCore
 import StoreEngine
@@ -20,6 +21,17 @@ public enum ErrorCodes {
 
   /// Kinds only the transport raises.
   public static let hookFailed = -32014
+
+  /// A method or param a restricted transport does not allow (`MethodPolicy`: a file
+  /// path, or `store.open`, `shutdown`, `exit` in `modelstore studio`).
+  public static let notAllowed = -32016
+
+  static func notAllowed(_ message: String, _ data: JSONObject) -> RPCError {
+    RPCError(code: notAllowed, message: message, kind: "notAllowed", data: data)
+  }
+
+  /// Graphviz's `dot`, which a picture needs, is not installed or failed.
+  public static let graphviz = -32017
 
   /// A client's migration hook answered with an error.
   static func hookFailed(_ message: String, _ data: JSONObject) -> RPCError {
@@ -45,4 +57,16 @@ extension StoreError: RPCErrorConvertible {
 /// Core Data tooling errors answer as the engine error they carry over to (same code).
 extension ToolingError: RPCErrorConvertible {
   public var rpcError: RPCError { StoreError(self).rpcError }
+}
+
+/// A picture `dot` could not draw: not installed (`reason: "notInstalled"`, with the
+/// Debian package to install) or failed (`reason: "failed"`, its exit status and the end of
+/// its standard error).
+extension Graphviz.Failure: RPCErrorConvertible {
+  public var rpcError: RPCError {
+    var data: JSONObject = ["reason": .string(reason.rawValue), "program": "dot", "package": .string(Graphviz.package)]
+    if let status { data.append("status", .int(Int64(status))) }
+    if !stderr.isEmpty { data.append("stderr", .string(stderr)) }
+    return RPCError(code: ErrorCodes.graphviz, message: message, kind: "graphviz", data: data)
+  }
 }

@@ -3,7 +3,8 @@ import RPCCore
 import SchemaModel
 import StoreEngine
 
-/// `model.define`, `model.get`, `model.validate`.
+/// `model.define`, `model.get`, `model.diff`, `model.validate`; the Core Data bridge and
+/// `model.diagram` in the extensions.
 enum ModelHandlers {
   static func methods(_ s: Session) -> [MethodEntry] {
     [
@@ -46,6 +47,6 @@ enum ModelHandlers {
         let valid = !issues.contains { $0.severity == .error }
         return ModelValidateResult(valid: valid, issues: issues.map { SchemaIssueJSON($0.json) }, hash: valid ? schema.versionHash : nil)
       },
-    ] + coreDataMethods(s)
+    ] + coreDataMethods(s) + diagramMethods(s)
   }
 }

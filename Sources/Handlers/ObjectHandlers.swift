@@ -17,7 +17,10 @@ enum ObjectHandlers {
         return ObjectsUpsertResult(object: WireObjectJSON(object), inserted: inserted)
       },
       MethodEntry(ObjectsDeleteParams.self) { p, _ in
-        DeletedIDsResult(deleted: try s.requireStore().delete(id: p.id))
+        let store = try s.requireStore()
+        guard p.dryRun else { return DeletedIDsResult(deleted: try store.delete(id: p.id)) }
+        let preview = try store.previewDelete(id: p.id)
+        return DeletedIDsResult(deleted: preview.deleted, updated: preview.updated)
       },
       MethodEntry(ObjectsGetParams.self) { p, _ in
         let store = try s.requireStore()

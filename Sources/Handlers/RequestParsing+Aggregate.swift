@@ -122,6 +122,7 @@ struct AggregateSortParam: ParamValue {
 /// `query.aggregate`.
 struct QueryAggregateParams: MethodParams {
   static let method = "query.aggregate"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = QueryAggregateResult
   var request: AggregateRequest

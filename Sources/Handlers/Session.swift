@@ -86,9 +86,10 @@ public final class Session: @unchecked Sendable {
   }
 
   /// The complete method table: every namespace's methods, in protocol.md's order. Each
-  /// name, accepted member and streamed param comes from the method's params type.
-  public func methods() -> MethodRegistry {
-    let entries = methodEntries()
+  /// name, accepted member and streamed param comes from the method's params type. A
+  /// restricted transport's `policy` refuses some of them (`MethodPolicy`).
+  public func methods(policy: MethodPolicy = .unrestricted) -> MethodRegistry {
+    let entries = methodEntries().map { policy.apply(to: $0) }
     var streamed: [String: String] = [:]
     for entry in entries { if let param = entry.params.shape.streamedParam { streamed[entry.name] = param } }
     return MethodRegistry(entries.map { ($0.name, $0.handler) }, streamedParams: streamed)

@@ -12,7 +12,12 @@ public final class ConditionLock: @unchecked Sendable {
 
   public init() {
     pthread_mutex_init(mutex, nil)
-    pthread_cond_init(condition, nil)
+    // Timed waits measure the monotonic clock: setting the wall clock neither ends nor stretches them.
+    var attributes = pthread_condattr_t()
+    pthread_condattr_init(&attributes)
+    pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+    pthread_cond_init(condition, &attributes)
+    pthread_condattr_destroy(&attributes)
   }
 
   deinit {
@@ -26,6 +31,17 @@ public final class ConditionLock: @unchecked Sendable {
   public func unlock() { pthread_mutex_unlock(mutex) }
   /// Waits for a `broadcast`, the lock held before and after (it is released meanwhile).
   public func wait() { pthread_cond_wait(condition, mutex) }
+  /// Waits for a `broadcast` at most `milliseconds` (the lock held before and after); false
+  /// when the time ran out. A wake-up may also come without a broadcast: callers wait in a
+  /// loop on their condition.
+  public func wait(milliseconds: Int) -> Bool {
+    var deadline = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &deadline)
+    let nanoseconds = Int(deadline.tv_nsec) + (milliseconds % 1000) * 1_000_000
+    deadline.tv_sec += milliseconds / 1000 + nanoseconds / 1_000_000_000
+    deadline.tv_nsec = nanoseconds % 1_000_000_000
+    return pthread_cond_timedwait(condition, mutex, &deadline) != ETIMEDOUT
+  }
   /// Wakes every thread in `wait`; called with the lock held.
   public func broadcast() { pthread_cond_broadcast(condition) }
 }

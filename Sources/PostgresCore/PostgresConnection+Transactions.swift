@@ -5,62 +5,67 @@ import DatabaseKit
 /// level opens the transaction, takes the store's write lock (a transaction-level advisory
 /// lock on `writeLockKey`, which serializes the writers of one store as SQLite's file
 /// lock does) and sets savepoint `ms_sp0`; level `d` inside it is savepoint `ms_sp(d-1)`.
-/// Inner levels are opened and released without waiting (`sendLater`): the commands go
-/// with the next statement.
+///
+/// None of this costs a round trip of its own: opening and closing levels is queued
+/// (`pendingControl`) and goes to the server in front of the next statement. A level
+/// closed before any statement ran in it is never sent at all, and a transaction in which
+/// no statement ran is neither opened nor committed.
 extension PostgresConnection {
+  /// Transaction control not sent yet.
+  struct PendingControl {
+    enum Kind: Equatable {
+      /// Opens the transaction (and takes the lock, sets `ms_sp0`).
+      case begin
+      /// `SAVEPOINT ms_spN`.
+      case savepoint(Int)
+      /// Closes savepoint N, keeping or undoing its work.
+      case release(Int), rollbackTo(Int)
+    }
+    var kind: Kind
+    var statements: [String]
+  }
+
   /// True when no transaction is open (also when the connection is lost: the server
-  /// has rolled back whatever was open).
-  public var isAutocommit: Bool {
+  /// has rolled back whatever was open); a transaction whose opening is still queued is open.
+  public var isAutocommit: Bool { serverIsIdle && !beginIsPending }
+
+  /// The server has no transaction open for this connection (a read snapshot's COMMIT on
+  /// its way ends the snapshot's).
+  var serverIsIdle: Bool {
+    if snapshotCommitSent { return true }
     let status = PQtransactionStatus(handle)
     return status == PQTRANS_IDLE || status == PQTRANS_UNKNOWN
   }
 
+  /// The transaction's opening is queued: no statement has run in it yet.
+  var beginIsPending: Bool { pendingControl.first?.kind == .begin }
+
   /// Opens a level: at the outermost, the transaction and the store's write lock (waiting
-  /// up to `lock_timeout`, then failing as busy; a read-only connection takes no lock).
-  /// Inside a transaction the server has ended (the connection was lost), it fails and
-  /// forgets every level (`transactionWasLost`): no statement may run outside it.
+  /// up to `lock_timeout` when the first statement runs, then failing as busy; a read-only
+  /// connection takes no lock). Inside a transaction the server has ended (the connection
+  /// was lost), it fails and forgets every level (`transactionWasLost`): no statement may
+  /// run outside it.
   public func begin() throws {
     let depth = transactionDepth
     guard depth == 0 else {
-      do {
-        if isAutocommit { throw transactionEnded() }
-        try beforeStatement()
-        sendLater("SAVEPOINT ms_sp\(depth)")
-      } catch {
-        if isAutocommit { forgetLostTransaction() }
-        throw error
+      if isAutocommit {
+        let e = transactionEnded()
+        finishTransaction(lost: true)
+        throw e
       }
+      pendingControl.append(PendingControl(kind: .savepoint(depth), statements: ["SAVEPOINT ms_sp\(depth)"]))
       transactionDepth += 1
       return
     }
     try beforeStatement()
-    let lock = isReadOnly ? "" : "; SELECT pg_advisory_xact_lock(\(writeLockKey))"
-    do {
-      // Waiting for the lock only reads: a cancel may stop it.
-      try simple("BEGIN\(lock); SAVEPOINT ms_sp0", interruptible: true)
-    } catch {
-      dropDeferred()
-      if !isAutocommit { _ = try? simple("ROLLBACK") }
-      transactionFailed = false
-      throw error
-    }
+    let lock = isReadOnly ? [] : ["SELECT pg_advisory_xact_lock(\(writeLockKey))"]
+    pendingControl = [PendingControl(kind: .begin, statements: ["BEGIN"] + lock + ["SAVEPOINT ms_sp0"])]
     transactionDepth = 1
-  }
-
-  /// The server ended the open transaction: every level is gone.
-  private func forgetLostTransaction() {
-    dropDeferred()
-    epoch &+= 1
-    transactionDepth = 0
-    undoneLevels = []
-    transactionFailed = false
-    transactionWasLost = true
-    didEndTransaction?()
   }
 
   /// Closes the innermost level, keeping its changes; the outermost runs `willCommit`
   /// first. Refused (the level stays open, for the caller to roll back) when a failed
-  /// statement undid part of the level's work.
+  /// statement undid part of the level's work, or when the server ended the transaction.
   public func commit() throws {
     precondition(transactionDepth > 0, "commit without begin")
     let depth = transactionDepth
@@ -72,14 +77,19 @@ extension PostgresConnection {
     }
     if depth == 1 {
       try willCommit?()
-      try beforeStatement()
-      let status = try simple(commitPrelude.map { $0 + "; COMMIT" } ?? "COMMIT")
-      // COMMIT of a transaction PostgreSQL had aborted answers ROLLBACK.
-      guard status == "COMMIT" else {
-        throw PostgresError(sqlState: "40000", message: "the transaction was rolled back by PostgreSQL instead of committed")
+      if beginIsPending {
+        // No statement ran: there is nothing to commit.
+        pendingControl = []
+      } else {
+        try beforeStatement()
+        let status = try simple(commitPrelude.map { $0 + "; COMMIT" } ?? "COMMIT")
+        // COMMIT of a transaction PostgreSQL had aborted answers ROLLBACK.
+        guard status == "COMMIT" else {
+          throw PostgresError(sqlState: "40000", message: "the transaction was rolled back by PostgreSQL instead of committed")
+        }
       }
-    } else if !dropUnsentSavepoint("ms_sp\(depth - 1)") {
-      sendLater("RELEASE SAVEPOINT ms_sp\(depth - 1)")
+    } else {
+      close(savepoint: depth - 1, .release(depth - 1), "RELEASE SAVEPOINT ms_sp\(depth - 1)")
     }
     transactionDepth -= 1
     undoneLevels.remove(depth)
@@ -89,38 +99,57 @@ extension PostgresConnection {
     }
   }
 
+  /// Queues the end of savepoint `n`; a savepoint whose opening is still queued is just
+  /// forgotten (nothing ran in it).
+  private func close(savepoint n: Int, _ kind: PendingControl.Kind, _ statements: String...) {
+    if pendingControl.last?.kind == .savepoint(n) {
+      pendingControl.removeLast()
+    } else {
+      pendingControl.append(PendingControl(kind: kind, statements: statements))
+    }
+  }
+
   /// Closes the innermost level, undoing its changes.
   public func rollback() {
     precondition(transactionDepth > 0, "rollback without begin")
     epoch &+= 1
     undoneLevels.remove(transactionDepth)
     transactionDepth -= 1
-    if isAutocommit {
+    let n = transactionDepth
+    if !beginIsPending && serverIsIdle {
       // PostgreSQL ended the whole transaction itself (a failed COMMIT, a lost connection).
-      dropDeferred()
-      if transactionDepth > 0 { transactionWasLost = true }
-      transactionDepth = 0
-      undoneLevels = []
-      transactionFailed = false
-      didEndTransaction?()
-    } else if transactionDepth == 0 {
-      dropDeferred()
-      _ = try? simple("ROLLBACK")
-      undoneLevels = []
-      transactionFailed = false
-      didEndTransaction?()
-    } else if transactionFailed || !dropUnsentSavepoint("ms_sp\(transactionDepth)") {
+      finishTransaction(lost: n > 0)
+    } else if n == 0 {
+      // (Nothing to undo on the server when nothing of the transaction was sent.)
+      if !beginIsPending {
+        pendingControl = []
+        _ = try? simple("ROLLBACK")
+      }
+      finishTransaction(lost: false)
+    } else {
       // Rolling back to a savepoint also ends the aborted state a failed statement left.
-      _ = try? simple("ROLLBACK TO SAVEPOINT ms_sp\(transactionDepth); RELEASE SAVEPOINT ms_sp\(transactionDepth)")
+      close(savepoint: n, .rollbackTo(n), "ROLLBACK TO SAVEPOINT ms_sp\(n)", "RELEASE SAVEPOINT ms_sp\(n)")
       transactionFailed = false
     }
+  }
+
+  /// The transaction is over (rolled back, or ended by the server: `lost` when levels
+  /// inside it were open, `transactionWasLost`): no level, nothing queued.
+  private func finishTransaction(lost: Bool) {
+    epoch &+= 1
+    if lost { transactionWasLost = true }
+    transactionDepth = 0
+    pendingControl = []
+    undoneLevels = []
+    transactionFailed = false
+    didEndTransaction?()
   }
 
   /// Makes the transaction usable again after a failed statement: rolls back to the
   /// innermost level's savepoint, whose work is then undone (`undoneLevels`).
   func recoverFromFailedStatement() throws {
     defer { transactionFailed = false }
-    guard !isAutocommit else { return }
+    guard !serverIsIdle else { return }
     if transactionDepth > 0 {
       undoneLevels.insert(transactionDepth)
       try simple("ROLLBACK TO SAVEPOINT ms_sp\(transactionDepth - 1)")
@@ -135,24 +164,31 @@ extension PostgresConnection {
   /// sees the commits made before its first one, whatever commits meanwhile, and no lock
   /// is taken. Not `READ ONLY`, which refuses every CREATE and DROP, temporary tables too:
   /// reads make temporary tables (an export's closure), as on SQLite. Inside an open
-  /// transaction (or snapshot) `body` just runs.
+  /// transaction (or snapshot) `body` just runs. The transaction opens with the first
+  /// statement, in its round trip; a body that runs none costs nothing.
   public func readingOneSnapshot<T>(_ body: () throws -> T) throws -> T {
     guard isAutocommit, !snapshotOpen else { return try body() }
     try beforeStatement()
-    try simple("BEGIN ISOLATION LEVEL REPEATABLE READ; SAVEPOINT ms_sp0")
+    pendingControl = [PendingControl(kind: .begin, statements: ["BEGIN ISOLATION LEVEL REPEATABLE READ", "SAVEPOINT ms_sp0"])]
     snapshotOpen = true
+    defer { snapshotOpen = false }
     let result: T
     do {
       result = try body()
-      try simple("COMMIT")
+      if beginIsPending {
+        pendingControl = []
+      } else {
+        // Sent without waiting for its answer (read before the next command): a read-only
+        // transaction's COMMIT cannot lose anything, and the reply need not wait for it.
+        guard PQsendQuery(handle, "COMMIT") == 1 else { throw failure(nil, sql: "COMMIT") }
+        server.unnamedOwner = nil
+        snapshotCommitSent = true
+      }
     } catch {
-      dropDeferred()
-      if !isAutocommit { _ = try? simple("ROLLBACK") }
+      if beginIsPending { pendingControl = [] } else if !serverIsIdle { _ = try? simple("ROLLBACK") }
       transactionFailed = false
-      snapshotOpen = false
       throw error
     }
-    snapshotOpen = false
     return result
   }
 

@@ -51,6 +51,9 @@ public final class PostgresConnection: DatabaseConnection {
   let server = ServerStatements()
 
   public internal(set) var statementsRun = 0
+  /// Messages sent to the server that were waited for (each a round trip), for tests that
+  /// count them.
+  public internal(set) var roundTrips = 0
   /// PostgreSQL reports no count of the work inside its statements: 0.
   public var vmSteps: Int { 0 }
   public internal(set) var changes = 0
@@ -69,15 +72,17 @@ public final class PostgresConnection: DatabaseConnection {
   var transactionFailed = false
   /// Levels (by depth) whose work a failed statement undid: their commit is refused.
   var undoneLevels: Set<Int> = []
-  /// A read snapshot (`readingOneSnapshot`) is open.
-  var snapshotOpen = false
   /// Moves when rows read may have gone (`rowsEpoch`): rollbacks, transaction ends, and
   /// statements that may delete or replace rows or change the schema.
   var epoch = 0
   public var rowsEpoch: Int? { epoch }
-  /// Commands whose results nothing waits for (opening and releasing savepoints), sent
-  /// ahead of the next statement in the same round trip (PostgresConnection+Pipeline.swift).
-  var deferred: [String] = []
+  /// A read snapshot (`readingOneSnapshot`) is open.
+  var snapshotOpen = false
+  /// A read snapshot's COMMIT was sent and its answer is still to be read
+  /// (`readSnapshotCommit`, before the next command).
+  var snapshotCommitSent = false
+  /// Transaction control queued for the next round trip (PostgresConnection+Transactions).
+  var pendingControl: [PendingControl] = []
 
   let options: Options
   private let cancel: OpaquePointer?
@@ -139,7 +144,6 @@ public final class PostgresConnection: DatabaseConnection {
   public func close() {
     guard !isClosed else { return }
     isClosed = true
-    deferred = []
     cache.removeAll()
     PQfreeCancel(cancel)
     PQfinish(handle)
@@ -175,11 +179,13 @@ public final class PostgresConnection: DatabaseConnection {
   public func clearCache() { cache.removeAll() }
 
   /// Runs one or more statements without parameters (DDL) as one simple query.
+  /// Rows its last INSERT, UPDATE or DELETE changed count in `changes`, as a prepared
+  /// statement's do (a migration reports them).
   public func execute(_ sql: String) throws {
     try beforeStatement()
     statementsRun &+= 1
     epoch &+= 1
-    try simple(sql)
+    try simple(sql, countingChanges: true)
   }
 
   public func run(_ sql: String, _ values: [SQLValue]) throws { try cached(sql).execute(values) }
@@ -237,86 +243,6 @@ public final class PostgresConnection: DatabaseConnection {
 
   func setInterruptible(_ value: Bool) { interruptState.withLock { $0.interruptible = value } }
 
-  // MARK: - Talking to the server
-
-  /// Runs `sql` (one or more statements) as a simple query, after the deferred commands
-  /// (in the same message); the first failure is thrown. Returns the last statement's
-  /// command tag (`COMMIT`).
-  @discardableResult
-  func simple(_ sql: String, interruptible: Bool = false) throws -> String? {
-    // A simple query ends the server's unnamed statement.
-    server.unnamedOwner = nil
-    let text = deferred.isEmpty ? sql : (deferred + [sql]).joined(separator: "; ")
-    deferred = []
-    guard let result = try exchange(sql: sql, interruptible: interruptible, { PQsendQuery(handle, text) }) else { return nil }
-    defer { PQclear(result) }
-    return String(cString: PQcmdStatus(result))
-  }
-
-  /// Sends a command with `send` (after the deferred commands, in one pipeline), waits for
-  /// its results (running the cancellation probe while it waits) and returns the last one,
-  /// or throws the first failure.
-  func exchange(sql: String?, interruptible: Bool, _ send: () -> Int32) throws -> OpaquePointer? {
-    if !deferred.isEmpty { return try exchangeInPipeline(sql: sql, interruptible: interruptible, send) }
-    guard send() == 1 else { throw failure(nil, sql: sql) }
-    if interruptible { setInterruptible(true) }
-    defer { if interruptible { setInterruptible(false) } }
-    var results = ExchangeResults()
-    while let r = try nextResult(&results, sql: sql) { results.keep(r, sql: sql, isStatement: true) }
-    return try finish(results)
-  }
-
-  /// The next result of the exchange, waiting for it (the cancellation probe runs
-  /// meanwhile); nil after each command's last. Frees `results` when the connection fails.
-  func nextResult(_ results: inout ExchangeResults, sql: String?) throws -> OpaquePointer? {
-    while PQisBusy(handle) != 0 {
-      try waitForInput(sql: sql)
-      guard PQconsumeInput(handle) != 0 else {
-        results.free()
-        throw failure(nil, sql: sql)
-      }
-    }
-    return PQgetResult(handle)
-  }
-
-  /// The statement's last result, or the first failure thrown.
-  func finish(_ results: ExchangeResults) throws -> OpaquePointer? {
-    guard let failed = results.failed else { return results.last }
-    if let last = results.last { PQclear(last) }
-    let e = failure(failed, sql: results.failedSQL)
-    PQclear(failed)
-    throw e
-  }
-
-  /// Waits until the socket has something to read, running the cancellation probe every
-  /// 10 ms meanwhile.
-  func waitForInput(sql: String?) throws {
-    let fd = PQsocket(handle)
-    guard fd >= 0 else { throw failure(nil, sql: sql) }
-    while true {
-      var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      let n = poll(&p, 1, cancellationProbe == nil ? -1 : 10)
-      if n > 0 { return }
-      if n < 0 && errno != EINTR { throw PostgresError.connectionLost("poll failed (errno \(errno))", sql: sql) }
-      cancellationProbe?()
-    }
-  }
-
-  /// The error of a failed result, or of the connection when there is none; notes a
-  /// transaction the failure aborted.
-  func failure(_ result: OpaquePointer?, sql: String?) -> PostgresError {
-    var e: PostgresError
-    if PQstatus(handle) == CONNECTION_BAD {
-      e = .connectionLost(url.scrubbed(Self.connectionMessage(handle)), sql: sql)
-    } else if let result, PQresultErrorField(result, cpq_diag_sqlstate) != nil {
-      e = PostgresError(result: result, sql: sql)
-    } else {
-      e = PostgresError(sqlState: "XX000", message: url.scrubbed(Self.connectionMessage(handle)), sql: sql)
-    }
-    if PQtransactionStatus(handle) == PQTRANS_INERROR { transactionFailed = true }
-    return e
-  }
-
   /// libpq's message for the connection, on one line.
   static func connectionMessage(_ conn: OpaquePointer) -> String {
     String(cString: PQerrorMessage(conn)).split(whereSeparator: \.isNewline).map { $0.trimmingSpaces }.filter { !$0.isEmpty }
@@ -350,7 +276,6 @@ public final class PostgresConnection: DatabaseConnection {
   /// `PQreset`: the server connection again, with the session's settings; prepared
   /// statements are prepared again at their next use.
   private func reconnect() throws {
-    deferred = []
     epoch &+= 1
     PQreset(handle)
     guard PQstatus(handle) == CONNECTION_OK else {
@@ -360,6 +285,7 @@ public final class PostgresConnection: DatabaseConnection {
     server.unnamedOwner = nil
     server.pendingDeallocation = []
     transactionFailed = false
+    snapshotCommitSent = false
     try setUpSession()
   }
 
@@ -393,39 +319,6 @@ public final class PostgresConnection: DatabaseConnection {
     let copies = strings.map { strdup($0) }
     defer { copies.forEach { free($0) } }
     return body(copies.map { UnsafePointer($0) } + [nil])
-  }
-}
-
-/// The results an exchange keeps: the statement's last, and the first failure (with the
-/// SQL that met it).
-struct ExchangeResults {
-  var last: OpaquePointer?
-  var failed: OpaquePointer?
-  var failedSQL: String?
-
-  /// Keeps `r` if it is the first failure or (`isStatement`) the statement's latest
-  /// result; frees it otherwise.
-  mutating func keep(_ r: OpaquePointer, sql: String?, isStatement: Bool) {
-    switch PQresultStatus(r) {
-    case PGRES_FATAL_ERROR, PGRES_BAD_RESPONSE, PGRES_NONFATAL_ERROR:
-      if failed == nil {
-        failed = r
-        failedSQL = sql
-      } else {
-        PQclear(r)
-      }
-    case PGRES_PIPELINE_SYNC, PGRES_PIPELINE_ABORTED:
-      PQclear(r)
-    default:
-      guard isStatement else { return PQclear(r) }
-      if let last { PQclear(last) }
-      last = r
-    }
-  }
-
-  func free() {
-    if let last { PQclear(last) }
-    if let failed { PQclear(failed) }
   }
 }
 

@@ -59,9 +59,12 @@ public final class PostgresStatement: PreparedStatement {
 
   private static func prepareAndDescribe(_ connection: PostgresConnection, name: String, text: String, sql: String) throws -> OpaquePointer
   {
-    let prepared = try connection.exchange(sql: sql, interruptible: false) { PQsendPrepare(connection.handle, name, text, 0, nil) }
+    let prepared = try connection.exchange(
+      .extended { PQsendPrepare(connection.handle, name, text, 0, nil) }, sql: sql, interruptible: false)
     if let prepared { PQclear(prepared) }
-    guard let description = try connection.exchange(sql: sql, interruptible: false, { PQsendDescribePrepared(connection.handle, name) })
+    guard
+      let description = try connection.exchange(
+        .extended { PQsendDescribePrepared(connection.handle, name) }, sql: sql, interruptible: false)
     else { throw PostgresError(sqlState: "XX000", message: "PostgreSQL did not describe the statement", sql: sql) }
     return description
   }
@@ -117,7 +120,8 @@ public final class PostgresStatement: PreparedStatement {
     if mayRemoveRows { connection.epoch &+= 1 }
     if !name.isEmpty && preparedIn != server.generation {
       // The connection was made again: the server lost the statement.
-      let prepared = try connection.exchange(sql: sql, interruptible: false) { PQsendPrepare(connection.handle, name, text, 0, nil) }
+      let prepared = try connection.exchange(
+        .extended { [handle = connection.handle, name, text] in PQsendPrepare(handle, name, text, 0, nil) }, sql: sql, interruptible: false)
       if let prepared { PQclear(prepared) }
       preparedIn = connection.server.generation
     }
@@ -142,18 +146,20 @@ public final class PostgresStatement: PreparedStatement {
       }
     }
     let handle = connection.handle
-    // Deferred commands go first through the unnamed statement: then the text is sent again.
-    let useUnnamed = name.isEmpty && server.unnamedOwner == ObjectIdentifier(self) && connection.deferred.isEmpty
-    if name.isEmpty && !useUnnamed { server.unnamedOwner = nil }
+    let me = ObjectIdentifier(self)
     let result = try buffer.withUnsafeBufferPointer { base -> OpaquePointer? in
       let start = base.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
       let values = offsets.map { offset -> UnsafePointer<CChar>? in offset < 0 ? nil : start.map { $0 + offset } }
-      return try connection.exchange(sql: sql, interruptible: isReadOnly) {
-        if name.isEmpty && !useUnnamed {
+      let send = { [server, name, text, parameterCount, parameterTypes] () -> Int32 in
+        // Asked as it is sent: what went first in the same round trip may have taken the
+        // unnamed statement. A one-off statement that lost it is sent whole, and holds it again.
+        if name.isEmpty && server.unnamedOwner != me {
+          server.unnamedOwner = me
           return PQsendQueryParams(handle, text, Int32(parameterCount), parameterTypes, values, lengths, formats, 0)
         }
         return PQsendQueryPrepared(handle, name, Int32(parameterCount), values, lengths, formats, 0)
       }
+      return try connection.exchange(.extended(send), sql: sql, interruptible: isReadOnly)
     }
     guard let result else { throw PostgresError(sqlState: "XX000", message: "PostgreSQL returned no result", sql: sql) }
     // Rows changed, as SQLite counts them: by INSERT, UPDATE and DELETE only.

@@ -16,12 +16,20 @@ extension Store {
     return database.backupRefusal ?? "an in-memory store cannot be backed up"
   }
 
-  /// Objects per concrete entity.
+  /// Objects per concrete entity. A table that holds one entity is counted with a plain
+  /// `count(*)`, which SQLite answers from its smallest b-tree (a million rows: 3 to 20 ms
+  /// instead of 400 ms for the grouping by `_ent` that a shared table needs; a table of one
+  /// entity holds only its objects, whatever a foreign writer put in `_ent`, as reading does).
   public func entityCounts() throws -> [(entity: String, count: Int)] {
     guard let graph else { return [] }
     var counts: [String: Int] = [:]
     for root in graph.ordered where root.isRoot {
-      try connection.cached("SELECT \"_ent\", count(*) FROM \(Identifier.quote(root.name)) GROUP BY \"_ent\"").forEachRow {
+      let table = Identifier.quote(root.name)
+      if !root.hasSubentities {
+        if case .integer(let n)? = try connection.scalar("SELECT count(*) FROM \(table)") { counts[root.name] = Int(n) }
+        continue
+      }
+      try connection.cached("SELECT \"_ent\", count(*) FROM \(table) GROUP BY \"_ent\"").forEachRow {
         counts[entityCodes.name($0, 0)] = Int($0.int(1))
       }
     }

@@ -60,4 +60,19 @@ extension Store {
       .forEachRow { out.append(($0.text(0), $0.text(1), $0.double(2))) }
     return out
   }
+
+  /// The schema of every version this store has held, oldest first (`model.diagram` draws
+  /// one, or two side by side). A stored schema that does not validate is `schemaMismatch`.
+  public func heldSchemas() throws -> [Schema] {
+    var texts: [(String, String)] = []
+    try connection.cached("SELECT \"version\", \"schema\" FROM \(StorageLayout.versionsTable) ORDER BY \"seq\"")
+      .forEachRow { texts.append(($0.text(0), $0.text(1))) }
+    return try texts.map { version, text in
+      let (schema, issues) = SchemaValidator.check(try JSONParser.parse(text))
+      if let error = issues.first(where: { $0.severity == .error }) {
+        throw StoreError(.schemaMismatch, "the schema of version '\(version)' stored in this file does not validate: \(error.message)")
+      }
+      return schema
+    }
+  }
 }

@@ -291,10 +291,37 @@ public final class Store {
         }
       }
     } catch {
-      writes.requestLog.removeAll()
-      if connection.transactionWasLost { throw lostClientTransaction(error) }
-      throw error
+      throw failedWrite(error)
     }
+  }
+
+  /// Runs a mutating operation for real and then rolls it back, whatever happens: a dry
+  /// run whose answer (or error) is exactly the write's, such as `objects.delete
+  /// {dryRun}`. It takes the write lock as the write would; nothing is committed and no
+  /// history is written.
+  func dryRun<T>(_ body: () throws -> T) throws -> T {
+    try checkWritable()
+    do {
+      let result = try translatingErrors {
+        try connection.begin()
+        defer { connection.rollback() }
+        return try body()
+      }
+      writes.requestLog.removeAll()
+      if connection.transactionWasLost {
+        throw lostClientTransaction(StoreError(.storage, "the dry run's savepoint was lost"))
+      }
+      return result
+    } catch {
+      throw failedWrite(error)
+    }
+  }
+
+  /// What a failed write throws once its change log is dropped: its own error, or a
+  /// `transaction` error when the database ended the whole client transaction with it.
+  private func failedWrite(_ error: Error) -> Error {
+    writes.requestLog.removeAll()
+    return connection.transactionWasLost ? lostClientTransaction(error) : error
   }
 
   /// The database ended the client transaction itself (SQLite after some failures,
@@ -319,12 +346,14 @@ public final class Store {
   }
 
   /// Runs `body`, translating database failures; one that ended the client transaction
-  /// (`transactionWasLost`) ends the store's too, whatever request met it.
+  /// (`transactionWasLost`, or no transaction left on the database while levels are
+  /// open) ends the store's too, whatever request met it.
   func translatingErrors<T>(_ body: () throws -> T) throws -> T {
     do {
       return try body()
     } catch let e as any DatabaseError {
-      if connection.transactionWasLost { throw lostClientTransaction(StoreError(sqlite: e)) }
+      let ended = writes.userTransactions > 0 && connection.transactionDepth > 0 && connection.isAutocommit
+      if connection.transactionWasLost || ended { throw lostClientTransaction(StoreError(sqlite: e)) }
       throw StoreError(sqlite: e)
     }
   }

@@ -24,9 +24,11 @@ enum CommandHelp {
       modelstore migrate --store PATH (--to SCHEMA.json | --plan PLAN.json) [--dry-run] [--allow-data-loss] [--no-backup] [--json]
       modelstore copy --from SOURCE --to TARGET [--history] [--force]   copy a whole store (a file, a PostgreSQL schema)
       modelstore upgrade --store PATH                         upgrade a formatVersion 1 file in place (a backup first)
-      modelstore import-coredata STORE [--model PATH] --store OUT   copy a Core Data SQLite store into a ModelStore file
+      modelstore import-coredata STORE [--model PATH [--model-version NAME]] --store OUT   copy a Core Data SQLite store into a ModelStore file
       modelstore xcdatamodel PATH [--audit | --generate TARGET [--out DIR]] [--report]   read a Core Data model
+      modelstore diagram STORE|SCHEMA.json|MODEL.xcdatamodeld [--format mermaid|dot|svg|png] [--out FILE] [--version NAME] [--plan FROM TO]
       modelstore protocol --json                              print the protocol description (protocol.json)
+      modelstore studio --store PATH [--read-only] [--port N] [--open]   browse a store in a local web page
       modelstore --version | --help | help COMMAND
 
     Every command takes --help. Long work (import, export, migrate, copy, upgrade,
@@ -41,6 +43,9 @@ enum CommandHelp {
       --history-retention KEEP  keep the newest N history transactions (100000) or those younger
                                 than a duration (90s, 30m, 12h, 7d, 2w); default forever
       --format coredata         PATH is a Core Data SQLite store: browse and query it in place, read-only
+      --model MODEL             with --format coredata: its .xcdatamodeld / .xcdatamodel, for exact names and types
+      --model-version NAME      with --model: the version the store was written with (else the one that fits best)
+      --version-order A,B,C     with --model: the versions' names, oldest first (else read from the names)
       --max-message-bytes N     largest accepted message (default 67108864 = 64 MiB)
       --max-depth N             deepest accepted nesting of arrays/objects (default 64)
       --log-level LEVEL         error | warning | info | debug (default warning); logs go to stderr
@@ -222,15 +227,44 @@ enum CommandHelp {
       "copy a Core Data store into a ModelStore file",
       """
       USAGE
-        modelstore import-coredata STORE --store OUT [--model PATH] [--progress]
+        modelstore import-coredata STORE --store OUT [--model PATH [--model-version NAME] [--version-order A,B,C]] [--progress]
 
       Copies a Core Data SQLite store (a simulator's .sqlite, with its -wal) into the
-      ModelStore file OUT, all or nothing, and prints the objects per entity. The model is
-      read from the store's metadata, or from --model (a .xcdatamodeld, .xcdatamodel or
-      .mom). An OUT the command created is removed again if the import fails.
+      ModelStore file OUT, all or nothing, and prints the objects per entity. The schema
+      is inferred from the store's tables, or read from --model (a .xcdatamodeld,
+      .xcdatamodel or contents file): of its versions, the one --model-version names, else
+      the one whose properties fit the store's columns best; the command prints which and
+      why, with a confidence. --version-order gives the versions' names oldest first. An
+      OUT the command created is removed again if the import fails.
 
       EXAMPLE
         modelstore import-coredata Tasks.sqlite --store tasks.store
+
+      """
+    ),
+    "studio": (
+      "browse, query and edit a store in a local web page",
+      """
+      USAGE
+        modelstore studio --store PATH [--format coredata] [--read-only] [--port N] [--open]
+
+      Serves the store to a web page on 127.0.0.1 only, until Ctrl-C (SIGINT) or SIGTERM.
+      Prints the page's URL on stdout; it holds a secret token that every request needs
+      (the page keeps it in a cookie), so only who has the URL can reach the store. The
+      page talks JSON-RPC as 'serve' does (POST /rpc) and receives live-query updates as
+      Server-Sent Events (GET /events): protocol.md, "HTTP transport". Each open page has
+      a session of its own; the page reaches no file but the store.
+
+      OPTIONS
+        --store PATH          the store to serve (it must exist): a file or a postgresql:// URL
+        --format coredata     PATH is a Core Data SQLite store, read in place (read-only)
+        --read-only           the page cannot write: every write is refused (readOnly)
+        --port N              listen on port N (default: a free port)
+        --open                open the URL with xdg-open
+        --log-level LEVEL     error | warning (default) | info | debug, on stderr
+
+      EXAMPLE
+        modelstore studio --store tasks.store --read-only --open
 
       """
     ),
@@ -239,16 +273,54 @@ enum CommandHelp {
       """
       USAGE
         modelstore xcdatamodel PATH [--audit [--cloudkit] [--compare PATH2]] [--generate TARGET [--base-name NAME] [--out DIR [--force]]] [--report]
+                               [--model-version NAME] [--version-order A,B,C]
 
       PATH is a .xcdatamodeld bundle, a .xcdatamodel directory or a 'contents' file.
       Prints the current version's schema as JSON (or the audit report, or the generated
       files, or with --report the whole import result) on stdout, and the findings on
-      stderr. TARGET is swiftdata, coredata, typescript or python. --out writes the files
-      into DIR, refusing to replace one that exists unless --force is given. Exit status 1
-      when a version has an error.
+      stderr: every version's errors, the printed version's warnings, and a summary that
+      names the versions with errors. TARGET is swiftdata, coredata, typescript or python.
+      --out writes the files into DIR, refusing to replace one that exists unless --force
+      is given. --model-version prints (or audits) that version instead of the current one.
+      --version-order gives the versions' names oldest first (else they are ordered by the
+      version numbers in their names, the current version's name family last). Exit status
+      1 when the printed version (or the bundle) has an error; errors of other versions
+      are reported but do not fail the command.
 
       EXAMPLE
         modelstore xcdatamodel Tasks.xcdatamodeld --generate swiftdata --out Generated
+
+      """
+    ),
+    "diagram": (
+      "draw an entity-relationship diagram of a model, or of a migration",
+      """
+      USAGE
+        modelstore diagram INPUT [--format mermaid|dot|svg|png] [--out FILE [--force]] [--version NAME | --plan FROM TO] [--coredata]
+
+      Draws the model of INPUT as model.diagram does (protocol.md): entities with their
+      attributes (type, optional ?, unique, indexed, transient), inheritance, and each
+      relationship with its inverse, multiplicity, delete rule and ordered. INPUT is
+        a store file             its current schema; --version / --plan name versions it has held
+        SCHEMA.json (or -)       a schema, or a plan {"schemas": [...]} whose versions --plan names
+        MODEL.xcdatamodeld       a Core Data model (a .xcdatamodel directory or a contents file too):
+                                 its current version; --version / --plan name its versions
+      With --coredata INPUT is a Core Data SQLite store, whose model is drawn.
+
+      OPTIONS
+        --format FORMAT     mermaid (a Mermaid classDiagram, the default), dot (Graphviz DOT),
+                            svg or png (drawn by Graphviz's dot: Debian package graphviz)
+        --out FILE          write to FILE (standard output when absent or -); an existing FILE
+                            is refused unless --force is given
+        --version NAME      draw this version instead of the current one
+        --plan FROM TO      draw the migration from version FROM to version TO side by side:
+                            renames, additions, removals and changes marked, ⚠ where stored
+                            data may be lost
+        --coredata          INPUT is a Core Data SQLite store
+
+      EXAMPLE
+        modelstore diagram tasks.store --format svg --out tasks.svg
+        modelstore diagram Tasks.xcdatamodeld --plan "Tasks 2" "Tasks 3" --format png --out plan.png
 
       """
     ),

@@ -28,9 +28,15 @@ final class CodeGeneratorTests: XCTestCase {
       try f.text.write(to: url, atomically: true, encoding: .utf8)
       paths.append(url.path)
     }
+    let (status, output) = try run(command[0], Array(command.dropFirst()) + paths, in: dir)
+    return status == 0 ? nil : output
+  }
+
+  /// Runs `tool` in `dir`: its exit status and its output (stdout and stderr together).
+  static func run(_ tool: String, _ arguments: [String], in dir: URL) throws -> (Int32, String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: command[0])
-    process.arguments = Array(command.dropFirst()) + paths
+    process.executableURL = URL(fileURLWithPath: tool)
+    process.arguments = arguments
     process.currentDirectoryURL = dir
     let pipe = Pipe()
     process.standardOutput = pipe
@@ -38,7 +44,7 @@ final class CodeGeneratorTests: XCTestCase {
     try process.run()
     let output = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return process.terminationStatus == 0 ? nil : String(decoding: output, as: UTF8.self)
+    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
   }
 
   private func generate(_ path: String, _ target: CodeGenerator.Target) throws -> [CodeGenerator.File] {
@@ -49,25 +55,30 @@ final class CodeGeneratorTests: XCTestCase {
     let files = try generate(CoreDataModelFixtures.features, .swiftdata)
     XCTAssertEqual(files.map(\.name), ["Item.swift", "Document.swift", "Page.swift", "Person.swift"])
     let item = files[0].text
-    XCTAssertTrue(item.contains("@available(iOS 26, macOS 26, *)\n@Model\nclass Item {"), item)
+    XCTAssertTrue(item.contains("@available(iOS 26, macOS 26, tvOS 26, watchOS 26, visionOS 26, *)\n@Model\nclass Item {"), item)
     let doc = files[1].text
     XCTAssertTrue(doc.contains("final class Document: Item {"), doc)
     XCTAssertTrue(doc.contains("#Index<Document>([\\.title])"), doc)
     XCTAssertTrue(doc.contains("@Attribute(.externalStorage)\n  var blob: Data? = nil"), doc)
     XCTAssertTrue(doc.contains("var price: Decimal? = Decimal(string: \"9.9\")!"), doc)
+    XCTAssertTrue(
+      doc.contains("@Attribute(.transformable(by: \"NSSecureUnarchiveFromDataTransformer\"))\n  var tags: [String]? = nil"), doc)
     XCTAssertTrue(doc.contains("@Transient\n  var scratch: String? = nil"), doc)
     XCTAssertTrue(
       doc.contains("@Relationship(deleteRule: .cascade, minimumModelCount: 1, maximumModelCount: 50, inverse: \\Page.document)"), doc)
     XCTAssertTrue(doc.contains("@Relationship(deleteRule: .deny)\n  var owner: Person?"), doc)
     XCTAssertTrue(doc.contains("super.init(createdAt: createdAt, uuid: uuid)"), doc)
     let person = files[3].text
-    XCTAssertTrue(person.contains("#Unique<Person>([\\.email])"), person)
+    XCTAssertFalse(person.contains("#Unique"), "single-key uniqueness is an attribute option (SwiftData 17): \(person)")
+    XCTAssertTrue(person.contains("@Attribute(.unique)\n  var email: String? = nil"), person)
     XCTAssertTrue(
-      person.contains("@Relationship(deleteRule: .nullify, inverse: \\Document.owner)\n  var documents: [Document] = []"), person)
+      person.contains("@Relationship(deleteRule: .nullify, inverse: \\Document.owner)\n  var documents: [Document]? = []"),
+      "the model is used with CloudKit: \(person)")
     XCTAssertFalse(files[2].text.contains("inverse:"), "the inverse is named on one side only")
     XCTAssertEqual(try generate(CoreDataModelFixtures.features, .swiftdata), files, "deterministic")
     guard let swiftc = Self.swiftc else { throw XCTSkip("swiftc not found") }
     if let failure = try Self.check(files, [swiftc, "-parse"]) { XCTFail(failure) }
+    XCTAssertEqual(try SwiftDataTypeChecker.check([.init(name: "Features", files: files)]).failures, [:])
   }
 
   func testVersionedSchemasAndMigrationPlan() throws {
@@ -84,6 +95,7 @@ final class CodeGeneratorTests: XCTestCase {
       "a new uniqueness constraint needs the data de-duplicated first: \(files[3].text)")
     guard let swiftc = Self.swiftc else { throw XCTSkip("swiftc not found") }
     if let failure = try Self.check(files, [swiftc, "-parse"]) { XCTFail(failure) }
+    XCTAssertEqual(try SwiftDataTypeChecker.check([.init(name: "Tasks", files: files)]).failures, [:])
   }
 
   func testCoreDataClasses() throws {

@@ -1,17 +1,52 @@
 import CoreDataTooling
+import Foundation
 import TestSupport
 import XCTest
 
 @testable import CodeGeneration
 
 /// The code generated for every real-world Core Data model of the corpus
-/// (shared/corpus/coredata-models) is accepted by the toolchains.
+/// (shared/corpus/coredata-models) and of Tests/Fixtures/CoreDataWild is accepted by the
+/// toolchains, and its SwiftData code type-checks against SwiftData's API for the deployment
+/// target it implies (`SwiftDataTypeChecker`).
 final class GeneratedCorpusCodeTests: XCTestCase {
-  /// Code for every corpus model without errors in every target, checked by the toolchains
-  /// in one run each (swiftc -parse, tsc --noEmit, py_compile); skipped per missing tool.
+  /// Every `.xcdatamodeld` bundle and `.xcdatamodel` outside one under `root`, sorted.
+  static func modelUnits(under root: String) -> [String] {
+    var units: [String] = []
+    let walker = FileManager.default.enumerator(atPath: root)
+    while let relative = walker?.nextObject() as? String {
+      if relative.hasSuffix(".xcdatamodeld") || relative.hasSuffix(".xcdatamodel") {
+        units.append(root + "/" + relative)
+        walker?.skipDescendants()
+      }
+    }
+    return units.sorted()
+  }
+
+  static var wildDirectory: String {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/CoreDataWild")
+      .path
+  }
+
+  /// The units of the corpus and of CoreDataWild that are there (a message for each that is not).
+  static func availableUnits() -> [String] {
+    var units: [String] = []
+    do { units += try CoreDataModelCorpus.modelUnits() } catch { print("skipped the shared corpus: \(error)") }
+    if FileManager.default.fileExists(atPath: wildDirectory) {
+      units += modelUnits(under: wildDirectory)
+    } else {
+      print("skipped Tests/Fixtures/CoreDataWild: not there")
+    }
+    return units
+  }
+
+  /// Code for every model without errors in every target, checked by the toolchains in one run
+  /// each (swiftc -parse, tsc --noEmit, py_compile); skipped per missing tool.
   func testGeneratedCodeForEveryCorpusModelIsAccepted() throws {
+    let units = Self.availableUnits()
+    guard !units.isEmpty else { throw XCTSkip("no model corpus found") }
     var byTarget: [CodeGenerator.Target: [CodeGenerator.File]] = [:]
-    for unit in try CoreDataModelCorpus.modelUnits() {
+    for unit in units {
       let model = try CoreDataModelImporter.importModel(at: unit)
       guard model.current?.schema != nil else { continue }
       for target in CodeGenerator.Target.allCases {
@@ -43,5 +78,44 @@ final class GeneratedCorpusCodeTests: XCTestCase {
       checked.append("\(files.count) Python files")
     }
     print("generated code accepted: " + checked.joined(separator: ", "))
+  }
+
+  /// The SwiftData code of every model whose current version imports, type-checked unit by
+  /// unit (a bundle's versioned schemas and migration plan are one unit).
+  func testGeneratedSwiftDataOfEveryCorpusModelTypeChecks() throws {
+    let units = Self.availableUnits()
+    guard !units.isEmpty else { throw XCTSkip("no model corpus found") }
+    var checkUnits: [SwiftDataTypeChecker.Unit] = []
+    for unit in units {
+      let model = try CoreDataModelImporter.importModel(at: unit)
+      guard model.current?.schema != nil else { continue }
+      checkUnits.append(.init(name: unit, files: try model.generate(.swiftdata).files))
+    }
+    let result = try SwiftDataTypeChecker.check(checkUnits)
+    let report = result.failures.sorted { $0.key < $1.key }.map { "\($0.key):\n  " + $0.value.prefix(5).joined(separator: "\n  ") }
+    XCTAssert(result.failures.isEmpty, "\(result.failures.count) of \(result.checked) units fail:\n" + report.joined(separator: "\n"))
+    print("SwiftData type check: \(result.checked - result.failures.count) of \(result.checked) units pass")
+  }
+
+  /// Code generated elsewhere (`modelstore xcdatamodel UNIT --generate swiftdata --out DIR/N`,
+  /// say by another build), one unit per subdirectory of `MODELSTORE_SWIFTDATA_CHECK_DIR`:
+  /// how many type-check. Skipped unless the variable is set.
+  func testSwiftDataInAGivenDirectoryTypeChecks() throws {
+    guard let root = ProcessInfo.processInfo.environment["MODELSTORE_SWIFTDATA_CHECK_DIR"] else {
+      throw XCTSkip("set MODELSTORE_SWIFTDATA_CHECK_DIR to check the units generated into its subdirectories")
+    }
+    var units: [SwiftDataTypeChecker.Unit] = []
+    for name in try FileManager.default.contentsOfDirectory(atPath: root).sorted() {
+      let dir = root + "/" + name
+      let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".swift") }.sorted()
+      units.append(
+        .init(name: name, files: try files.map { .init(name: $0, text: try String(contentsOfFile: dir + "/" + $0, encoding: .utf8)) }))
+    }
+    let result = try SwiftDataTypeChecker.check(units)
+    let compilerOnly = result.failures.filter { $0.value.contains { $0.contains(": error: ") } }
+    for (unit, errors) in result.failures.sorted(by: { $0.key < $1.key }) { print("\(unit): \(errors.first ?? "")") }
+    print(
+      "SwiftData type check of \(root): \(result.checked - result.failures.count) of \(result.checked) units pass; "
+        + "\(compilerOnly.count) fail with compiler errors")
   }
 }

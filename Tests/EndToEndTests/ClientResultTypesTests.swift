@@ -17,7 +17,8 @@ final class ClientResultTypesTests: XCTestCase {
   static let interfaces: [(method: String, interface: String, alternative: Int?)] = [
     ("initialize", "InitializeResult", nil), ("store.backup", "BackupResult", nil), ("model.diff", "SchemaDiffResult", nil),
     ("model.importXcdatamodel", "ImportXcdatamodelResult", nil), ("model.audit", "AuditResult", nil),
-    ("model.generate", "GenerateResult", nil), ("objects.upsert", "UpsertResult", nil), ("objects.delete", "DeleteResult", nil),
+    ("model.generate", "GenerateResult", nil), ("model.diagram", "DiagramResult", nil), ("objects.upsert", "UpsertResult", nil),
+    ("objects.delete", "DeleteResult", nil),
     ("objects.get", "ObjectsResult", 1), ("query.fetch", "FetchResult", nil), ("query.observe", "ObserveResult", nil),
     ("query.count", "CountResult", nil), ("query.aggregate", "AggregateResult", nil), ("migration.apply", "MigrationResult", nil),
     ("migration.plan", "MigrationResult", nil), ("history.fetch", "HistoryResult", nil), ("import.coreData", "ImportCoreDataResult", nil),

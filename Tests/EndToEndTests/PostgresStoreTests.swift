@@ -148,7 +148,9 @@ final class PostgresStoreTests: XCTestCase {
     let application = "ms_e2e_\(UUID().uuidString.prefix(8).lowercased())"
     let url = PostgresTestCluster.adding("application_name=\(application)", to: schema.storeURL)
     let server = try ServerProcess(arguments: ["serve", "--store", url])
+    _ = try server.call("model.define", ["schema": itemSchema])
     XCTAssertEqual(try server.call("transaction.begin")["depth"], 1)
+    _ = try server.call("objects.insert", ["entity": "Item", "values": ["title": "lost"]])
     let killed = try PostgresTestCluster.psql(
       "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(application)'", url: schema.clusterURL)
     XCTAssertEqual(killed.stdout, "1")
@@ -159,7 +161,10 @@ final class PostgresStoreTests: XCTestCase {
     // The server connects again for the next request; no transaction is open.
     let info = try server.call("store.info")
     XCTAssertEqual(info["openTransactions"], 0)
+    XCTAssertEqual(try server.call("query.count", ["entity": "Item"])["count"], 0, "nothing of it was kept")
     XCTAssertEqual(try server.call("transaction.begin")["depth"], 1)
+    _ = try server.call("objects.insert", ["entity": "Item", "values": ["title": "kept"]])
     XCTAssertEqual(try server.call("transaction.commit")["depth"], 0)
+    XCTAssertEqual(try server.call("query.count", ["entity": "Item"])["count"], 1)
   }
 }

@@ -116,8 +116,8 @@ final class ConnectionTests: XCTestCase {
     // The next statement connects again; the cached statement is prepared again.
     try insert.execute([.integer(3)])
     XCTAssertEqual(try db.scalar("SELECT string_agg(v::text, ',') FROM t"), .text("3"), "nothing of the lost transaction was kept")
-    // ...nor a savepoint: a level opened inside a lost transaction (its SAVEPOINT goes with
-    // the next statement) fails at that statement, and rolling it back forgets the whole.
+    // ...nor a savepoint: a level opened in a transaction the server has ended fails at its
+    // first statement, and rolling it back finds the whole transaction gone.
     var ended = 0
     db.didEndTransaction = { ended += 1 }
     try db.begin()
@@ -129,6 +129,16 @@ final class ConnectionTests: XCTestCase {
     XCTAssertEqual(db.transactionDepth, 0)
     XCTAssertTrue(db.transactionWasLost)
     XCTAssertEqual(ended, 1)
+    db.transactionWasLost = false
+    // Once the loss is known, opening a level fails at once and forgets the transaction.
+    try db.begin()
+    try insert.execute([.integer(8)])
+    try terminate(db)
+    XCTAssertEqual(postgresError { try insert.execute([.integer(9)]) }?.isConnectionFailure, true)
+    XCTAssertEqual(postgresError { try db.begin() }?.isConnectionFailure, true)
+    XCTAssertEqual(db.transactionDepth, 0)
+    XCTAssertTrue(db.transactionWasLost)
+    XCTAssertEqual(ended, 2)
     db.transactionWasLost = false
     try insert.execute([.integer(6)])
     XCTAssertEqual(try db.scalar("SELECT string_agg(v::text, ',' ORDER BY v) FROM t"), .text("3,6"))

@@ -16,6 +16,49 @@ final class TransactionTests: XCTestCase {
     return out
   }
 
+  func testLevelsCostNoRoundTripOfTheirOwn() throws {
+    let schema = try PostgresTestSchema("lazy")
+    let db = try table(schema)
+    let insert = try db.cached("INSERT INTO t VALUES (?)")
+    func trips(_ body: () throws -> Void) rethrows -> Int {
+      let before = db.roundTrips
+      try body()
+      return db.roundTrips - before
+    }
+    // A transaction in which nothing ran is neither opened nor committed on the server.
+    XCTAssertEqual(
+      try trips {
+        try db.begin()
+        try db.begin()
+        db.rollback()
+        try db.commit()
+      }, 0)
+    XCTAssertTrue(db.isAutocommit)
+    // Levels open and close with the statements they hold, in their round trips: one per
+    // statement and one for the COMMIT.
+    XCTAssertEqual(
+      try trips {
+        try db.begin()
+        try db.begin()
+        try insert.execute([.integer(1)])
+        try db.commit()
+        try db.begin()
+        try insert.execute([.integer(2)])
+        db.rollback()
+        try db.begin()
+        db.rollback()
+        try db.commit()
+      }, 3)
+    XCTAssertEqual(try values(db), [1])
+    // A snapshot: none without statements; with them, as many as its statements (its COMMIT
+    // is answered in the next round trip).
+    XCTAssertEqual(try trips { XCTAssertEqual(try db.readingOneSnapshot { 7 }, 7) }, 0)
+    XCTAssertEqual(try trips { _ = try db.readingOneSnapshot { try values(db) } }, 1)
+    XCTAssertTrue(db.isAutocommit)
+    XCTAssertEqual(try trips { _ = try db.readingOneSnapshot { (try values(db), try values(db)) } }, 2)
+    XCTAssertEqual(try values(db), [1], "the next statement reads the COMMIT's answer first")
+  }
+
   func testLevelsNestAsSavepoints() throws {
     let schema = try PostgresTestSchema("levels")
     let db = try table(schema)
@@ -65,34 +108,6 @@ final class TransactionTests: XCTestCase {
     XCTAssertEqual(try values(db), [1, 5])
   }
 
-  func testInnerLevelsTravelWithTheNextStatement() throws {
-    let schema = try PostgresTestSchema("pipelined")
-    let db = try table(schema)
-    let oneOff = try db.prepare("SELECT CAST(? AS bigint) + 1")  // holds the server's unnamed statement
-    try db.begin()
-    try db.begin()
-    XCTAssertEqual(db.deferred, ["SAVEPOINT ms_sp1"], "nothing sent yet")
-    try db.commit()
-    XCTAssertEqual(db.deferred, [], "a level with no statement in it sends nothing")
-    try db.begin()
-    try db.run("INSERT INTO t VALUES (?)", [.integer(1)])  // in one pipeline with its SAVEPOINT
-    try db.commit()
-    XCTAssertEqual(db.deferred, ["RELEASE SAVEPOINT ms_sp1"])
-    try db.begin()
-    // The queued commands use the unnamed statement first: the one-off statement sends its text again.
-    XCTAssertEqual(try oneOff.first([.integer(41)]) { $0.int(0) }, 42)
-    let dup = postgresError { try db.run("INSERT INTO t VALUES (?)", [.integer(1)]) }
-    XCTAssertEqual(dup?.isConstraint, true, "a failure in a pipeline is the statement's")
-    db.rollback()
-    try db.begin()
-    try db.execute("INSERT INTO t VALUES (2)")  // a simple query carries the queue too
-    db.rollback()
-    try db.inTransaction { try db.run("INSERT INTO t VALUES (?)", [.integer(3)]) }
-    try db.commit()
-    XCTAssertEqual(db.deferred, [], "the COMMIT carried the last RELEASE")
-    XCTAssertEqual(try values(db), [1, 3])
-  }
-
   func testAFailureInTheOutermostLevelIsRecoveredToo() throws {
     let schema = try PostgresTestSchema("outer")
     let db = try table(schema)
@@ -114,20 +129,25 @@ final class TransactionTests: XCTestCase {
     options.lockTimeoutMilliseconds = 100
     let second = try PostgresConnection(url: PostgresURL(schema.storeURL), options: options)
     try first.begin()
-    let e = postgresError { try second.begin() }
+    try first.run("INSERT INTO t VALUES (?)", [.integer(1)])
+    // The lock is taken with the transaction's first statement (in its round trip).
+    try second.begin()
+    let e = postgresError { try second.run("INSERT INTO t VALUES (?)", [.integer(2)]) }
     XCTAssertEqual(e?.isBusy, true, "\(String(describing: e))")
     XCTAssertEqual(e?.sqlState, "55P03")
+    second.rollback()
     XCTAssertEqual(second.transactionDepth, 0)
     XCTAssertTrue(second.isAutocommit)
     first.rollback()
-    try second.begin()
-    try second.commit()
+    try second.inTransaction { try second.run("INSERT INTO t VALUES (?)", [.integer(2)]) }
+    XCTAssertEqual(try values(second), [2])
     // Another schema is another store, with a lock of its own.
     let other = try PostgresTestSchema("busy2")
     let third = try freshConnection(other)
+    try third.execute("CREATE TABLE t (v BIGINT UNIQUE)")
     try first.begin()
-    try third.begin()
-    third.rollback()
+    try first.run("INSERT INTO t VALUES (?)", [.integer(3)])
+    try third.inTransaction { try third.run("INSERT INTO t VALUES (?)", [.integer(3)]) }
     first.rollback()
     XCTAssertNotEqual(PostgresConnection.lockKey(schema: "a"), PostgresConnection.lockKey(schema: "b"))
     XCTAssertTrue(PostgresError(sqlState: "40001", message: "").isBusy)

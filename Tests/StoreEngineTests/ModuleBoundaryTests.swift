@@ -39,7 +39,8 @@ final class ModuleBoundaryTests: XCTestCase {
         "StoreEngine/\(file) imports SQLiteCore: use DatabaseKit's interface (the connection, the dialect) instead")
     }
     for module in [
-      "Handlers", "modelstore", "SchemaModel", "RPCCore", "JSONCore", "TimeZones", "CoreDataTooling", "CodeGeneration",
+      "Handlers", "modelstore", "SchemaModel", "RPCCore", "JSONCore", "TimeZones", "CoreDataTooling", "CodeGeneration", "Diagrams",
+      "Studio", "HTTPServer",
     ] {
       for (file, names) in try imports(of: module) {
         XCTAssertTrue(
@@ -64,6 +65,23 @@ final class ModuleBoundaryTests: XCTestCase {
   func testTheSchemaModelIsPureData() throws {
     for (file, names) in try imports(of: "SchemaModel") {
       XCTAssertTrue(names.isSubset(of: ["JSONCore", "Glibc"]), "SchemaModel/\(file) imports \(names.sorted())")
+    }
+  }
+
+  /// Only HTTPServer imports libmicrohttpd.
+  func testOnlyTheHTTPServerImportsMicroHTTPD() throws {
+    for module in ["Studio", "Handlers", "modelstore", "RPCCore", "JSONCore", "StoreEngine"] {
+      for (file, names) in try imports(of: module) {
+        XCTAssertFalse(names.contains("CMicroHTTPD"), "\(module)/\(file) imports CMicroHTTPD")
+      }
+    }
+  }
+
+  /// The diagram writers read the schema alone; Foundation is for running Graphviz's dot.
+  func testDiagramsDrawFromTheSchemaAlone() throws {
+    for (file, names) in try imports(of: "Diagrams") {
+      XCTAssertTrue(
+        names.isSubset(of: ["SchemaModel", "Foundation", "Dispatch", "Synchronization"]), "Diagrams/\(file) imports \(names.sorted())")
     }
   }
 

@@ -76,6 +76,10 @@ final class SchemaDefineTests: XCTestCase {
     _ = try store.update(id: id, values: ["pinned": true])
     XCTAssertEqual(try store.value(id, "pinned"), .bool(true))
     XCTAssertEqual(try store.schemaHistory().map(\.version), ["1", "2"])
+    // Each version's schema is kept: the first without `pinned`, the second with it.
+    XCTAssertEqual(
+      try store.heldSchemas().map { $0.entities[0].attributes.map(\.name) }, [["text"], ["text", "pinned"]])
+    XCTAssertEqual(try store.heldSchemas().last, store.schema)
   }
 
   func testAdditiveChangeNewEntityAppliesInPlace() throws {
@@ -286,5 +290,13 @@ final class SchemaDefineTests: XCTestCase {
     expectStoreError(.readOnly) { try ro.add("Task", ["title": "b"]) }
     expectStoreError(.readOnly) { try ro.define(schema(entity("X"))) }
     expectStoreError(.readOnly) { try ro.begin() }
+    // A dry run writes inside the transaction it rolls back: refused too (it failed with
+    // SQLite's "attempt to write a readonly database", an internal error, before); a chain
+    // the store is already at the end of needs no stage and is answered.
+    let e = expectStoreError(.readOnly) {
+      try ro.migrate([taskCategorySchema, schema(entity("Task", [attr("title", "string")]), version: "2")], dryRun: true)
+    }
+    XCTAssertEqual(e?.message, "the store was opened read-only")
+    XCTAssertEqual(try ro.migrate([taskCategorySchema], dryRun: true).stages.count, 0)
   }
 }

@@ -38,9 +38,15 @@ public final class ServerProcess: @unchecked Sendable {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   }
 
-  public init(arguments: [String] = ["serve", "--memory"], currentDirectory: URL? = nil) throws {
+  /// `executable`: another program to read and write the same way (default: modelstore);
+  /// `environment`: the child's whole environment (default: this process's).
+  public init(
+    arguments: [String] = ["serve", "--memory"], currentDirectory: URL? = nil, executable: URL? = nil,
+    environment: [String: String]? = nil
+  ) throws {
     ignoreBrokenPipes()
-    process.executableURL = Self.binaryURL
+    process.executableURL = executable ?? Self.binaryURL
+    if let environment { process.environment = environment }
     process.arguments = arguments
     if let currentDirectory { process.currentDirectoryURL = currentDirectory }
     process.standardInput = stdinPipe

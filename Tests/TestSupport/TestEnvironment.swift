@@ -49,11 +49,15 @@ public struct RunResult {
 
 /// Runs `executable` with `arguments`, feeding `input` on stdin then closing it, and
 /// collects everything it prints. Kills it after `timeout` seconds (`timedOut`).
-public func runProgram(_ executable: URL, _ arguments: [String], input: Data = Data(), timeout: TimeInterval = 20) throws -> RunResult {
+/// `environment` replaces the inherited environment's variables it names.
+public func runProgram(
+  _ executable: URL, _ arguments: [String], input: Data = Data(), timeout: TimeInterval = 20, environment: [String: String] = [:]
+) throws -> RunResult {
   ignoreBrokenPipes()
   let p = Process()
   p.executableURL = executable
   p.arguments = arguments
+  if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
   let inPipe = Pipe(), outPipe = Pipe(), errPipe = Pipe()
   p.standardInput = inPipe
   p.standardOutput = outPipe
@@ -93,8 +97,10 @@ public func runProgram(_ executable: URL, _ arguments: [String], input: Data = D
 }
 
 /// Runs the built `modelstore` binary to completion.
-public func runModelstore(_ arguments: [String], input: String = "", timeout: TimeInterval = 20) throws -> RunResult {
-  try runProgram(ServerProcess.binaryURL, arguments, input: Data(input.utf8), timeout: timeout)
+public func runModelstore(
+  _ arguments: [String], input: String = "", timeout: TimeInterval = 20, environment: [String: String] = [:]
+) throws -> RunResult {
+  try runProgram(ServerProcess.binaryURL, arguments, input: Data(input.utf8), timeout: timeout, environment: environment)
 }
 
 /// The sqlite3 command-line shell, when installed.

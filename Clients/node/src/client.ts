@@ -23,7 +23,7 @@ import type {
   ExportJsonParams, HistoryFetchParams, InitializeParams, ImportCoreDataParams, ImportJsonParams, MigrationApplyParams, MigrationPlanParams,
   QueryParseParams,
 } from "./protocol.js";
-import type { AuditParams, AuditResult, GenerateParams, GenerateResult, ImportXcdatamodelResult, ModelSource } from "./types.js";
+import type { AuditParams, AuditResult, DiagramParams, DiagramResult, GenerateParams, GenerateResult, ImportXcdatamodelResult, ModelSource } from "./types.js";
 import type { ImportCoreDataResult } from "./types.js";
 import type { MigrationHook, MigrationResult, MigrationStage, SchemaChange, SchemaDiffResult } from "./types.js";
 import type { HistoryResult, ObserveResult, QueryChange } from "./types.js";
@@ -195,6 +195,15 @@ export class ModelStoreClient<M = UntypedEntities> extends RpcConnection {
     return this.call<T>("model.generate", { ...params });
   }
 
+  /**
+   * An entity-relationship diagram as Mermaid, DOT or SVG text: of the open store's model,
+   * or of `path` / `xml` / `schema`; `from` / `to` (a version name or a schema) draw a
+   * migration, `measure` marks the data it would drop from the store.
+   */
+  modelDiagram(params: DiagramParams = {}): Promise<DiagramResult> {
+    return this.call<DiagramResult>("model.diagram", { ...params });
+  }
+
   // Objects
 
   // Every method returning objects takes `toMany` (`options.toMany`, `FetchParams.toMany`):
@@ -238,9 +247,13 @@ export class ModelStoreClient<M = UntypedEntities> extends RpcConnection {
     return result;
   }
 
-  /** Deletes with delete rules applied; `deleted` lists every id removed (cascades included). */
-  delete(id: string): Promise<DeleteResult> {
-    return this.call<DeleteResult>("objects.delete", { id });
+  /**
+   * Deletes with delete rules applied; `deleted` lists every id removed (cascades included).
+   * With `dryRun: true` nothing is deleted: the result (or the error) is what the delete
+   * would do, and `updated` lists the objects that would stay with relationships changed.
+   */
+  delete(id: string, options?: { dryRun?: boolean }): Promise<DeleteResult> {
+    return this.call<DeleteResult>("objects.delete", { ...options, id });
   }
 
   /**

@@ -12,7 +12,8 @@ export type {
   ToMany, Values,
 } from "./types.js";
 export type {
-  AuditFinding, AuditParams, AuditResult, GenerateParams, GenerateResult, GenerateTarget, ImportedModelVersion,
+  AuditFinding, AuditParams, AuditResult, DiagramParams, DiagramResult, GenerateParams, GenerateResult, GenerateTarget,
+  ImportedModelVersion,
   ImportXcdatamodelResult, ModelIssue, ModelSource,
 } from "./types.js";
 export type { ImportCoreDataResult } from "./types.js";

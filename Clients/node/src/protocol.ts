@@ -24,6 +24,8 @@ export interface StoreOpenParams {
   historyRetention?: string;
   format?: "modelstore" | "coredata";
   model?: string;
+  modelVersion?: string;
+  versionOrder?: Array<string>;
 }
 
 /** The params of `store.info`. */
@@ -59,6 +61,7 @@ export interface ModelValidateParams {
 /** The params of `model.importXcdatamodel`. */
 export interface ModelImportXcdatamodelParams {
   name?: string;
+  versionOrder?: Array<string>;
   path?: string;
   xml?: string;
 }
@@ -66,6 +69,7 @@ export interface ModelImportXcdatamodelParams {
 /** The params of `model.audit`. */
 export interface ModelAuditParams {
   name?: string;
+  versionOrder?: Array<string>;
   path?: string;
   xml?: string;
   schema?: Schema;
@@ -78,9 +82,24 @@ export interface ModelGenerateParams {
   target: "swiftdata" | "coredata" | "typescript" | "python";
   baseName?: string;
   name?: string;
+  versionOrder?: Array<string>;
   path?: string;
   xml?: string;
   schema?: Schema;
+}
+
+/** The params of `model.diagram`. */
+export interface ModelDiagramParams {
+  format?: "mermaid" | "dot" | "svg";
+  name?: string;
+  versionOrder?: Array<string>;
+  path?: string;
+  xml?: string;
+  schema?: Schema;
+  version?: string;
+  from?: string | Schema;
+  to?: string | Schema;
+  measure?: boolean;
 }
 
 /** The params of `objects.insert`. */
@@ -109,6 +128,7 @@ export interface ObjectsUpsertParams {
 /** The params of `objects.delete`. */
 export interface ObjectsDeleteParams {
   id: string;
+  dryRun?: boolean;
 }
 
 /** The params of `objects.get`. */
@@ -294,6 +314,8 @@ export interface ImportCoreDataParams {
   store: string;
   progressToken?: string | number;
   model?: string;
+  modelVersion?: string;
+  versionOrder?: Array<string>;
 }
 
 /** Every method's params by wire name. */
@@ -312,6 +334,7 @@ export interface MethodParams {
   "model.importXcdatamodel": ModelImportXcdatamodelParams;
   "model.audit": ModelAuditParams;
   "model.generate": ModelGenerateParams;
+  "model.diagram": ModelDiagramParams;
   "objects.insert": ObjectsInsertParams;
   "objects.update": ObjectsUpdateParams;
   "objects.upsert": ObjectsUpsertParams;

@@ -6,7 +6,7 @@
  */
 
 import type {
-  ModelAuditParams, ModelGenerateParams, ObjectsDeleteWhereParams, ObjectsGetParams, ObjectsInsertParams, ObjectsUpdateParams,
+  ModelAuditParams, ModelDiagramParams, ModelGenerateParams, ObjectsDeleteWhereParams, ObjectsGetParams, ObjectsInsertParams, ObjectsUpdateParams,
   ObjectsUpsertParams, QueryAggregateParams, QueryCountParams, QueryFetchParams, QueryIdsParams, StoreOpenParams,
 } from "./protocol.js";
 
@@ -59,6 +59,8 @@ export interface AttributeDef {
   /** A literal, or a generator such as `{generate: "uuid"}` / `{generate: "now"}`. */
   default?: unknown;
   originalName?: string;
+  /** Core Data's renaming identifier: same identifier (or name, without one) = same element. */
+  renamingIdentifier?: string;
   transient?: boolean;
 }
 
@@ -73,6 +75,7 @@ export interface RelationshipDef {
   min?: number;
   max?: number;
   originalName?: string;
+  renamingIdentifier?: string;
 }
 
 export interface EntityDef {
@@ -84,6 +87,8 @@ export interface EntityDef {
   relationships?: RelationshipDef[];
   indexes?: string[][];
   uniqueness?: string[][];
+  originalName?: string;
+  renamingIdentifier?: string;
 }
 
 export interface Schema {
@@ -182,6 +187,8 @@ export interface FetchResult<O = StoredObject> {
 
 export interface DeleteResult {
   deleted: string[];
+  /** With `dryRun`: the objects that would stay with relationships changed. */
+  updated?: string[];
 }
 
 export interface CountResult {
@@ -202,6 +209,8 @@ export interface ModelSource {
   /** With `xml`: the version's name. */
   name?: string;
   schema?: Schema;
+  /** With `path`: the versions' names, oldest first (else read from their names). */
+  versionOrder?: string[];
 }
 
 /** A finding of a model import, at its file, line and column. */
@@ -235,6 +244,8 @@ export interface ImportXcdatamodelResult {
   ok: boolean;
   schema: Schema | null;
   versions: ImportedModelVersion[];
+  /** How `versions` (oldest first) were ordered: given, or read from their names. */
+  order: { rule: "given" | "names"; confidence: "high" | "medium" | "low"; reason: string };
   warnings: ModelIssue[];
   errors: ModelIssue[];
 }
@@ -269,6 +280,22 @@ export interface GenerateResult {
   target: GenerateTarget;
   files: { name: string; text: string }[];
   skippedVersions?: { name: string; reason: string }[];
+}
+
+export type DiagramParams = ModelDiagramParams;
+
+/** `model.diagram`: the diagram's text and what it draws (protocol.md, model.diagram). */
+export interface DiagramResult {
+  format: "mermaid" | "dot" | "svg";
+  kind: "model" | "migration";
+  /** The version drawn (`kind: "model"`). */
+  version?: string;
+  /** The two versions of a migration diagram. */
+  from?: string;
+  to?: string;
+  text: string;
+  /** With `measure`: the data the migration drops, as `migrationPlan` reports it. */
+  dataLoss?: { entity?: string; message: string; [key: string]: unknown }[];
 }
 
 /** Results whose exact shape belongs to protocol.md; narrow with the method's `<T>`. */

@@ -36,10 +36,11 @@ const INVOKE: Record<string, Invoke> = {
   "model.importXcdatamodel": (c, p) => c.modelImportXcdatamodel(p),
   "model.audit": (c, p) => c.modelAudit(p as any),
   "model.generate": (c, p) => c.modelGenerate(p as any),
+  "model.diagram": (c, p) => c.modelDiagram(p),
   "objects.insert": (c, { entity, values, ...options }) => c.insert(entity, values, options),
   "objects.update": (c, { id, values, ...options }) => c.update(id, values, options),
   "objects.upsert": (c, { entity, values, on, ...options }) => c.upsert(entity, values, on, options),
-  "objects.delete": (c, p) => c.delete(p.id),
+  "objects.delete": (c, { id, ...options }) => c.delete(id, options),
   "objects.get": async (c, { id, ids, include, ...options }) => {
     await c.get(id, include, options);
     await c.getMany(ids, include, options);

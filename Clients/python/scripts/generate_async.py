@@ -29,7 +29,7 @@ methods, params and types, each returning an awaitable.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union, cast, overload
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Union, cast, overload
 
 from .methods import Predicate, SortKey, StoreMethods, ToMany
 from .typed import Entity, Fetched, Insertable, Many, O, U, Upserted, V, ValuesOf

@@ -22,14 +22,22 @@ package struct ModelAuditRun {
     "isInserted", "isUpdated", "isFault", "entity", "objectID", "managedObjectContext", "changedValues", "context", "schemaMetadata",
     "persistentBackingData", "className", "classForCoder", "version", "type",
   ]
-  /// Type names of the Swift standard library, Foundation, SwiftUI and SwiftData that an
-  /// entity's class of the same name would shadow.
-  static let typeNames: Set<String> = [
-    "Task", "Data", "Date", "URL", "UUID", "Set", "Array", "Dictionary", "String", "Int", "Double", "Float", "Bool", "Decimal", "Error",
-    "Result", "Optional", "Character", "Range", "Codable", "Model", "Schema", "Predicate", "Group", "Section", "Image", "Color", "Text",
-    "List", "View", "Scene", "App", "Label", "Link", "Menu", "Table", "Form", "Timer", "Locale", "Calendar", "TimeZone", "Notification",
-    "Operation", "Thread", "Process", "Bundle", "Measurement", "Unit", "Event", "Entity", "Attribute", "Relationship", "Index", "Unique",
-    "Transaction", "History", "Query", "Binding", "State", "Environment", "Sequence", "Collection", "Never", "Void", "Expression",
+  /// Type names of the Swift standard library, Foundation, SwiftUI, SwiftData and RealityKit
+  /// that an entity's class of the same name would shadow, with the module that declares them
+  /// ("" when several frameworks have one).
+  static let typeModules: [String: String] = [
+    "Task": "Swift", "Set": "Swift", "Array": "Swift", "Dictionary": "Swift", "String": "Swift", "Int": "Swift", "Double": "Swift",
+    "Float": "Swift", "Bool": "Swift", "Error": "Swift", "Result": "Swift", "Optional": "Swift", "Character": "Swift", "Range": "Swift",
+    "Codable": "Swift", "Sequence": "Swift", "Collection": "Swift", "Never": "Swift", "Void": "Swift", "Data": "Foundation",
+    "Date": "Foundation", "URL": "Foundation", "UUID": "Foundation", "Decimal": "Foundation", "Predicate": "Foundation",
+    "Expression": "Foundation", "Timer": "Foundation", "Locale": "Foundation", "Calendar": "Foundation", "TimeZone": "Foundation",
+    "Notification": "Foundation", "Operation": "Foundation", "Thread": "Foundation", "Process": "Foundation", "Bundle": "Foundation",
+    "Measurement": "Foundation", "Unit": "Foundation", "Model": "SwiftData", "Schema": "SwiftData", "Attribute": "SwiftData",
+    "Relationship": "SwiftData", "Index": "SwiftData", "Unique": "SwiftData", "History": "SwiftData", "Query": "SwiftData",
+    "Group": "SwiftUI", "Section": "SwiftUI", "Image": "SwiftUI", "Color": "SwiftUI", "Text": "SwiftUI", "List": "SwiftUI",
+    "View": "SwiftUI", "Scene": "SwiftUI", "App": "SwiftUI", "Label": "SwiftUI", "Link": "SwiftUI", "Menu": "SwiftUI",
+    "Table": "SwiftUI", "Form": "SwiftUI", "Transaction": "SwiftUI", "Binding": "SwiftUI", "State": "SwiftUI",
+    "Environment": "SwiftUI", "Entity": "RealityKit", "Event": "",
   ]
 
   init(schema: Schema, details: ModelDetails, cloudKit: Bool) {
@@ -71,6 +79,12 @@ package struct ModelAuditRun {
       mapped = (.needsAttention, "use the matching @Attribute option (.allowsCloudEncryption, .preserveValueOnDeletion, .spotlight)")
     case "transientRelationship": mapped = (.needsAttention, "SwiftData relationships are stored; keep the link in a @Transient property")
     case "undefinedType": mapped = (.needsAttention, "give the transient property a concrete Swift type and mark it @Transient")
+    case "relationshipName":
+      mapped = (.needsAttention, "Swift property names start lowercase: the generated property takes the lowered name (same store column)")
+    case "toManyIndex": mapped = (.needsAttention, "#Index takes attributes and to-one relationships: leave the to-many out of it")
+    case "inverseIgnored":
+      mapped = (.needsAttention, "make the two relationships name each other (@Relationship(inverse:)), or drop the one-sided inverse")
+    case "transientRequired": mapped = (.needsAttention, "@Transient properties need a default value (or make it optional)")
     case "unrecognized", "badValue", "badDefault", "inverseEntity", "orderedToOne":
       mapped = (.needsAttention, "check the model file at this place")
     case "externalStorage", "missingInverse", "abstractWithoutSubentities": mapped = nil  // checked on the schema below
@@ -90,10 +104,12 @@ package struct ModelAuditRun {
         .needsAttention, "reservedWord", "entity name '\(e.name)' is a Swift keyword", "rename the entity (or escape it with backticks)",
         entity: e.name)
     }
-    if Self.typeNames.contains(e.name) {
+    if let module = Self.typeModules[e.name] {
+      let framework = module.isEmpty ? "a system framework's" : "the \(module)"
+      let qualified = module.isEmpty ? "with its module" : "as \(module).\(e.name)"
       add(
-        .needsAttention, "typeNameClash", "a class named '\(e.name)' shadows the Swift / Foundation / SwiftUI type of that name",
-        "rename the entity (e.g. '\(e.name)Item') or qualify the system type (Swift.\(e.name))", entity: e.name)
+        .needsAttention, "typeNameClash", "a class named '\(e.name)' shadows \(framework) type of that name",
+        "rename the entity (e.g. '\(e.name)Item') or write the system type \(qualified)", entity: e.name)
     }
     if details.classNames[e.name] == nil {
       add(

@@ -44,12 +44,14 @@ public struct ModelDetails: Equatable, Sendable {
   public var scalarAttributes: Set<String> = []
   /// `Entity.attribute` keys of attributes with `allowsExternalBinaryDataStorage="YES"`.
   public var externalStorage: Set<String> = []
+  /// The Swift types of transformable and composite values (for the SwiftData generator).
+  public var valueTypes = ModelValueTypes()
 
   public init() {}
 
   public static func == (l: ModelDetails, r: ModelDetails) -> Bool {
     l.versionIdentifier == r.versionIdentifier && l.usedWithCloudKit == r.usedWithCloudKit && l.classNames == r.classNames
-      && l.scalarAttributes == r.scalarAttributes && l.externalStorage == r.externalStorage
+      && l.scalarAttributes == r.scalarAttributes && l.externalStorage == r.externalStorage && l.valueTypes == r.valueTypes
       && l.configurations.map(\.name) == r.configurations.map(\.name)
       && l.configurations.map(\.entities) == r.configurations.map(\.entities)
   }
@@ -61,8 +63,10 @@ public struct ImportedModel: Sendable {
 
   public var path: String
   public var kind: Kind
-  /// In natural name order ("Model", "Model 2", ..., "Model 10"); Core Data records no order.
+  /// Oldest first, as `order` says (Core Data records no order).
   public var versions: [ImportedModelVersion] = []
+  /// How `versions` were ordered.
+  public var order = VersionOrder(rule: .names, confidence: .high, reason: "one version")
   /// Findings about the bundle itself (`.xccurrentversion`).
   public var issues: [ModelImportIssue] = []
 

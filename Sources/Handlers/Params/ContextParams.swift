@@ -6,6 +6,7 @@ import StoreEngine
 /// (`RequestContext.elements`), each as a `ChangeParam`.
 struct ContextSaveParams: MethodParams {
   static let method = "context.save"
+  static let effect = MethodEffect.writes
   static let shape = ParamShape(describing: Self.self)
   typealias Result = ContextSaveResult
   let author: String?
@@ -91,6 +92,7 @@ enum ChangeParam {
 /// `transaction.begin`.
 struct TransactionBeginParams: NoParams {
   static let method = "transaction.begin"
+  static let effect = MethodEffect.writes
   static let shape = ParamShape(describing: Self.self)
   typealias Result = DepthResult
 }
@@ -98,6 +100,7 @@ struct TransactionBeginParams: NoParams {
 /// `transaction.commit`.
 struct TransactionCommitParams: NoParams {
   static let method = "transaction.commit"
+  static let effect = MethodEffect.writes
   static let shape = ParamShape(describing: Self.self)
   typealias Result = DepthResult
 }
@@ -105,6 +108,7 @@ struct TransactionCommitParams: NoParams {
 /// `transaction.rollback`.
 struct TransactionRollbackParams: NoParams {
   static let method = "transaction.rollback"
+  static let effect = MethodEffect.writes
   static let shape = ParamShape(describing: Self.self)
   typealias Result = DepthResult
 }

@@ -35,6 +35,7 @@ extension ImportMode: ParamValue {
 /// `export.json`.
 struct ExportJSONParams: MethodParams {
   static let method = "export.json"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = ExportJSONResult
   var options: ExportOptions
@@ -48,20 +49,21 @@ struct ExportJSONParams: MethodParams {
       options.predicateLocations = condition.locations
     }
     progressToken = try (r.read("progressToken") as ProgressToken?)?.value
-    path = try r.read("path")
+    path = try r.read("path", schema: JSONSchema.filePath)
   }
 }
 
 /// `import.json`: exactly one of `path` and `data`.
 struct ImportJSONParams: MethodParams {
   static let method = "import.json"
+  static let effect = MethodEffect.writes
   static let shape = ParamShape(describing: Self.self)
   typealias Result = ImportJSONResult
   let input: ImportInput
   let mode: ImportMode
   let progressToken: JSONValue?
   init(_ r: ParamReader) throws {
-    let path: String? = try r.read("path")
+    let path: String? = try r.read("path", schema: JSONSchema.filePath)
     let data: String? = try r.read("data")
     try r.check(
       (path == nil) != (data == nil),
@@ -75,14 +77,22 @@ struct ImportJSONParams: MethodParams {
 /// `import.coreData`.
 struct ImportCoreDataParams: MethodParams {
   static let method = "import.coreData"
+  static let effect = MethodEffect.writes
   static let shape = ParamShape(describing: Self.self)
   typealias Result = ImportCoreDataResult
   let store: String
   let progressToken: JSONValue?
   let model: String?
+  /// With `model`: the version the store was written with, and the versions' order.
+  let modelVersion: String?
+  let versionOrder: [String]?
   init(_ r: ParamReader) throws {
-    store = try r.require("store")
+    store = try r.require("store", schema: JSONSchema.filePath)
     progressToken = try (r.read("progressToken") as ProgressToken?)?.value
-    model = try r.read("model")
+    model = try r.read("model", schema: JSONSchema.filePath)
+    try r.refuseWithout("modelVersion", "model", schema: JSONSchema.string)
+    try r.refuseWithout("versionOrder", "model", schema: JSONSchema.array(JSONSchema.string))
+    modelVersion = try r.read("modelVersion")
+    versionOrder = try r.read("versionOrder")
   }
 }

@@ -6,6 +6,7 @@ import RPCCore
 /// rest is ignored (`workDoneToken` is every request's, see `WorkDoneProgress`).
 struct InitializeParams: MethodParams {
   static let method = "initialize"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = InitializeResult
   /// LSP's fields that mean nothing to ModelStore.
@@ -51,6 +52,7 @@ extension Logger.Level: ParamValue {
 /// `shutdown`.
 struct ShutdownParams: NoParams {
   static let method = "shutdown"
+  static let effect = MethodEffect.session
   static let shape = ParamShape(describing: Self.self)
   typealias Result = NullResult
 }
@@ -58,6 +60,7 @@ struct ShutdownParams: NoParams {
 /// `exit`: its params are ignored.
 struct ExitParams: MethodParams {
   static let method = "exit"
+  static let effect = MethodEffect.session
   static let shape = ParamShape(describing: Self.self)
   typealias Result = NullResult
   init(_ r: ParamReader) throws { r.acceptAnyMembers() }

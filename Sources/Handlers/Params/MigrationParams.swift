@@ -5,6 +5,7 @@ import StoreEngine
 /// `migration.status`.
 struct MigrationStatusParams: MethodParams {
   static let method = "migration.status"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = MigrationStatusResult
   let schema: JSONValue?
@@ -40,6 +41,7 @@ struct MigrationRun {
 /// `migration.plan`: a dry run of `migration.apply`.
 struct MigrationPlanParams: MethodParams {
   static let method = "migration.plan"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = MigrationRunResult
   let run: MigrationRun
@@ -49,6 +51,7 @@ struct MigrationPlanParams: MethodParams {
 /// `migration.apply`.
 struct MigrationApplyParams: MethodParams {
   static let method = "migration.apply"
+  static let effect = MethodEffect.writes
   static let shape = ParamShape(describing: Self.self)
   typealias Result = MigrationRunResult
   let run: MigrationRun
@@ -58,6 +61,7 @@ struct MigrationApplyParams: MethodParams {
 /// `history.fetch`.
 struct HistoryFetchParams: MethodParams {
   static let method = "history.fetch"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = HistoryFetchResult
   let after: Int64
@@ -75,6 +79,7 @@ struct HistoryFetchParams: MethodParams {
 /// `history.delete`.
 struct HistoryDeleteParams: MethodParams {
   static let method = "history.delete"
+  static let effect = MethodEffect.writes
   static let shape = ParamShape(describing: Self.self)
   typealias Result = DeletedCountResult
   let before: Int64?

@@ -5,6 +5,7 @@ import StoreEngine
 /// `objects.insert`.
 struct ObjectsInsertParams: MethodParams {
   static let method = "objects.insert"
+  static let effect = MethodEffect.writes
   static let shape = ParamShape(describing: Self.self)
   typealias Result = WireObjectJSON
   let entity: String
@@ -20,6 +21,7 @@ struct ObjectsInsertParams: MethodParams {
 /// `objects.update`.
 struct ObjectsUpdateParams: MethodParams {
   static let method = "objects.update"
+  static let effect = MethodEffect.writes
   static let shape = ParamShape(describing: Self.self)
   typealias Result = WireObjectJSON
   let id: String
@@ -37,6 +39,7 @@ struct ObjectsUpdateParams: MethodParams {
 /// `objects.upsert`.
 struct ObjectsUpsertParams: MethodParams {
   static let method = "objects.upsert"
+  static let effect = MethodEffect.writes
   static let shape = ParamShape(describing: Self.self)
   typealias Result = ObjectsUpsertResult
   let entity: String
@@ -54,15 +57,21 @@ struct ObjectsUpsertParams: MethodParams {
 /// `objects.delete`.
 struct ObjectsDeleteParams: MethodParams {
   static let method = "objects.delete"
+  static let effect = MethodEffect.writes
   static let shape = ParamShape(describing: Self.self)
   typealias Result = DeletedIDsResult
   let id: String
-  init(_ r: ParamReader) throws { id = try r.require("id") }
+  let dryRun: Bool
+  init(_ r: ParamReader) throws {
+    id = try r.require("id")
+    dryRun = try r.read("dryRun") ?? false
+  }
 }
 
 /// `objects.get`: exactly one of `id` and `ids`.
 struct ObjectsGetParams: MethodParams {
   static let method = "objects.get"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = ObjectsGetResult
   let include: [String]
@@ -83,6 +92,7 @@ struct ObjectsGetParams: MethodParams {
 /// `objects.updateWhere`.
 struct ObjectsUpdateWhereParams: MethodParams {
   static let method = "objects.updateWhere"
+  static let effect = MethodEffect.writes
   static let shape = ParamShape(describing: Self.self)
   typealias Result = UpdatedWhereResult
   var request: FetchRequest
@@ -98,6 +108,7 @@ struct ObjectsUpdateWhereParams: MethodParams {
 /// `objects.deleteWhere`.
 struct ObjectsDeleteWhereParams: MethodParams {
   static let method = "objects.deleteWhere"
+  static let effect = MethodEffect.writes
   static let shape = ParamShape(describing: Self.self)
   typealias Result = DeletedWhereResult
   var request: FetchRequest

@@ -5,6 +5,7 @@ import StoreEngine
 /// `query.fetch`: a fetch request with `sectionBy`.
 struct QueryFetchParams: MethodParams {
   static let method = "query.fetch"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = QueryFetchResult
   let request: FetchRequest
@@ -21,6 +22,7 @@ struct QueryFetchParams: MethodParams {
 /// `query.observe`: as `query.fetch`.
 struct QueryObserveParams: MethodParams {
   static let method = "query.observe"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = QueryObserveResult
   let request: FetchRequest
@@ -30,6 +32,7 @@ struct QueryObserveParams: MethodParams {
 /// `query.unobserve`.
 struct QueryUnobserveParams: MethodParams {
   static let method = "query.unobserve"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = NullResult
   let subscription: String
@@ -39,6 +42,7 @@ struct QueryUnobserveParams: MethodParams {
 /// `query.count`.
 struct QueryCountParams: MethodParams {
   static let method = "query.count"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = CountResult
   let request: FetchRequest
@@ -48,6 +52,7 @@ struct QueryCountParams: MethodParams {
 /// `query.ids`: a fetch request without `select`, `include` and `toMany`.
 struct QueryIdsParams: MethodParams {
   static let method = "query.ids"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = IDsResult
   let request: FetchRequest
@@ -57,6 +62,7 @@ struct QueryIdsParams: MethodParams {
 /// `query.parse`.
 struct QueryParseParams: MethodParams {
   static let method = "query.parse"
+  static let effect = MethodEffect.reads
   static let shape = ParamShape(describing: Self.self)
   typealias Result = QueryParseResult
   let predicate: Predicate?

@@ -8,6 +8,10 @@ import RPCCore
 protocol MethodParams: ParamObject {
   /// The wire name, `namespace.verb`.
   static var method: String { get }
+  /// What the method may change: a transport that restricts its clients (`MethodPolicy`,
+  /// `modelstore studio --read-only`) refuses by this, and protocol.json says it
+  /// (`x-effect`). Every method states it: there is no default to forget.
+  static var effect: MethodEffect { get }
   /// The result's type: the handler returns it, the description takes its schema.
   associatedtype Result: ResultValue
 }
@@ -15,6 +19,17 @@ protocol MethodParams: ParamObject {
 extension MethodParams {
   /// The JSON Schema of the result, from its type.
   static var result: JSONValue { Result.resultSchema }
+}
+
+/// What a method may change (protocol.json's `x-effect`).
+public enum MethodEffect: String, Sendable {
+  /// Reads the store, or nothing (a model file it is given, the session's own state).
+  case reads
+  /// May change the store: its objects, schema or history (a client transaction included).
+  case writes
+  /// Replaces or closes the session's store, or ends the session (`store.open`,
+  /// `shutdown`, `exit`).
+  case session
 }
 
 /// One entry of the method table: a params type and the handler it feeds.
@@ -31,6 +46,11 @@ struct MethodEntry {
       try shape.rejectUnknown(json)
       return try body(try P(ParamReader(json)), context).resultJSON
     }
+  }
+
+  init(params: any MethodParams.Type, handler: @escaping MethodHandler) {
+    self.params = params
+    self.handler = handler
   }
 
   var name: String { params.method }

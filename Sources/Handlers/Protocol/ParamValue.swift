@@ -49,6 +49,9 @@ enum JSONSchema {
   /// An object whose members are all of one type (`{Entity: count}`).
   static func map(_ values: JSONValue) -> JSONValue { ["type": "object", "additionalProperties": values] }
   static let stringOrObject = oneOf(string, object)
+  /// A string that names a file the server opens, reads or writes (`x-filePath`): a
+  /// transport that reaches no file but its store refuses it (`MethodPolicy`).
+  static let filePath: JSONValue = ["type": "string", "x-filePath": true]
   static let progressToken = oneOf(string, integer)
   static let toMany = enumeration(ToManyMode.allCases.map(\.rawValue))
 }

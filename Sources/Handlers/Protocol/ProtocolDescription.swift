@@ -28,7 +28,7 @@ public enum ProtocolDescription {
 
   static func method(_ type: any MethodParams.Type) -> JSONValue {
     let shape = type.shape
-    var o: JSONObject = ["name": .string(type.method), "paramStructure": "by-name"]
+    var o: JSONObject = ["name": .string(type.method), "paramStructure": "by-name", "x-effect": .string(type.effect.rawValue)]
     o.append(
       "params",
       .array(

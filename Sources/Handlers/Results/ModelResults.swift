@@ -1,5 +1,6 @@
 import CodeGeneration
 import CoreDataTooling
+import Diagrams
 import JSONCore
 import SchemaModel
 
@@ -93,8 +94,12 @@ struct ImportedModelJSON: OpenJSON {
         [
           "path": JSONSchema.string, "kind": JSONSchema.string, "current": JSONSchema.oneOf(JSONSchema.string, JSONSchema.null),
           "ok": JSONSchema.boolean, "schema": JSONSchema.oneOf(SchemaDocumentJSON.resultSchema, JSONSchema.null),
-          "versions": JSONSchema.array(OpenObjectJSON.resultSchema), "warnings": JSONSchema.array(OpenObjectJSON.resultSchema),
-          "errors": JSONSchema.array(OpenObjectJSON.resultSchema),
+          "versions": JSONSchema.array(OpenObjectJSON.resultSchema),
+          "order": JSONSchema.object([
+            "rule": JSONSchema.enumeration(["given", "names"]), "confidence": JSONSchema.enumeration(["high", "medium", "low"]),
+            "reason": JSONSchema.string,
+          ]),
+          "warnings": JSONSchema.array(OpenObjectJSON.resultSchema), "errors": JSONSchema.array(OpenObjectJSON.resultSchema),
         ], optional: ["path"]),
       "built by CoreDataTooling (ImportedModel.json); each version, warning and error is an object as protocol.md describes (open-ended)")
   }
@@ -154,5 +159,26 @@ struct ModelGenerateResult: ResultObject {
   }
   static var members: [ResultMember<Self>] {
     [.init("target", \.target), .init("files", \.files), .init(ifPresent: "skippedVersions", \.skippedVersions)]
+  }
+}
+
+extension ModelDiagrams.Kind: ResultWord {}
+
+/// `model.diagram`: the text (Mermaid, DOT or SVG) and what it draws.
+struct ModelDiagramResult: ResultObject {
+  /// The formats the protocol answers in (`png` only from the command line).
+  enum Format: String, ResultWord { case mermaid, dot, svg }
+  let format: Format
+  let kind: ModelDiagrams.Kind
+  let version: String?
+  let from: String?
+  let to: String?
+  let text: String
+  let dataLoss: [MigrationPlaceJSON]?
+  static var members: [ResultMember<Self>] {
+    [
+      .init("format", \.format), .init("kind", \.kind), .init(ifPresent: "version", \.version), .init(ifPresent: "from", \.from),
+      .init(ifPresent: "to", \.to), .init("text", \.text), .init(ifPresent: "dataLoss", \.dataLoss),
+    ]
   }
 }

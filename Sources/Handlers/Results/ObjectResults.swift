@@ -7,10 +7,12 @@ struct ObjectsUpsertResult: ResultObject {
   static var members: [ResultMember<Self>] { [.init("object", \.object), .init("inserted", \.inserted)] }
 }
 
-/// `objects.delete`: the ids deleted (the object and its cascade).
+/// `objects.delete`: the ids deleted (the object and its cascade); with `dryRun`, also
+/// the objects that would stay with relationships changed.
 struct DeletedIDsResult: ResultObject {
   let deleted: [String]
-  static var members: [ResultMember<Self>] { [.init("deleted", \.deleted)] }
+  var updated: [String]? = nil
+  static var members: [ResultMember<Self>] { [.init("deleted", \.deleted), .init(ifPresent: "updated", \.updated)] }
 }
 
 /// `objects.get`: one object for `id`, `{objects}` for `ids`.

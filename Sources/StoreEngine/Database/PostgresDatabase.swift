@@ -90,14 +90,18 @@ final class PostgresDatabase: StoreDatabase {
     return .store
   }
 
-  /// Creates the schema when it is missing and the store's tables when it is still empty,
+  /// Creates the schema when it is missing and the store's tables (and functions) when it
+  /// is still empty,
   /// in one transaction under the store's write lock (which every writer takes first), so
   /// that of several servers creating the store at once exactly one does. (A schema that
   /// exists needs no right to create schemas in the database.)
   func initialize(_ create: () throws -> Void) throws {
     try postgres.inTransaction {
       if case .missing = try contents() { try postgres.execute("CREATE SCHEMA \(Identifier.quote(postgres.schema))") }
-      if try contents() == .empty { try create() }
+      if try contents() == .empty {
+        try create()
+        try installFunctions()
+      }
     }
   }
 
@@ -119,7 +123,7 @@ final class PostgresDatabase: StoreDatabase {
 
   /// Drops the tables of the schema (their indexes and identity sequences go with them),
   /// without CASCADE: a view of the user's on a table makes it fail. The store's functions
-  /// stay, and are made again by `configure`.
+  /// stay (`configure` makes them again when they are not this version's).
   func dropStoreTables() throws {
     var tables: [String] = []
     try postgres.prepare(
@@ -142,15 +146,11 @@ final class PostgresDatabase: StoreDatabase {
     }
   }
 
-  /// The store's SQL functions (`ms_fold`, `ms_regexp`, `ms_bucket`: the dialect's
-  /// `storeSetupStatements`), made or replaced under the write lock by every server that
-  /// opens the store for writing, so that they are this version's; the session itself
-  /// (search path, lock timeout) the connection set when it connected.
+  /// The connection set its session (search path, lock timeout) itself; a writable opening
+  /// installs the store's SQL functions again when they are not this version's
+  /// (PostgresDatabase+Functions.swift).
   func configure(readOnly: Bool) throws {
-    guard !readOnly else { return }
-    try postgres.inTransaction {
-      for statement in postgres.dialect.storeSetupStatements(folding: TextFolding.table) { try postgres.execute(statement) }
-    }
+    if !readOnly { try updateFunctions() }
   }
 
   // MARK: - Other connections' changes

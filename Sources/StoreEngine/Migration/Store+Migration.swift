@@ -128,6 +128,8 @@ extension Store {
     var result = MigrationResult(from: start.map { chain[$0].version }, to: chain.last!.version)
     let steps = try plannedStages(chain, start: start, stages: stages)
     if steps.isEmpty { return result }
+    // A dry run runs every stage for real inside a transaction it rolls back: it writes too.
+    if options.dryRun { try checkWritable() }
     if options.backup && !options.dryRun, let path {
       result.backupPath = try backupBeforeMigration(path, from: result.from ?? "empty", to: result.to)
     }

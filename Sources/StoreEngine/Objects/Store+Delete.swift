@@ -2,18 +2,46 @@ import DatabaseKit
 import JSONCore
 import SchemaModel
 
+/// What a delete would do (`Store.previewDelete`).
+public struct DeletePreview: Sendable, Equatable {
+  /// Every id the delete would remove: the requested one first, then the cascade.
+  public let deleted: [String]
+  /// Objects that would stay, with relationships the delete changes.
+  public let updated: [String]
+}
+
 /// Deleting objects with their relationships' delete rules.
 extension Store {
   /// Deletes one object and everything its cascade rules reach; returns every id removed,
   /// the requested one first. `deny` rules with related objects outside the deletion
   /// fail with `deleteDenied` naming the blockers, and nothing is deleted.
   public func delete(id: String) throws -> [String] {
-    try write {
-      let ctx = WriteContext()
-      let removed = try deleteObjects([try existingID(id, path: ErrorPlace(.id))], ctx)
-      try finish(ctx)
-      return removed.map(\.description)
+    try write { try deleteChecked(id).map(\.description) }
+  }
+
+  /// What `delete(id:)` would do, found by doing it and rolling it back (`dryRun`): the
+  /// ids it would remove, in the same order, and the objects that would stay with
+  /// relationships changed (a nullified to-one, a to-many losing a member, a reference
+  /// without inverse cleared), in order of first change. It fails exactly as the delete
+  /// would (`deleteDenied` naming the blockers, `validation` for a nullify that breaks a
+  /// required relationship), and on a read-only store with `readOnly`.
+  public func previewDelete(id: String) throws -> DeletePreview {
+    try dryRun {
+      let removed = try deleteChecked(id)
+      let gone = Set(removed)
+      return DeletePreview(
+        deleted: removed.map(\.description),
+        updated: writes.requestLog.updatedOrder.lazy.filter { !gone.contains($0) }.map(\.description))
     }
+  }
+
+  /// Deletes `id` with its rules and checks the relationship constraints of every object
+  /// it touched, inside the caller's transaction.
+  private func deleteChecked(_ id: String) throws -> [ObjectID] {
+    let ctx = WriteContext()
+    let removed = try deleteObjects([try existingID(id, path: ErrorPlace(.id))], ctx)
+    try finish(ctx)
+    return removed
   }
 
   func deleteObjects(_ roots: [ObjectID], _ ctx: WriteContext) throws -> [ObjectID] {

@@ -332,6 +332,7 @@ class FileCampaign:
             return [("model.importXcdatamodel", {"path": path}), ("model.audit", {"path": path, "cloudKit": True}),
                     ("model.generate", {"path": path, "target": rng.choice(["swiftdata", "coredata", "typescript",
                                                                             "python"])}),
+                    ("model.diagram", {"path": path, "format": rng.choice(["mermaid", "dot"])}),
                     ("model.importXcdatamodel", {"xml": self.dir.xml_text(rng)}),
                     ("store.open", {"path": self.dir.stores[-1], "format": "coredata", "readOnly": True,
                                     "model": path}) if self.dir.stores else ("store.info", {}),
@@ -343,7 +344,7 @@ class FileCampaign:
     @staticmethod
     def read_everything(rng):
         """The store-wide read paths; model.get (the fourth) gives the entities for entity_reads."""
-        return [("store.info", {}), ("store.check", {}), ("model.get", {}), ("export.json", {})]
+        return [("store.info", {}), ("store.check", {}), ("model.get", {}), ("export.json", {}), ("model.diagram", {})]
 
     def entity_reads(self, names, attrs):
         out = []

@@ -1,7 +1,7 @@
 """Hostile files for every reader, made inside the fuzz directory only.
 
 Readers: import.json (json and ndjson layouts), model.importXcdatamodel / model.audit /
-model.generate (.xcdatamodel XML, .xcdatamodeld bundles with their .xccurrentversion XML
+model.generate / model.diagram (.xcdatamodel XML, .xcdatamodeld bundles with their .xccurrentversion XML
 plist), Core Data stores (SQLite files with Z_PRIMARYKEY, Z_METADATA and its binary plist)
 for import.coreData, store.open {format: coredata} and `serve --format coredata`.
 Corpus files are copied into the directory before they are changed.

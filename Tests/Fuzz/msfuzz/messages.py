@@ -84,7 +84,7 @@ class Generator:
             "variables": self.variables, "sort": self.sort, "limit": self.count, "offset": self.count,
             "after": self.count, "before": self.count, "select": self.keys, "include": self.include,
             "sectionBy": self.section_by, "values": self.values, "id": self.object_id, "ids": self.object_ids,
-            "schema": self.schema, "from": self.schema, "to": self.to, "changes": self.changes,
+            "schema": self.schema, "from": self.version_or_schema, "to": self.to, "changes": self.changes,
             "path": self.read_path, "store": self.read_path, "model": self.read_path, "xml": self.xml,
             "name": self.name, "baseName": self.name, "target": self.target, "format": self.format,
             "mode": self.mode, "progressToken": self.token, "groupBy": self.group_by,
@@ -92,10 +92,11 @@ class Generator:
             "author": self.name, "subscription": self.subscription, "clientInfo": lambda: values.any_value(rng),
             "capabilities": self.capabilities, "compareWith": self.compare_with, "on": self.keys,
             "ifVersion": self.count, "data": self.import_data, "entities": self.entities,
-            "historyRetention": self.retention, "toMany": self.to_many,
+            "historyRetention": self.retention, "toMany": self.to_many, "version": self.version,
+            "modelVersion": self.name, "versionOrder": self.version_order,
         }
         for flag in ["template", "readOnly", "memory", "create", "withRelated", "withVersion",
-                     "includeSubentities", "allowDataLoss", "backup", "cloudKit"]:
+                     "includeSubentities", "allowDataLoss", "backup", "cloudKit", "dryRun", "measure"]:
             self.fill[flag] = self.flag
 
     # -- ids and envelopes
@@ -225,11 +226,22 @@ class Generator:
     def name(self):
         return self.rng.choice(["Model", "V2", "a b", ""]) if self.rng.random() < 0.7 else values.string(self.rng)
 
+    def version_order(self):
+        """A bundle's versions oldest first: names, repeated or unknown ones among them."""
+        return [self.name() for _ in range(self.rng.randint(0, 4))]
+
     def target(self):
         return self.rng.choice(["swiftdata", "coredata", "typescript", "python", "rust", ""])
 
     def format(self):
-        return self.rng.choice(["json", "ndjson", "modelstore", "coredata", "xml", ""])
+        return self.rng.choice(["json", "ndjson", "modelstore", "coredata", "xml", "", "mermaid", "dot", "svg", "png"])
+
+    def version(self):
+        """A version's name (model.diagram's version, from, to): the schemas' own, or others."""
+        return self.rng.choice(["1", "2", "1.0", "Model", ""]) if self.rng.random() < 0.8 else values.string(self.rng)
+
+    def version_or_schema(self):
+        return self.version() if self.rng.random() < 0.3 else self.schema()
 
     def mode(self):
         return self.rng.choice(["insert", "upsert", "replace", "merge"])

@@ -23,6 +23,7 @@ READ_ONLY: FrozenSet[str] = frozenset(
         "model.importXcdatamodel",
         "model.audit",
         "model.generate",
+        "model.diagram",
         "objects.get",
         "query.fetch",
         "query.count",

@@ -1,0 +1,172 @@
+import CLibPQ
+import DatabaseKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Talking to the server: a command and its results, with the transaction control the
+/// connection has not sent yet (`pendingControl`) going first in the same round trip
+/// (as statements before a simple query's text, or as commands before an extended one in
+/// libpq's pipeline mode).
+extension PostgresConnection {
+  /// What goes to the server: a simple query (one or more statements, no parameters), or
+  /// an extended-protocol command sent by the closure (`PQsendQueryPrepared`, ...).
+  enum Command {
+    case simple(String)
+    case extended(() -> Int32)
+  }
+
+  /// Runs `sql` (one or more statements) as a simple query; the first failure is thrown.
+  /// Returns the last statement's command tag (`COMMIT`). With `countingChanges`, the rows
+  /// a last INSERT, UPDATE or DELETE changed count in `changes` and `totalChanges`.
+  @discardableResult
+  func simple(_ sql: String, interruptible: Bool = false, countingChanges: Bool = false) throws -> String? {
+    guard let result = try exchange(.simple(sql), sql: sql, interruptible: interruptible) else { return nil }
+    defer { PQclear(result) }
+    let status = String(cString: PQcmdStatus(result))
+    if countingChanges, let n = PQcmdTuples(result).flatMap({ Int(String(cString: $0)) }),
+      status.hasPrefix("INSERT") || status.hasPrefix("UPDATE") || status.hasPrefix("DELETE")
+    {
+      changes = n
+      totalChanges &+= n
+    }
+    return status
+  }
+
+  /// Sends `command` after the pending transaction control, waits for the results
+  /// (running the cancellation probe while it waits) and returns the command's last one,
+  /// or throws the first failure.
+  func exchange(_ command: Command, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
+    if snapshotCommitSent { try readSnapshotCommit() }
+    let controls = pendingControl.flatMap(\.statements)
+    pendingControl = []
+    roundTrips &+= 1
+    switch command {
+    case .simple(let text):
+      // A simple query ends the server's unnamed statement.
+      server.unnamedOwner = nil
+      let whole = (controls + [text]).joined(separator: "; ")
+      guard PQsendQuery(handle, whole) == 1 else { throw failure(nil, sql: sql) }
+      return try collect(commands: 1, sql: sql, interruptible: interruptible)
+    case .extended(let send):
+      guard !controls.isEmpty else {
+        guard send() == 1 else { throw failure(nil, sql: sql) }
+        return try collect(commands: 1, sql: sql, interruptible: interruptible)
+      }
+      return try pipeline(controls, send, sql: sql, interruptible: interruptible)
+    }
+  }
+
+  /// Reads the answer to a read snapshot's COMMIT (`readingOneSnapshot`).
+  func readSnapshotCommit() throws {
+    snapshotCommitSent = false
+    if let r = try collect(commands: 1, sql: "COMMIT", interruptible: false) { PQclear(r) }
+  }
+
+  /// `controls` (statements without parameters) and the command `send` sends, in one
+  /// round trip (libpq's pipeline mode): a failure skips what follows it, and is thrown.
+  private func pipeline(_ controls: [String], _ send: () -> Int32, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
+    guard PQenterPipelineMode(handle) == 1 else { throw failure(nil, sql: sql) }
+    defer {
+      // After a failure part way (a lost connection) results may be left: read them first.
+      var left = controls.count + 4
+      while PQexitPipelineMode(handle) == 0 && left > 0 {
+        while let r = PQgetResult(handle) { PQclear(r) }
+        left -= 1
+      }
+    }
+    for c in controls {
+      guard PQsendQueryParams(handle, c, 0, nil, nil, nil, nil, 0) == 1 else { throw failure(nil, sql: sql) }
+    }
+    // The controls went through the unnamed statement.
+    server.unnamedOwner = nil
+    guard send() == 1, PQpipelineSync(handle) == 1 else { throw failure(nil, sql: sql) }
+    return try collect(commands: controls.count + 1, sql: sql, interruptible: interruptible, pipelined: true)
+  }
+
+  /// The results of `commands` commands (each ended by a null result in pipeline mode,
+  /// then the pipeline's sync): the last command's last result, or the first failure
+  /// thrown.
+  private func collect(commands: Int, sql: String?, interruptible: Bool, pipelined: Bool = false) throws -> OpaquePointer? {
+    if interruptible { setInterruptible(true) }
+    defer { if interruptible { setInterruptible(false) } }
+    var last: OpaquePointer?
+    var failed: OpaquePointer?
+    func discard() {
+      if let last { PQclear(last) }
+      if let failed { PQclear(failed) }
+      (last, failed) = (nil, nil)
+    }
+    func next() throws -> OpaquePointer? {
+      while PQisBusy(handle) != 0 {
+        try waitForInput(sql: sql)
+        guard PQconsumeInput(handle) != 0 else { throw failure(nil, sql: sql) }
+      }
+      return PQgetResult(handle)
+    }
+    do {
+      for i in 0..<commands {
+        while let r = try next() {
+          switch PQresultStatus(r) {
+          case PGRES_FATAL_ERROR, PGRES_BAD_RESPONSE, PGRES_NONFATAL_ERROR:
+            if failed == nil { failed = r } else { PQclear(r) }
+          case PGRES_PIPELINE_ABORTED:
+            PQclear(r)
+          default:
+            if i == commands - 1 {
+              if let last { PQclear(last) }
+              last = r
+            } else {
+              PQclear(r)
+            }
+          }
+        }
+      }
+      // The sync's own result ends a pipeline.
+      while pipelined, let r = try next() {
+        let status = PQresultStatus(r)
+        PQclear(r)
+        if status == PGRES_PIPELINE_SYNC { break }
+      }
+    } catch {
+      discard()
+      throw error
+    }
+    if let failed {
+      let e = failure(failed, sql: sql)
+      discard()
+      throw e
+    }
+    return last
+  }
+
+  /// Waits until the socket has something to read, running the cancellation probe every
+  /// 10 ms meanwhile.
+  private func waitForInput(sql: String?) throws {
+    let fd = PQsocket(handle)
+    guard fd >= 0 else { throw failure(nil, sql: sql) }
+    while true {
+      var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      let n = poll(&p, 1, cancellationProbe == nil ? -1 : 10)
+      if n > 0 { return }
+      if n < 0 && errno != EINTR { throw PostgresError.connectionLost("poll failed (errno \(errno))", sql: sql) }
+      cancellationProbe?()
+    }
+  }
+
+  /// The error of a failed result, or of the connection when there is none; notes a
+  /// transaction the failure aborted.
+  func failure(_ result: OpaquePointer?, sql: String?) -> PostgresError {
+    var e: PostgresError
+    if PQstatus(handle) == CONNECTION_BAD {
+      e = .connectionLost(url.scrubbed(Self.connectionMessage(handle)), sql: sql)
+    } else if let result, PQresultErrorField(result, cpq_diag_sqlstate) != nil {
+      e = PostgresError(result: result, sql: sql)
+    } else {
+      e = PostgresError(sqlState: "XX000", message: url.scrubbed(Self.connectionMessage(handle)), sql: sql)
+    }
+    if PQtransactionStatus(handle) == PQTRANS_INERROR { transactionFailed = true }
+    return e
+  }
+}
