@@ -22,6 +22,7 @@ enum CommandHelp {
       modelstore export --store PATH [--out FILE|-] [--format ndjson|json] [--csv] [--entity E]... [--where PRED] [--with-related]
       modelstore import --store PATH FILE|- [--mode insert|upsert|replace] [--csv --entity E]
       modelstore migrate --store PATH (--to SCHEMA.json | --plan PLAN.json) [--dry-run] [--allow-data-loss] [--no-backup] [--json]
+      modelstore copy --from SOURCE --to TARGET [--history] [--force]   copy a whole store (a file, a PostgreSQL schema)
       modelstore upgrade --store PATH                         upgrade a formatVersion 1 file in place (a backup first)
       modelstore import-coredata STORE [--model PATH [--model-version NAME]] --store OUT   copy a Core Data SQLite store into a ModelStore file
       modelstore xcdatamodel PATH [--audit | --generate TARGET [--out DIR]] [--report]   read a Core Data model
@@ -30,7 +31,7 @@ enum CommandHelp {
       modelstore studio --store PATH [--read-only] [--port N] [--open]   browse a store in a local web page
       modelstore --version | --help | help COMMAND
 
-    Every command takes --help. Long work (import, export, migrate, upgrade,
+    Every command takes --help. Long work (import, export, migrate, copy, upgrade,
     import-coredata) shows progress on stderr when it is a terminal, or with --progress.
 
     SERVE OPTIONS
@@ -177,6 +178,34 @@ enum CommandHelp {
 
       EXAMPLE
         modelstore migrate --store tasks.store --to TaskV2.json --dry-run
+
+      """
+    ),
+    "copy": (
+      "copy a whole store into a new one: a file and a PostgreSQL schema, either way",
+      """
+      USAGE
+        modelstore copy --from SOURCE --to TARGET [--history] [--force] [--progress]
+
+      Copies the store SOURCE into a new store TARGET; each is a store file or a PostgreSQL
+      URL (postgresql://...?schema=NAME), so a store moves from a file to a server, back,
+      or within one engine. The copy keeps object ids, entity codes, the schema and every
+      version it held, and the largest keys ever given; the history only with --history
+      (without it the copy's history starts empty, its tokens going on after the
+      source's). SOURCE is read in one snapshot, never written, a page of rows at a time.
+      All or nothing: a PostgreSQL TARGET is made and filled in one transaction; a file
+      TARGET is written as TARGET.partial-PID and renamed when whole. A failure or Ctrl-C
+      leaves no TARGET (a second Ctrl-C ends at once: a file's TARGET.partial-PID stays).
+      A summary goes to stderr.
+
+      OPTIONS
+        --history    copy the history transactions too
+        --force      replace TARGET if it holds a ModelStore store (never anything else; a
+                     file no process has open: no TARGET-wal or TARGET-shm beside it)
+        --progress   show progress on stderr even when it is not a terminal
+
+      EXAMPLE
+        modelstore copy --from tasks.store --to 'postgresql://app@db.example/shop?schema=tasks' --history
 
       """
     ),

@@ -94,7 +94,7 @@ let arguments = CommandLine.arguments.dropFirst()
 let commands: [String: (ArraySlice<String>) -> Never] = [
   "serve": { serve(parseServe($0)) }, "query": runQuery, "info": runInfo, "export": runExport, "import": runImport,
   "migrate": runMigrate, "upgrade": runUpgrade, "xcdatamodel": runXcdatamodel, "import-coredata": runImportCoreData,
-  "protocol": runProtocol, "studio": runStudio, "diagram": runDiagram,
+  "protocol": runProtocol, "studio": runStudio, "diagram": runDiagram, "copy": runCopy,
 ]
 switch arguments.first {
 case let name? where commands[name] != nil:
