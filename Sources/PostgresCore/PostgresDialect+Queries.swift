@@ -81,19 +81,20 @@ extension PostgresDialect {
   /// escape character `\` escaped.
   public func wildcardMatch(_ text: String, _ pattern: String) -> String { "(\(text) LIKE \(pattern))" }
 
+  /// By code point: a `*` followed by a combining mark is one Character, and a wildcard.
   public func wildcardPattern(_ pattern: String) -> String {
-    var out = ""
-    for ch in pattern {
-      switch ch {
+    var out = String.UnicodeScalarView()
+    for u in pattern.unicodeScalars {
+      switch u {
       case "\\", "%", "_":
         out.append("\\")
-        out.append(ch)
+        out.append(u)
       case "*": out.append("%")
       case "?": out.append("_")
-      default: out.append(ch)
+      default: out.append(u)
       }
     }
-    return out
+    return String(out)
   }
 
   public func wildcardPatternSQL(_ expression: String) -> String {

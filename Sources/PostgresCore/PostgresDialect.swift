@@ -32,12 +32,7 @@ public struct PostgresDialect: SQLDialect {
       return "\(d)::double precision"
     case .text(let s):
       guard !s.utf8.contains(0) else { return nil }
-      var quoted = "'"
-      for c in s {
-        quoted.append(c)
-        if c == "'" { quoted.append("'") }
-      }
-      return quoted + "'"
+      return StringLiteral.quote(s)
     case .blob(let bytes):
       let hex = bytes.map { b -> String in
         let h = String(b, radix: 16)

@@ -211,14 +211,19 @@ public struct PostgresURL: Sendable, Equatable {
   }
 
   /// A value as libpq reads it back: bare when it needs no quotes, else single-quoted.
+  /// Read by code point (libpq reads bytes): a quote followed by a combining mark is one
+  /// Character but still a quote.
   static func quoted(_ value: String) -> String {
-    if !value.isEmpty && !value.contains(where: { $0.isWhitespace || $0 == "'" || $0 == "\\" }) { return value }
-    var out = "'"
-    for c in value {
-      if c == "'" || c == "\\" { out.append("\\") }
-      out.append(c)
+    let scalars = value.unicodeScalars
+    if !value.isEmpty && !scalars.contains(where: { $0.properties.isWhitespace || $0 == "'" || $0 == "\\" }) { return value }
+    var out = String.UnicodeScalarView()
+    out.append("'")
+    for u in scalars {
+      if u == "'" || u == "\\" { out.append("\\") }
+      out.append(u)
     }
-    return out + "'"
+    out.append("'")
+    return String(out)
   }
 
   private static func isSecret(_ key: String) -> Bool { key.lowercased().contains("password") }

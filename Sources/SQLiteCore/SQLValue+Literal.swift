@@ -13,7 +13,7 @@ extension SQLValue {
     case .real(let d): return d.isFinite ? "\(d)" : nil
     case .text(let s):
       guard !s.utf8.contains(0) else { return nil }
-      return "'" + s.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
+      return StringLiteral.quote(s)
     case .blob(let bytes):
       let hex: [Character] = Array("0123456789ABCDEF")
       var out = "X'"

@@ -79,10 +79,14 @@ public struct SQLiteDialect: SQLDialect {
   /// GLOB has NSPredicate's `*` and `?`; its `[` starts a class, so it is escaped as `[[]`.
   public func wildcardMatch(_ text: String, _ pattern: String) -> String { "(\(text) GLOB \(pattern))" }
 
+  /// By code point: a `[` followed by a combining mark is one Character, and still opens a
+  /// GLOB set.
   public func wildcardPattern(_ pattern: String) -> String {
-    var out = ""
-    for ch in pattern { if ch == "[" { out += "[[]" } else { out.append(ch) } }
-    return out
+    var out = String.UnicodeScalarView()
+    for u in pattern.unicodeScalars {
+      if u == "[" { out.append(contentsOf: "[[]".unicodeScalars) } else { out.append(u) }
+    }
+    return String(out)
   }
 
   public func wildcardPatternSQL(_ expression: String) -> String { "replace(\(expression), '[', '[[]')" }

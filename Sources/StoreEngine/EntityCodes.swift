@@ -51,7 +51,7 @@ final class EntityCodes {
   /// given entities (NULL for any other code): for ids built inside a statement.
   func nameSQL(_ column: String, _ entities: [String]) -> String {
     var sql = "CASE \(column)"
-    for e in entities { if let c = codes[e] { sql += " WHEN \(c) THEN '\(e.replacingQuotes)'" } }
+    for e in entities { if let c = codes[e] { sql += " WHEN \(c) THEN \(StringLiteral.quote(e))" } }
     return sql + " END"
   }
 

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JSONCore
 import XCTest
 
 @testable import StoreEngine
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Differential test of the query engine: thousands of random predicates (as format
 /// strings with `args`/`variables`), sorts, limits and offsets, run by the store
@@ -18,7 +19,9 @@ import XCTest
 /// - Constructs of the full predicate language (ANY/ALL/NONE, SUBQUERY, @sum/@avg/@min/
 ///   @max, key path vs key path, MATCHES) are probed first and generated only when the
 ///   engine compiles them; the skipped ones are printed.
-final class DifferentialQueryTests: XCTestCase {
+/// - The store is in memory; `PostgresEngineDifferentialTests` runs the same on a
+///   PostgreSQL store (`makeStore`).
+class DifferentialQueryTests: XCTestCase {
   static let defaultSeed: UInt64 = 0x5EED_2026_0001
   /// Cases reported in full (the first of each kind of mismatch); `MODELSTORE_DIFF_REPORT`.
   static var maxReported: Int {
@@ -79,11 +82,23 @@ final class DifferentialQueryTests: XCTestCase {
     return on
   }
 
+  /// The store the cases run on: in memory here.
+  func makeStore() throws -> Store { try Store(path: nil) }
+
+  /// How many cases to run.
+  var cases: Int { Self.caseCount }
+
+  /// Which engine, in messages.
+  var engine: String { "SQLite" }
+
+  /// Whether the engine adds doubles as the evaluator does (`DGenerator.exactSumsOfDoubles`).
+  var exactSumsOfDoubles: Bool { true }
+
   func testEngineAgreesWithEvaluator() throws {
     let seed = Self.seed
     let started = DispatchTime.now().uptimeNanoseconds
     var rng = DiffRandom(seed: seed)
-    let store = try Store(path: nil)
+    let store = try makeStore()
     defer { store.close() }
     _ = try store.define(DSchema.json)
     try DData.load(into: store, rng: rng.fork())
@@ -96,11 +111,12 @@ final class DifferentialQueryTests: XCTestCase {
     var signatureOrder: [String] = []
     var mismatches = 0
     var fetched = 0
-    let total = Self.caseCount
+    let total = cases
     for n in 0..<total {
       var crng = rng.fork()
       let entity = ["Book", "Author", "Tag"][crng.weighted([60, 28, 12])]
       var gen = DGenerator(rng: crng.fork(), world: world, features: features)
+      gen.exactSumsOfDoubles = exactSumsOfDoubles
       let pred: DPred? = crng.chance(0.03) ? nil : gen.predicate(entity)
       let rendered = pred.map { DRenderer.render($0, rng: crng.fork()) }
       let sort = gen.sort(entity)
@@ -134,7 +150,9 @@ final class DifferentialQueryTests: XCTestCase {
         }
       } catch {
         problems.append("the engine refused it: \(error)")
-        refusal = "refused: " + (("\(error)".components(separatedBy: " (at character").first ?? "\(error)").components(separatedBy: ": ").last ?? "")
+        refusal =
+          "refused: "
+          + (("\(error)".components(separatedBy: " (at character").first ?? "\(error)").components(separatedBy: ": ").last ?? "")
       }
       guard !problems.isEmpty else { continue }
       mismatches += 1
@@ -145,7 +163,9 @@ final class DifferentialQueryTests: XCTestCase {
         ?? ("no predicate: sort/limit/offset", "")
       if let refusal, signature == "combination or sort" {
         (signature, narrowed) = (refusal, "")
-      } else if signature == "combination or sort" || pred == nil, let (sig, text) = narrowSort(sort, entity: entity, store: store, evaluator: evaluator, world: world) {
+      } else if signature == "combination or sort" || pred == nil,
+        let (sig, text) = narrowSort(sort, entity: entity, store: store, evaluator: evaluator, world: world)
+      {
         (signature, narrowed) = (sig, text)
       }
       if signatures[signature] == nil { signatureOrder.append(signature) }
@@ -160,7 +180,7 @@ final class DifferentialQueryTests: XCTestCase {
     }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
     print(
-      "DifferentialQueryTests: seed 0x\(String(seed, radix: 16)), \(total) cases (\(fetched) also via fetch) over "
+      "DifferentialQueryTests (\(engine)): seed 0x\(String(seed, radix: 16)), \(total) cases (\(fetched) also via fetch) over "
         + "\(world.pks.values.map(\.count).reduce(0, +)) objects, \(mismatches) mismatching, \(String(format: "%.1f", seconds)) s")
     if !reports.isEmpty {
       let table = signatureOrder.map { "  \(signatures[$0]!) × \($0)" }.joined(separator: "\n")

@@ -21,7 +21,7 @@ extension Store {
       let (plan, filter, args) = try exportFilter(m, options)
       try connection.prepare(
         connection.dialect.insertSkippingDuplicates(
-          "\(closureTable) SELECT '\(m.root.name.replacingQuotes)', t.\"_pk\" FROM \(plan.table) t" + filter)
+          "\(closureTable) SELECT \(StringLiteral.quote(m.root.name)), t.\"_pk\" FROM \(plan.table) t" + filter)
       ).execute(args)
     }
     let steps = try graph.ordered.flatMap { m in m.entity.relationships.map { closureStep(m, $0, graph) } }.map {
@@ -44,8 +44,8 @@ extension Store {
 
   /// One pass over relationship `r` of `m`: the destinations of closure members.
   private func closureStep(_ m: EntityModel, _ r: Relationship, _ graph: ModelGraph) -> String {
-    let source = "'\(m.root.name.replacingQuotes)'"
-    let destRoot = "'\(graph[r.destination]!.root.name.replacingQuotes)'"
+    let source = StringLiteral.quote(m.root.name)
+    let destRoot = StringLiteral.quote(graph[r.destination]!.root.name)
     let insert = "\(closureTable) "
     return connection.dialect.insertSkippingDuplicates(closureSelect(m, r, graph, into: insert, source: source, destRoot: destRoot))
   }

@@ -346,8 +346,3 @@ struct StageApplier {
     for n in names where !n.hasSuffix("_dst") { try connection.execute("DROP INDEX \(Identifier.quote(n))") }
   }
 }
-
-extension String {
-  /// The text with single quotes doubled, for an SQL string literal of a validated name.
-  var replacingQuotes: String { split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") }
-}
