@@ -12,6 +12,10 @@ public protocol DatabaseError: Error, CustomStringConvertible {
   var cause: Error? { get }
   /// Another connection holds a lock the statement needs.
   var isBusy: Bool { get }
+  /// The database rolled the whole transaction back to resolve a conflict with another
+  /// connection (PostgreSQL's serialization failure 40001 or deadlock 40P01): running the
+  /// transaction again may succeed. Never for SQLite.
+  var isConflict: Bool { get }
   /// `DatabaseConnection.interrupt()` stopped the statement.
   var isInterrupted: Bool { get }
   /// A UNIQUE, NOT NULL or CHECK constraint refused the change.
@@ -31,5 +35,6 @@ public protocol DatabaseError: Error, CustomStringConvertible {
 
 extension DatabaseError {
   public var sqlState: String? { nil }
+  public var isConflict: Bool { false }
   public var isConnectionFailure: Bool { false }
 }

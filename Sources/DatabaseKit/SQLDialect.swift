@@ -47,6 +47,11 @@ public protocol SQLDialect: Sendable {
 
   // MARK: Parameters and values
 
+  /// The most values one statement may bind (SQLite's SQLITE_MAX_VARIABLE_NUMBER; on
+  /// PostgreSQL what libpq can read the parameter types of): a predicate binding more is
+  /// refused before it runs.
+  var maxBoundValues: Int { get }
+
   /// A bound parameter (`placeholder`, `?` or `?N`) holding `value`'s class, typed where
   /// the engine cannot infer a type from the context or would infer the column's type for
   /// a value of another class (an integer column compared with 2.5).

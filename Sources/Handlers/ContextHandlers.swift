@@ -12,11 +12,16 @@ enum ContextHandlers {
         store.requestAuthor = p.author
         defer { store.requestAuthor = nil }
         var index = 0
-        let r = try store.save(reading: {
-          guard let v = try changes.next() else { return nil }
-          defer { index += 1 }
-          return try ChangeParam.read(v, index: index)
-        })
+        let r = try store.save(
+          reading: {
+            guard let v = try changes.next() else { return nil }
+            defer { index += 1 }
+            return try ChangeParam.read(v, index: index)
+          },
+          restart: {
+            changes = try changes.rewound()
+            index = 0
+          })
         return ContextSaveResult(save: r)
       },
       MethodEntry(TransactionBeginParams.self) { _, _ in DepthResult(depth: try s.requireStore().begin()) },

@@ -2,8 +2,9 @@ import JSONCore
 import RPCCore
 import StoreEngine
 
-/// Live queries: after every request, whenever the store's files change (any process's
-/// commit wakes the server: `Server.watchFiles`) and every 5 s as a fallback, the
+/// Live queries: after every request, whenever another process commits (its writes to the
+/// store's files, or a PostgreSQL store's notification, wake the server:
+/// `Server.watchChanges`, `Store.changeFeed`) and every 5 s as a fallback, the
 /// history is checked for transactions after the last one seen (this process's and other
 /// processes' commits alike); each subscription they may affect is refreshed and, when
 /// its result changed, `query/changed` is sent. A store whose commits leave no history (a
@@ -27,7 +28,7 @@ extension Session {
     subscriptionOrder.append(id)
     server.requestDidFinish = { [weak self] in self?.pollHistory() }
     server.idleHook = { [weak self] in self?.pollHistory() }
-    if subscriptions.count == 1 { server.watchFiles(store.watchedFiles) }
+    if subscriptions.count == 1 { watchChanges(of: store) }
     return (id, first, historyCursor)
   }
 
@@ -37,7 +38,7 @@ extension Session {
     if subscriptions.isEmpty {
       server.requestDidFinish = nil
       server.idleHook = nil
-      server.watchFiles([])
+      server.watchChanges(.none)
     }
     return true
   }
@@ -48,7 +49,22 @@ extension Session {
     subscriptionOrder = []
     server.requestDidFinish = nil
     server.idleHook = nil
-    server.watchFiles([])
+    server.watchChanges(.none)
+  }
+
+  /// Wakes the server when another process commits to `store`; when that cannot be set
+  /// up (a PostgreSQL listener that cannot connect), the fallback check every 5 s remains.
+  private func watchChanges(of store: Store) {
+    do {
+      switch try store.changeFeed() {
+      case .none: server.watchChanges(.none)
+      case .files(let paths): server.watchChanges(.files(paths))
+      case .notifications(let n): server.watchChanges(.descriptor(DescriptorSource(descriptor: { n.descriptor }, read: { n.read() })))
+      }
+    } catch {
+      server.log.warning("live queries: cannot follow other processes' commits as they happen, looking every 5 s instead: \(error)")
+      server.watchChanges(.none)
+    }
   }
 
   private func pollHistory() {

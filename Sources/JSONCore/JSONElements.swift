@@ -28,4 +28,14 @@ public struct JSONElements {
   /// For a stream, the error its whole text has, reading what was not read
   /// (`JSONArrayStream.finish`); nil for a parsed array.
   public func finish() -> JSONParseError? { stream?.finish() }
+
+  /// The same elements again from the first (a request run again): a parsed array from
+  /// its start; a stream is first read to its end, so that its whole text is known good
+  /// (as a consumer of a streamed param must read it), then read again from the text
+  /// (`JSONArrayStream.rereading`). Throws the error the rest of the text has.
+  public func rewound() throws -> JSONElements {
+    guard let stream else { return JSONElements(array) }
+    while try stream.next() != nil {}
+    return JSONElements(stream.rereading())
+  }
 }

@@ -97,6 +97,16 @@ public final class PostgresConnection: DatabaseConnection {
     self.options = options
     self.isReadOnly = options.readOnly
     self.writeLockKey = Self.lockKey(schema: url.schema)
+    handle = try Self.connect(url)
+    cancel = PQgetCancel(handle)
+    try setUpSession()
+  }
+
+  deinit { close() }
+
+  /// A new connection to the server `url` names, its failure told apart
+  /// (`connectFailure`); notices are not printed.
+  static func connect(_ url: PostgresURL) throws -> OpaquePointer {
     let given = url.givenOptions()
     // Entries before `dbname` are defaults the URL overrides; those after it are forced.
     var keywords: [String] = []
@@ -116,13 +126,14 @@ public final class PostgresConnection: DatabaseConnection {
       PQfinish(conn)
       throw failure
     }
-    handle = conn
     cpq_silence_notices(conn)
-    cancel = PQgetCancel(conn)
-    try setUpSession()
+    return conn
   }
 
-  deinit { close() }
+  /// The channel of the store's notifications (`NOTIFY`, `PostgresListener`), derived from
+  /// its schema as the write lock's key is: `modelstore_` and the key in hex (channels,
+  /// like locks, are per database).
+  public var notifyChannel: String { "modelstore_" + String(UInt64(bitPattern: writeLockKey), radix: 16) }
 
   /// The session settings every statement relies on; run again after a reconnect.
   private func setUpSession() throws {

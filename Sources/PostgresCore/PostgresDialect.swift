@@ -8,6 +8,10 @@ public struct PostgresDialect: SQLDialect {
 
   public var name: String { "postgresql" }
 
+  /// What libpq can describe: it refuses a ParameterDescription message over 30,000
+  /// bytes (libpq 15's fe-protocol3.c, `VALID_LONG_MESSAGE_TYPE`), 4 bytes a parameter.
+  public var maxBoundValues: Int { PostgresStatement.maxParameters }
+
   public func columnType(_ content: ColumnContent) -> String {
     switch content {
     case .integer: return "BIGINT"

@@ -51,6 +51,8 @@ public struct PostgresError: DatabaseError {
 
   /// Serialization failure, deadlock, or a lock not granted within `lock_timeout`.
   public var isBusy: Bool { ["40001", "40P01", "55P03"].contains(sqlState) }
+  /// Serialization failure or deadlock: PostgreSQL rolled the transaction back.
+  public var isConflict: Bool { sqlState == "40001" || sqlState == "40P01" }
   /// `query_canceled`: `interrupt()` (PQcancel) stopped the statement.
   public var isInterrupted: Bool { sqlState == "57014" }
   public var isConstraint: Bool { sqlClass == "23" }

@@ -30,11 +30,21 @@ public final class PostgresStatement: PreparedStatement {
   private var stepping: OpaquePointer?
   private var nextRow: Int32 = 0
 
+  /// The most parameters a statement may have: libpq (15) reads no ParameterDescription
+  /// message over 30,000 bytes (2 + 4 per parameter after its 4-byte length), and loses
+  /// the connection on a longer one, so such a statement is refused before it is sent.
+  public static let maxParameters = (30_000 - 4 - 2) / 4
+
   init(connection: PostgresConnection, sql: String, persistent: Bool) throws {
     self.connection = connection
     self.server = connection.server
     self.sql = sql
     let (text, count) = Placeholders.rewrite(sql)
+    guard count <= Self.maxParameters else {
+      throw PostgresError(
+        sqlState: "54023",
+        message: "the statement binds \(count) values: PostgreSQL's client library (libpq) takes at most \(Self.maxParameters)", sql: sql)
+    }
     self.text = text
     self.parameterCount = count
     self.isReadOnly = Self.onlyReads(sql)

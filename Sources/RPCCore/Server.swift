@@ -51,15 +51,16 @@ public final class Server: @unchecked Sendable {
   public var requestWillStart: (() -> Void)?
   /// Called after each message was handled and its reply queued (live queries notify here).
   public var requestDidFinish: (() -> Void)?
-  /// Called when a watched file changed (`watchFiles`), and when no message came for
+  /// Called when the watched store changed (`watchChanges`), and when no message came for
   /// `idleIntervalMilliseconds` (set only while needed: without it the loop sleeps until
   /// input arrives).
   public var idleHook: (() -> Void)?
   /// How long the loop waits for input before running the idle hook: the fallback check.
-  /// `watchFiles` makes it long (5 s) when it can be woken by changes instead: then it only
+  /// `watchChanges` makes it long (5 s) when it can be woken by changes instead: then it only
   /// covers writes the file system does not report (SQLite's WAL needs every writer on
-  /// this machine, where inotify sees them; some FUSE file systems do not report them),
-  /// and each wake-up of an idle server costs about 0.1-0.2 ms of CPU.
+  /// this machine, where inotify sees them; some FUSE file systems do not report them) or
+  /// notifications lost with a connection, and each wake-up of an idle server costs about
+  /// 0.1-0.2 ms of CPU.
   public private(set) var idleIntervalMilliseconds = Server.pollingMilliseconds
   static let pollingMilliseconds = 10
   static let watchedFallbackMilliseconds = 5000
@@ -69,7 +70,10 @@ public final class Server: @unchecked Sendable {
   /// in between delays it further).
   static let followUpMilliseconds = [1, 3, 10, 50, 200]
   private var followUps: ArraySlice<Int> = []
-  private var watcher: FileChangeWatcher?
+  /// Whether a wake-up is followed up (files: yes; notifications: no, they come after the
+  /// commit is visible).
+  private var followsUpWakes = false
+  private var watcher: ChangeWatcher?
   /// Called once when the input ends or `exit` arrives, before `run` returns.
   public var onFinish: (() -> Void)?
   /// Set by `shutdown`: later requests are refused.
@@ -111,7 +115,7 @@ public final class Server: @unchecked Sendable {
     }
     flush()
     if let parseAhead { log.info("\(parseAhead.used) messages were parsed ahead, beside the handling of the one before them") }
-    watchFiles([])
+    watchChanges(.none)
     onFinish?()
     return exitCode
   }
@@ -157,21 +161,38 @@ public final class Server: @unchecked Sendable {
       running = false
     case .wake:
       guard let idle = idleHook else { return }
-      followUps = Self.followUpMilliseconds[...]
+      if followsUpWakes { followUps = Self.followUpMilliseconds[...] }
       idle()
     }
   }
 
-  /// Runs the idle hook as soon as one of `paths` changes (written by any process), and
-  /// otherwise every `watchedFallbackMilliseconds`; files that cannot be watched (no
-  /// inotify) are polled every `pollingMilliseconds`. No paths (an in-memory store, which
-  /// no other process writes): only the fallback.
-  public func watchFiles(_ paths: [String]) {
+  /// Runs the idle hook as soon as `source` reports a change (one of its files written by
+  /// any process, its descriptor readable), and otherwise every
+  /// `watchedFallbackMilliseconds`; files that cannot be watched (no inotify) are polled
+  /// every `pollingMilliseconds`. `.none` (an in-memory store, which no other process
+  /// writes): only the fallback.
+  public func watchChanges(_ source: ChangeSource) {
     watcher?.stop()
+    watcher = nil
     let input = self.input
-    watcher = FileChangeWatcher.start(paths) { input.wake() }
-    idleIntervalMilliseconds = watcher == nil && !paths.isEmpty ? Self.pollingMilliseconds : Self.watchedFallbackMilliseconds
-    if watcher == nil && !paths.isEmpty { log.info("cannot watch \(paths) for changes; polling every \(Self.pollingMilliseconds) ms") }
+    followsUpWakes = false
+    idleIntervalMilliseconds = Self.watchedFallbackMilliseconds
+    switch source {
+    case .none: break
+    case .files(let paths):
+      watcher = FileChangeWatcher.start(paths) { input.wake() }
+      followsUpWakes = true
+      if watcher == nil && !paths.isEmpty {
+        idleIntervalMilliseconds = Self.pollingMilliseconds
+        log.info("cannot watch \(paths) for changes; polling every \(Self.pollingMilliseconds) ms")
+      }
+    case .descriptor(let d):
+      watcher = ChangeWatcher.start(ExternalDescriptor(d)) { input.wake() }
+      if watcher == nil {
+        idleIntervalMilliseconds = Self.pollingMilliseconds
+        log.info("cannot start watching the store for changes; polling every \(Self.pollingMilliseconds) ms")
+      }
+    }
   }
 
   // MARK: - Requests to the client

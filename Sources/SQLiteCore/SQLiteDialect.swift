@@ -39,6 +39,9 @@ public struct SQLiteDialect: SQLDialect {
 
   public var failedStatementAbortsTransaction: Bool { false }
 
+  /// SQLITE_MAX_VARIABLE_NUMBER of the SQLite the engine links (the default since 3.32).
+  public var maxBoundValues: Int { 32766 }
+
   // MARK: Parameters and values
 
   /// SQLite compares by storage class, whatever the context: a parameter needs no type.

@@ -14,12 +14,48 @@ struct OutsideHistoryState {
   var again = false
 }
 
+/// How live queries learn that another process committed to the store
+/// (`Store.changeFeed`): nothing (in memory), the store's files, or the engine's
+/// notifications.
+public enum ChangeFeed {
+  case none
+  case files([String])
+  case notifications(ChangeNotifications)
+}
+
+/// A descriptor that becomes readable when another connection committed, and the read that
+/// says so (PostgreSQL: a connection listening for the store's notifications). Used by one
+/// thread at a time; what it holds is released when the last reference goes.
+public final class ChangeNotifications: Sendable {
+  private let descriptorOf: @Sendable () -> Int32
+  private let readNow: @Sendable () -> Bool
+
+  init(descriptor: @escaping @Sendable () -> Int32, read: @escaping @Sendable () -> Bool) {
+    descriptorOf = descriptor
+    readNow = read
+  }
+
+  /// The descriptor to wait on; -1 while there is none (then call `read` now and then).
+  public var descriptor: Int32 { descriptorOf() }
+  /// Reads what arrived: true when another connection may have committed.
+  public func read() -> Bool { readNow() }
+}
+
 extension Store {
   /// The files whose writes (by any process) may change what this store reads: the file
   /// and its `-wal` (the Core Data file for a Core Data store; none in memory).
   public var watchedFiles: [String] {
     guard let file = outsideHistory.coreData?.path ?? path else { return [] }
     return [file, file + "-wal"]
+  }
+
+  /// What tells live queries that another process committed: the engine's notifications
+  /// (a PostgreSQL store: a connection of its own listening), else the watched files,
+  /// else nothing (memory).
+  public func changeFeed() throws -> ChangeFeed {
+    if let notifications = try translatingErrors({ try database.changeNotifications() }) { return .notifications(notifications) }
+    let files = watchedFiles
+    return files.isEmpty ? .none : .files(files)
   }
 
   /// Whether commits can reach this store without history a live query could follow: a

@@ -35,13 +35,16 @@ extension Store {
     if let current = graph?.schema, current == schema { return DefineResult(schema: schema, changed: false, steps: []) }
     var steps: [String] = []
     try translatingErrors {
-      try connection.inTransaction {
-        connection.clearCache()
-        // A lightweight stage: renames through originalName, additive changes, and changes
-        // the stored data allows; never dropping data.
-        let stage = MigrationStage(kind: .lightweight, from: graph?.schema.version ?? "none", to: schema.version)
-        steps = try runStage(old: graph?.schema, new: schema, stage: stage, options: MigrationOptions(), hooks: MigrationHooks()).steps.map(
-          \.action)
+      // Run again after a conflict (DDL waiting for another server's readers may deadlock).
+      try retryingConflicts(connection.transactionDepth == 0 ? {} : nil) {
+        try connection.inTransaction {
+          connection.clearCache()
+          // A lightweight stage: renames through originalName, additive changes, and changes
+          // the stored data allows; never dropping data.
+          let stage = MigrationStage(kind: .lightweight, from: graph?.schema.version ?? "none", to: schema.version)
+          steps = try runStage(old: graph?.schema, new: schema, stage: stage, options: MigrationOptions(), hooks: MigrationHooks()).steps
+            .map(\.action)
+        }
       }
     }
     try install(schema)

@@ -277,17 +277,22 @@ public final class Store {
     if isReadOnly { throw StoreError(.readOnly, "the store was opened read-only") }
   }
 
-  /// Runs a mutating operation atomically, translating SQLite failures.
-  func write<T>(_ body: () throws -> T) throws -> T {
+  /// Runs a mutating operation atomically, translating SQLite failures. Outside a client
+  /// transaction, one the database rolled back to resolve a conflict is run again
+  /// (`retryingConflicts`, Store+Conflicts.swift), `rerun` first making its input ready to
+  /// be read again; a body whose input cannot be read again passes nil.
+  func write<T>(rerun: (() throws -> Void)? = {}, _ body: () throws -> T) throws -> T {
     try checkWritable()
     do {
       return try translatingErrors {
-        try connection.inTransaction {
-          let result = try body()
-          // A cancel that arrived while the last statements ran still wins: nothing commits.
-          try checkCancelled()
-          try settleRequestLog()
-          return result
+        try retryingConflicts(connection.transactionDepth == 0 ? rerun : nil) {
+          try connection.inTransaction {
+            let result = try body()
+            // A cancel that arrived while the last statements ran still wins: nothing commits.
+            try checkCancelled()
+            try settleRequestLog()
+            return result
+          }
         }
       }
     } catch {
@@ -370,6 +375,11 @@ extension StoreError {
       self = cause
     } else if e.isInterrupted {
       self.init(.cancelled, "the request was cancelled")
+    } else if e.isConflict {
+      self.init(
+        .busy,
+        "the database rolled the request back to resolve a conflict with another connection (\(e.codeName): \(e.message)); try again",
+        codes)
     } else if e.isBusy {
       self.init(.busy, "the store is locked by another connection (\(e.codeName)); try again", codes)
     } else if e.isIntegerOverflow {

@@ -29,7 +29,7 @@ final class BadInputTests: XCTestCase {
     XCTAssertEqual(refused.errorCode, -32600)
     XCTAssertEqual(refused.errorKind, "messageTooLarge")
     XCTAssertEqual(refused["error"]?["data"]?["limit"], 1000)
-    XCTAssertEqual(try server.request("store.info")["result"]?["memory"], true)
+    XCTAssertEqual(try server.request("store.info")["result"]?["format"], "modelstore")
     // Far over the limit, arriving in many writes, then a good request in the same write.
     let huge = Data(requestLine(2, "store.info", ["padding": .string(String(repeating: "y", count: 300_000))]).utf8)
     var offset = 0
@@ -72,7 +72,8 @@ final class BadInputTests: XCTestCase {
     // Within --max-depth (64) is fine; one level more is refused. The root object is
     // depth 0 and params depth 1, so n arrays inside params reach depth 1 + n.
     func nested(_ n: Int, id: Int) -> String {
-      #"{"jsonrpc":"2.0","id":\#(id),"method":"store.info","params":{"x":"# + String(repeating: "[", count: n) + String(repeating: "]", count: n) + "}}"
+      #"{"jsonrpc":"2.0","id":\#(id),"method":"store.info","params":{"x":"# + String(repeating: "[", count: n)
+        + String(repeating: "]", count: n) + "}}"
     }
     server.sendLine(nested(62, id: 10))
     let deepest = try XCTUnwrap(try server.readReply())
@@ -163,8 +164,11 @@ final class BadInputTests: XCTestCase {
     _ = try server.call("model.define", ["schema": itemSchema])
     var items: [JSONValue] = []
     for i in 0..<1000 {
-      let params: JSONObject = i % 2 == 0 ? ["entity": "Item", "values": ["title": .string("batch \(i)"), "n": .int(Int64(i))]] : ["entity": "Item"]
-      items.append(["jsonrpc": "2.0", "id": .string("b\(i)"), "method": i % 2 == 0 ? "objects.insert" : "query.count", "params": .object(params)])
+      let params: JSONObject =
+        i % 2 == 0 ? ["entity": "Item", "values": ["title": .string("batch \(i)"), "n": .int(Int64(i))]] : ["entity": "Item"]
+      items.append([
+        "jsonrpc": "2.0", "id": .string("b\(i)"), "method": i % 2 == 0 ? "objects.insert" : "query.count", "params": .object(params),
+      ])
     }
     // Notifications inside a batch get no entry in the reply.
     items.insert(["jsonrpc": "2.0", "method": "$/setTrace", "params": ["value": "off"]], at: 500)

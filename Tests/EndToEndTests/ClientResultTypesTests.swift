@@ -13,6 +13,8 @@ import XCTest
 final class ClientResultTypesTests: XCTestCase {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+  override func setUpWithError() throws { try TestEngine.storeIndependent("the clients' result types") }
+
   /// Method -> its result interface in types.ts (and, for a `oneOf` result, which alternative).
   static let interfaces: [(method: String, interface: String, alternative: Int?)] = [
     ("initialize", "InitializeResult", nil), ("store.backup", "BackupResult", nil), ("model.diff", "SchemaDiffResult", nil),

@@ -6,6 +6,7 @@ import XCTest
 /// The command line: help, version, bad arguments, stdout hygiene, start-up time.
 final class CommandLineTests: XCTestCase {
   func testHelpAndVersion() throws {
+    try TestEngine.storeIndependent("help and version")
     for args in [["--help"], ["-h"], ["help"], ["serve", "--help"]] {
       let r = try runModelstore(args)
       XCTAssertEqual(r.status, 0, "\(args): \(r.stderr)")
@@ -28,6 +29,7 @@ final class CommandLineTests: XCTestCase {
   }
 
   func testBadArgumentsExitTwoWithAMessageOnStderr() throws {
+    try TestEngine.storeIndependent("arguments refused before any store is opened")
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let cases: [([String], String)] = [
@@ -61,7 +63,7 @@ final class CommandLineTests: XCTestCase {
   func testStdoutCarriesOnlyProtocolMessages() throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
-    let server = try ServerProcess(arguments: ["serve", "--store", dir.file("log.store"), "--log-level", "debug"])
+    let server = try ServerProcess(arguments: ["serve", "--store", dir.store("log.store"), "--log-level", "debug"])
     var lines: [String] = [
       requestLine(1, "initialize", ["clientInfo": ["name": "e2e"]]),
       requestLine(2, "model.define", ["schema": itemSchema]),
@@ -123,7 +125,10 @@ final class CommandLineTests: XCTestCase {
     }
     times.sort()
     let median = (times[9] + times[10]) / 2
-    print(String(format: "CommandLineTests: spawn to initialize reply over 20 runs: median %.1f ms, min %.1f ms, max %.1f ms", median * 1000, times[0] * 1000, times[19] * 1000))
+    print(
+      String(
+        format: "CommandLineTests: spawn to initialize reply over 20 runs: median %.1f ms, min %.1f ms, max %.1f ms", median * 1000,
+        times[0] * 1000, times[19] * 1000))
     XCTAssertLessThan(median, 1.0)
   }
 }

@@ -10,6 +10,7 @@ final class CoreDataExtremeDateTests: XCTestCase {
   private var dir: TemporaryDirectory!
 
   override func setUpWithError() throws {
+    try TestEngine.requireSQLite("Core Data stores are SQLite files")
     guard hasSQLite3CLI else { throw XCTSkip("the sqlite3 shell is not installed at \(sqlite3CLI.path)") }
     dir = try TemporaryDirectory()
   }
@@ -48,13 +49,19 @@ final class CoreDataExtremeDateTests: XCTestCase {
         let key: JSONValue = .object(["keyPath": "due", "bucket": .string(bucket), "timeZone": .string(zone)])
         sent.append(try id(server.sendRequest("query.fetch", ["entity": "Task", "sectionBy": key, "select": ["due"]])))
         sent.append(
-          try id(server.sendRequest("query.aggregate", ["entity": "Task", "groupBy": .array([key]), "aggregates": [["fn": "count", "as": "n"]]])))
+          try id(
+            server.sendRequest(
+              "query.aggregate", ["entity": "Task", "groupBy": .array([key]), "aggregates": [["fn": "count", "as": "n"]]])))
       }
     }
-    sent.append(try id(server.sendRequest("query.aggregate", ["entity": "Task", "aggregates": [["fn": "min", "key": "due", "as": "first"]]])))
+    sent.append(
+      try id(server.sendRequest("query.aggregate", ["entity": "Task", "aggregates": [["fn": "min", "key": "due", "as": "first"]]])))
     sent.append(try id(server.sendRequest("export.json", ["format": "ndjson"])))
     for i in 1...Self.dates.count { sent.append(try id(server.sendRequest("objects.get", ["id": .string("Task/\(i)")]))) }
-    sent.append(try id(server.sendRequest("query.fetch", ["entity": "Task", "where": "due > %@", "args": ["2020-01-01T00:00:00Z"], "sort": [["key": "due"]]])))
+    sent.append(
+      try id(
+        server.sendRequest(
+          "query.fetch", ["entity": "Task", "where": "due > %@", "args": ["2020-01-01T00:00:00Z"], "sort": [["key": "due"]]])))
 
     var replies: [Int64: JSONObject] = [:]
     for _ in sent {
@@ -72,7 +79,11 @@ final class CoreDataExtremeDateTests: XCTestCase {
     XCTAssertEqual(groups.map { $0["values"]?["n"] }, [6, 1], "one nil group, one day")
     let objects = sent.suffix(Self.dates.count + 1).dropLast().map { replies[$0]?["result"]?["due"] ?? .string("missing") }
     XCTAssertEqual(
-      objects, [.double(1e300), .double(-1e300), .double(1e19 + 978_307_200), .double(-1e19 + 978_307_200), .null, .null, "2023-03-08T20:26:40.500Z"])
+      objects,
+      [
+        .double(1e300), .double(-1e300), .double(1e19 + 978_307_200), .double(-1e19 + 978_307_200), .null, .null,
+        "2023-03-08T20:26:40.500Z",
+      ])
     server.closeInput()
     XCTAssertEqual(server.waitForExit(), 0, server.stderr)
   }

@@ -9,6 +9,7 @@ final class CoreDataStoreCommandTests: XCTestCase {
   private var dir: TemporaryDirectory!
 
   override func setUpWithError() throws {
+    try TestEngine.requireSQLite("Core Data stores are SQLite files")
     guard hasSQLite3CLI else { throw XCTSkip("the sqlite3 shell is not installed at \(sqlite3CLI.path)") }
     dir = try TemporaryDirectory()
   }

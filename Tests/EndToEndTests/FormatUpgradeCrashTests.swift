@@ -15,6 +15,8 @@ final class FormatUpgradeCrashTests: XCTestCase {
   static let fixture = ServerProcess.repositoryRoot.appendingPathComponent("Tests/Fixtures/Format1/seeds.store").path
   static let added = 60_000
 
+  override func setUpWithError() throws { try TestEngine.requireSQLite("format-1 stores are SQLite files") }
+
   /// The fixture grown in its own (format-1) layout with the sqlite3 shell.
   private func bigFormatOneStore(_ dir: TemporaryDirectory) throws -> String {
     guard hasSQLite3CLI else { throw XCTSkip("the sqlite3 shell is not installed at \(sqlite3CLI.path)") }

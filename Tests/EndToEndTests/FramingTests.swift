@@ -37,7 +37,9 @@ final class FramingTests: XCTestCase {
     // Header names are case-insensitive; other headers are allowed; notifications get no reply.
     server.sendRaw(
       framed(notificationLine("$/setTrace", ["value": "off"]), headerName: "content-length")
-        + framed(requestLine("five", "query.count", ["entity": "Item"]), extraHeaders: "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"))
+        + framed(
+          requestLine("five", "query.count", ["entity": "Item"]),
+          extraHeaders: "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"))
     let counted = try XCTUnwrap(try server.readFramedMessage())
     XCTAssertEqual(counted["id"], "five")
     XCTAssertEqual(counted["result"]?["count"], 1)
@@ -71,7 +73,7 @@ final class FramingTests: XCTestCase {
     server.sendRaw(whole.subdata(in: 4..<whole.count))
     let reply = try XCTUnwrap(try server.readFramedMessage(), "no reply; stderr: \(server.stderr)")
     XCTAssertEqual(reply["id"], 1)
-    XCTAssertEqual(reply["result"]?["memory"], true)
+    XCTAssertEqual(reply["result"]?["format"], "modelstore")
     server.closeInput()
     XCTAssertEqual(server.waitForExit(), 0)
   }
@@ -84,7 +86,7 @@ final class FramingTests: XCTestCase {
       server.sendRaw(Data(prefix.utf8) + framed(requestLine(1, "store.info")) + Data("\r\n ".utf8) + framed(requestLine(2, "store.check")))
       let info = try XCTUnwrap(try server.readFramedMessage(), "no reply; stderr: \(server.stderr)")
       XCTAssertEqual(info["id"], 1, "prefix \(Array(prefix.utf8)): \(info)")
-      XCTAssertEqual(info["result"]?["memory"], true)
+      XCTAssertEqual(info["result"]?["format"], "modelstore")
       XCTAssertEqual(try server.readFramedMessage()?["id"], 2, "blanks between messages are skipped too")
       server.closeInput()
       XCTAssertEqual(server.waitForExit(), 0)
@@ -174,7 +176,7 @@ final class FramingTests: XCTestCase {
       XCTAssertNotNil(reply["result"], "\(reply)")
     }
     // Nothing else was answered: the next reply is for the next request.
-    XCTAssertEqual(try server.request("store.info")["result"]?["memory"], true)
+    XCTAssertEqual(try server.request("store.info")["result"]?["format"], "modelstore")
 
     // A line split across writes (mid-token and right before the newline).
     let line = Data((requestLine(10, "store.info") + "\r\n").utf8)

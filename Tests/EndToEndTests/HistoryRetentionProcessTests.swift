@@ -16,7 +16,7 @@ final class HistoryRetentionProcessTests: XCTestCase {
 
   func testRetentionKeepsTheNewestTransactionsAndTokensGoOn() throws {
     let dir = try TemporaryDirectory()
-    let server = try ServerProcess(arguments: ["serve", "--store", dir.file("s.store"), "--history-retention", "3"])
+    let server = try ServerProcess(arguments: ["serve", "--store", dir.store("s.store"), "--history-retention", "3"])
     _ = try server.call("model.define", ["schema": Self.model])
     for i in 0..<20 { _ = try server.call("objects.insert", ["entity": "Task", "values": ["title": .string("t\(i)")]]) }
     let h = try server.call("history.fetch")
@@ -52,7 +52,7 @@ final class HistoryRetentionProcessTests: XCTestCase {
   /// have changed", not as "only notes changed".
   func testAnObserverThatMissedPrunedTransactionsStillSeesEverything() throws {
     let dir = try TemporaryDirectory()
-    let path = dir.file("shared.store")
+    let path = try dir.store("shared.store")
     let a = try ServerProcess(arguments: ["serve", "--store", path])
     _ = try a.call("model.define", ["schema": Self.model])
     let b = try ServerProcess(arguments: ["serve", "--store", path, "--history-retention", "1"])

@@ -8,8 +8,11 @@ import XCTest
 final class HostilePathTests: XCTestCase {
   private var dir: TemporaryDirectory!
 
-  override func setUpWithError() throws { dir = try TemporaryDirectory() }
-  override func tearDown() { dir.remove() }
+  override func setUpWithError() throws {
+    try TestEngine.requireSQLite("paths of files: store files, backups, Core Data stores")
+    dir = try TemporaryDirectory()
+  }
+  override func tearDown() { dir?.remove() }
 
   private func server(_ arguments: [String] = ["serve", "--memory"]) throws -> ServerProcess {
     try ServerProcess(arguments: arguments, currentDirectory: dir.url)
@@ -132,7 +135,8 @@ final class HostilePathTests: XCTestCase {
         XCTAssertTrue(text.contains("not a regular file"), "\(method): \(text)")
       } else {
         XCTAssertEqual(reply.errorKind, kind, "\(method) \(params): \(reply)")
-        XCTAssertTrue(reply.errorMessage?.contains("character device") == true || reply.errorMessage?.contains("directory") == true, "\(reply)")
+        XCTAssertTrue(
+          reply.errorMessage?.contains("character device") == true || reply.errorMessage?.contains("directory") == true, "\(reply)")
       }
     }
     XCTAssertEqual(try s.call("store.info")["memory"], true)

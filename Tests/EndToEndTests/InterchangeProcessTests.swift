@@ -22,7 +22,7 @@ final class InterchangeProcessTests: XCTestCase {
   }
 
   func testSIGKILLDuringLargeImportLeavesStoreUnchanged() throws {
-    let store = dir.file("killed.store")
+    let store = try dir.store("killed.store")
     let server = try ServerProcess(arguments: ["serve", "--store", store])
     _ = try server.call("model.define", ["schema": itemSchema])
     for i in 0..<5 {
@@ -64,7 +64,7 @@ final class InterchangeProcessTests: XCTestCase {
   }
 
   func testCommandLineRoundTripIsByteIdentical() throws {
-    let a = dir.file("a.store")
+    let a = try dir.store("a.store")
     let server = try ServerProcess(arguments: ["serve", "--store", a])
     _ = try server.call("model.define", ["schema": taskCategorySchema])
     var categories: [JSONValue] = []
@@ -87,7 +87,7 @@ final class InterchangeProcessTests: XCTestCase {
     XCTAssertEqual(exportA.status, 0, exportA.stderr)
     XCTAssertTrue(exportA.stderr.contains("exported 43 objects"), exportA.stderr)
 
-    let b = dir.file("b.store")
+    let b = try dir.store("b.store")
     let importB = try runModelstore(["import", "--store", b, first])
     XCTAssertEqual(importB.status, 0, importB.stderr)
     XCTAssertTrue(importB.stderr.contains("imported 43 objects"), importB.stderr)

@@ -65,7 +65,7 @@ final class LSPSessionTests: XCTestCase {
 
     server.sendNotification("initialized")
     server.sendLine(nullParams(nil, "initialized"))
-    XCTAssertEqual(try server.call("store.info")["memory"], true, "the next line is the next request's reply")
+    XCTAssertEqual(try server.call("store.info")["format"], "modelstore", "the next line is the next request's reply")
     XCTAssertEqual(try server.request("initialized")["result"], .null, "sent as a request it is answered null")
     server.closeInput()
     XCTAssertEqual(server.waitForExit(), 0)

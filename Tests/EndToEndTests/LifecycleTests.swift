@@ -18,7 +18,8 @@ final class LifecycleTests: XCTestCase {
     XCTAssertEqual(r["inserted"]?.arrayValue?.count, count)
   }
 
-  /// The `-wal` file is gone or empty, so every committed page is in the main file.
+  /// The `-wal` file is gone or empty, so every committed page is in the main file (on
+  /// PostgreSQL there is no file: nothing to check).
   private func assertCheckpointed(_ name: String, file: StaticString = #filePath, line: UInt = #line) {
     let wal = dir.size(name + "-wal")
     XCTAssertTrue(wal == nil || wal == 0, "\(name)-wal still holds \(wal ?? 0) bytes; files: \(dir.listing())", file: file, line: line)
@@ -33,6 +34,7 @@ final class LifecycleTests: XCTestCase {
   }
 
   func testEndOfInputExitsZeroAndCheckpointsTheWAL() throws {
+    try TestEngine.requireSQLite("SQLite's WAL and its checkpoint at the end")
     let path = dir.file("eof.store")
     let server = try ServerProcess(arguments: ["serve", "--store", path])
     _ = try server.call("model.define", ["schema": itemSchema])
@@ -58,7 +60,7 @@ final class LifecycleTests: XCTestCase {
   }
 
   func testOpenTransactionAtEndOfInputCommitsNothing() throws {
-    let path = dir.file("tx.store")
+    let path = try dir.store("tx.store")
     let server = try ServerProcess(arguments: ["serve", "--store", path])
     _ = try server.call("model.define", ["schema": itemSchema])
     try insertItems(server, 3, prefix: "committed")
@@ -79,14 +81,14 @@ final class LifecycleTests: XCTestCase {
     XCTAssertEqual(try reopened.call("store.info")["openTransactions"], 0)
     reopened.closeInput()
     XCTAssertEqual(reopened.waitForExit(), 0)
-    if hasSQLite3CLI {
+    if hasSQLite3CLI && !TestEngine.isPostgres {
       let r = try sqlite3(path, "SELECT count(*) FROM Item WHERE title LIKE 'committed%'; SELECT count(*) FROM Item;")
       XCTAssertEqual(r.stdout.split(separator: "\n"), ["3", "3"], r.stderr)
     }
   }
 
   func testShutdownThenExitEndsWithZero() throws {
-    let path = dir.file("shutdown.store")
+    let path = try dir.store("shutdown.store")
     let server = try ServerProcess(arguments: ["serve", "--store", path])
     _ = try server.call("initialize")
     _ = try server.call("model.define", ["schema": itemSchema])
@@ -95,7 +97,9 @@ final class LifecycleTests: XCTestCase {
     // shutdown closes the store: the WAL is already folded into the main file.
     assertCheckpointed("shutdown.store")
     // Every request after shutdown is refused (the process stays up until exit).
-    for (method, params) in [("store.info", [:]), ("objects.insert", ["entity": "Item", "values": ["title": "late"]]), ("shutdown", [:])] as [(String, JSONObject)] {
+    for (method, params) in [("store.info", [:]), ("objects.insert", ["entity": "Item", "values": ["title": "late"]]), ("shutdown", [:])]
+      as [(String, JSONObject)]
+    {
       let reply = try server.request(method, params)
       XCTAssertNil(reply["result"], "\(method) after shutdown")
       XCTAssertEqual(reply.errorCode, -32600, "\(method) after shutdown: \(reply)")
@@ -112,7 +116,7 @@ final class LifecycleTests: XCTestCase {
   }
 
   func testExitWithoutShutdownEndsWithOne() throws {
-    let path = dir.file("exit.store")
+    let path = try dir.store("exit.store")
     let server = try ServerProcess(arguments: ["serve", "--store", path])
     _ = try server.call("model.define", ["schema": itemSchema])
     try insertItems(server, 4)
@@ -138,7 +142,7 @@ final class LifecycleTests: XCTestCase {
   /// The client stops reading stdout: replies are dropped, the process keeps consuming
   /// input, and at end of input it exits normally rather than hanging or dying of SIGPIPE.
   func testClosedStdoutDoesNotHangOrCrash() throws {
-    let path = dir.file("closed-stdout.store")
+    let path = try dir.store("closed-stdout.store")
     let server = try ServerProcess(arguments: ["serve", "--store", path])
     _ = try server.call("model.define", ["schema": itemSchema])
     server.closeOutput()
@@ -146,7 +150,8 @@ final class LifecycleTests: XCTestCase {
     let big = String(repeating: "x", count: 4096)
     var lines: [String] = []
     for i in 0..<400 {
-      lines.append(requestLine(.int(Int64(1000 + i)), "objects.insert", ["entity": "Item", "values": ["title": .string(big), "n": .int(Int64(i))]]))
+      lines.append(
+        requestLine(.int(Int64(1000 + i)), "objects.insert", ["entity": "Item", "values": ["title": .string(big), "n": .int(Int64(i))]]))
     }
     server.sendRaw(Data((lines.joined(separator: "\n") + "\n").utf8))
     server.closeInput()

@@ -36,7 +36,9 @@ final class LiveQueryOutsideHistoryTests: XCTestCase {
   /// (a change found without history may come as more than one notification, and may
   /// list unchanged objects as updated), within a wall-clock bound. Returns the changes.
   @discardableResult
-  private func follow(_ server: ServerProcess, _ list: inout [JSONValue], until expected: [String], timeout: TimeInterval = 10) throws -> [JSONValue] {
+  private func follow(_ server: ServerProcess, _ list: inout [JSONValue], until expected: [String], timeout: TimeInterval = 10) throws
+    -> [JSONValue]
+  {
     var changes: [JSONValue] = []
     let deadline = Date().addingTimeInterval(timeout)
     while titles(.array(list)) != expected, let m = try server.readMessage(timeout: max(0.01, deadline.timeIntervalSinceNow)) {
@@ -52,7 +54,8 @@ final class LiveQueryOutsideHistoryTests: XCTestCase {
 
   /// A request's result; notifications that come first (a change may come as more than
   /// one) are applied to `list`.
-  private func call(_ server: ServerProcess, _ method: String, _ params: JSONObject, applyingTo list: inout [JSONValue]) throws -> JSONValue {
+  private func call(_ server: ServerProcess, _ method: String, _ params: JSONObject, applyingTo list: inout [JSONValue]) throws -> JSONValue
+  {
     let id = server.sendRequest(method, params)
     let deadline = Date().addingTimeInterval(10)
     while let m = try server.readMessage(timeout: max(0.01, deadline.timeIntervalSinceNow)) {
@@ -72,7 +75,8 @@ final class LiveQueryOutsideHistoryTests: XCTestCase {
         continue
       }
       let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
-      out[suffix] = "\(bytes.count) bytes, hash \(bytes.hashValue), mtime \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+      out[suffix] =
+        "\(bytes.count) bytes, hash \(bytes.hashValue), mtime \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
     }
     return out
   }
@@ -94,7 +98,9 @@ final class LiveQueryOutsideHistoryTests: XCTestCase {
     try writer.run("INSERT INTO ZTASK VALUES (4, 1, 1, 'four'); UPDATE ZTASK SET ZTITLE = 'zwei' WHERE Z_PK = 2;")
     let written = try snapshot(path)
     try follow(server, &list, until: ["four", "one", "three", "zwei"])
-    XCTAssertEqual(titles(try call(server, "query.fetch", ["entity": "Task", "sort": ["title"]], applyingTo: &list)["objects"]), ["four", "one", "three", "zwei"])
+    XCTAssertEqual(
+      titles(try call(server, "query.fetch", ["entity": "Task", "sort": ["title"]], applyingTo: &list)["objects"]),
+      ["four", "one", "three", "zwei"])
     XCTAssertEqual(try snapshot(path), written, "the observer wrote nothing beside the store")
 
     try writer.run("DELETE FROM ZTASK WHERE Z_PK = 1;")
@@ -116,7 +122,9 @@ final class LiveQueryOutsideHistoryTests: XCTestCase {
     XCTAssertEqual(try server.call("store.info")["coreData"]?["access"], "immutable")
     var list = try XCTUnwrap(try server.call("query.observe", ["entity": "Task", "sort": ["title"]])["objects"]?.arrayValue)
     XCTAssertEqual(titles(.array(list)), ["one", "two"])
-    for (expected, sql) in [(["alpha", "one", "two"], "INSERT INTO ZTASK VALUES (10, 1, 1, 'alpha');"), (["alpha", "one"], "DELETE FROM ZTASK WHERE Z_PK = 2;")] {
+    for (expected, sql) in [
+      (["alpha", "one", "two"], "INSERT INTO ZTASK VALUES (10, 1, 1, 'alpha');"), (["alpha", "one"], "DELETE FROM ZTASK WHERE Z_PK = 2;"),
+    ] {
       let r = try sqlite3(path, sql)
       XCTAssertEqual(r.status, 0, r.stderr)
       let written = try snapshot(path)
@@ -131,7 +139,7 @@ final class LiveQueryOutsideHistoryTests: XCTestCase {
 
   /// Two servers on one file, both `--no-history`: the observer follows the other's commits.
   func testANoHistoryFileFollowsAnotherProcessesCommits() throws {
-    let path = dir.file("plain.store")
+    let path = try dir.store("plain.store")
     let a = try ServerProcess(arguments: ["serve", "--no-history", "--store", path])
     _ = try a.call("model.define", ["schema": LiveQueryProcessTests.model])
     let b = try ServerProcess(arguments: ["serve", "--no-history", "--store", path])

@@ -6,7 +6,12 @@ import XCTest
 /// History and live queries, within one server and across two servers on one file.
 final class LiveQueryProcessTests: XCTestCase {
   static let model = schema(
-    entity("Task", [attr("title", "string"), attr("rank", "int", default: 0), attr("done", "bool", default: false), attr("code", "string", optional: true, unique: true)]))
+    entity(
+      "Task",
+      [
+        attr("title", "string"), attr("rank", "int", default: 0), attr("done", "bool", default: false),
+        attr("code", "string", optional: true, unique: true),
+      ]))
 
   /// Applies a `query/changed` to a list of objects, as protocol.md says.
   static func apply(_ change: JSONValue, to list: [JSONValue]) -> [JSONValue] {
@@ -28,7 +33,8 @@ final class LiveQueryProcessTests: XCTestCase {
   /// A call whose reply may come after `query/changed` notifications (kept for later).
   /// The bound is wide: an observer may first have to send a long backlog of changes, and
   /// a debug build on a loaded 2-core machine takes seconds for that.
-  private func call(_ server: ServerProcess, _ method: String, _ params: JSONObject = [:], timeout: TimeInterval = 120) throws -> JSONValue {
+  private func call(_ server: ServerProcess, _ method: String, _ params: JSONObject = [:], timeout: TimeInterval = 120) throws -> JSONValue
+  {
     let id = server.sendRequest(method, params)
     let deadline = Date().addingTimeInterval(timeout)
     while let m = try server.readMessage(timeout: max(0.01, deadline.timeIntervalSinceNow)) {
@@ -63,7 +69,8 @@ final class LiveQueryProcessTests: XCTestCase {
     let server = try ServerProcess()
     _ = try server.call("initialize", ["author": "app"])
     _ = try server.call("model.define", ["schema": Self.model])
-    let a = try XCTUnwrap(try server.call("objects.insert", ["entity": "Task", "values": ["title": "a", "code": "A-1"]])["_id"]?.stringValue)
+    let a = try XCTUnwrap(
+      try server.call("objects.insert", ["entity": "Task", "values": ["title": "a", "code": "A-1"]])["_id"]?.stringValue)
     _ = try server.call("context.save", ["author": "sync", "changes": [["op": "update", "id": .string(a), "values": ["rank": 2]]]])
     _ = try server.call("transaction.begin")
     _ = try server.call("objects.insert", ["entity": "Task", "values": ["title": "b"]])
@@ -89,7 +96,7 @@ final class LiveQueryProcessTests: XCTestCase {
 
   func testALiveQueryInOneProcessFollowsCommitsInAnother() throws {
     let dir = try TemporaryDirectory()
-    let path = dir.file("shared.store")
+    let path = try dir.store("shared.store")
     let a = try ServerProcess(arguments: ["serve", "--store", path])
     _ = try a.call("model.define", ["schema": Self.model])
     let b = try ServerProcess(arguments: ["serve", "--store", path])
@@ -104,7 +111,8 @@ final class LiveQueryProcessTests: XCTestCase {
     for step in 0..<60 {
       let roll = Int.random(in: 0..<10, using: &generator)
       if ids.isEmpty || roll < 4 {
-        let o = try b.call("objects.insert", ["entity": "Task", "values": ["title": .string("t\(step)"), "rank": .int(Int64.random(in: 0..<5))]])
+        let o = try b.call(
+          "objects.insert", ["entity": "Task", "values": ["title": .string("t\(step)"), "rank": .int(Int64.random(in: 0..<5))]])
         ids.append(o["_id"]!.stringValue!)
       } else if roll < 7 {
         _ = try b.call("objects.update", ["id": .string(ids.randomElement()!), "values": ["rank": .int(Int64.random(in: 0..<5))]])
@@ -115,7 +123,8 @@ final class LiveQueryProcessTests: XCTestCase {
         _ = try b.call("objects.delete", ["id": .string(victim)])
       }
       // The change arrives on A's next idle tick; then A's own fetch must agree with it.
-      var fresh = try XCTUnwrap(try call(a, "query.fetch", ["entity": "Task", "where": "done == NO", "sort": ["rank", "title"]])["objects"]?.arrayValue)
+      var fresh = try XCTUnwrap(
+        try call(a, "query.fetch", ["entity": "Task", "where": "done == NO", "sort": ["rank", "title"]])["objects"]?.arrayValue)
       var waited = 0
       while list != fresh && waited < 50 {
         let change = try readChange(a)
@@ -123,7 +132,8 @@ final class LiveQueryProcessTests: XCTestCase {
         list = Self.apply(change, to: list)
         applied += 1
         waited += 1
-        fresh = try XCTUnwrap(try call(a, "query.fetch", ["entity": "Task", "where": "done == NO", "sort": ["rank", "title"]])["objects"]?.arrayValue)
+        fresh = try XCTUnwrap(
+          try call(a, "query.fetch", ["entity": "Task", "where": "done == NO", "sort": ["rank", "title"]])["objects"]?.arrayValue)
       }
       XCTAssertEqual(list, fresh, "after step \(step)")
     }
@@ -135,7 +145,7 @@ final class LiveQueryProcessTests: XCTestCase {
 
   func testAnIdleObserverIsToldWithoutAskingAnything() throws {
     let dir = try TemporaryDirectory()
-    let path = dir.file("idle.store")
+    let path = try dir.store("idle.store")
     let a = try ServerProcess(arguments: ["serve", "--store", path])
     _ = try a.call("model.define", ["schema": Self.model])
     let b = try ServerProcess(arguments: ["serve", "--store", path])
@@ -150,13 +160,14 @@ final class LiveQueryProcessTests: XCTestCase {
   /// there exactly once, each observer's list equals a fresh fetch, and nobody failed.
   func testFourWritersAndTwoObserversOnOneFile() throws {
     let dir = try TemporaryDirectory()
-    let path = dir.file("stress.store")
+    let path = try dir.store("stress.store")
     let setup = try ServerProcess(arguments: ["serve", "--store", path])
     _ = try setup.call("model.define", ["schema": Self.model])
     let observers = try (0..<2).map { _ in try ServerProcess(arguments: ["serve", "--store", path]) }
     var lists: [[JSONValue]] = []
     for o in observers {
-      lists.append(try XCTUnwrap(try o.call("query.observe", ["entity": "Task", "sort": ["title"], "select": ["title"]])["objects"]?.arrayValue))
+      lists.append(
+        try XCTUnwrap(try o.call("query.observe", ["entity": "Task", "sort": ["title"], "select": ["title"]])["objects"]?.arrayValue))
     }
     let writers = try (0..<4).map { _ in try ServerProcess(arguments: ["serve", "--store", path]) }
     let batches = 100, perBatch = 100
@@ -182,7 +193,8 @@ final class LiveQueryProcessTests: XCTestCase {
       var fresh: [JSONValue] = []
       var rounds = 0
       repeat {
-        fresh = try XCTUnwrap(try call(o, "query.fetch", ["entity": "Task", "sort": ["title"], "select": ["title"]])["objects"]?.arrayValue)
+        fresh = try XCTUnwrap(
+          try call(o, "query.fetch", ["entity": "Task", "sort": ["title"], "select": ["title"]])["objects"]?.arrayValue)
         while lists[k] != fresh, rounds < 10_000 {
           let change = try readChange(o, timeout: 120)
           if let error = change["error"] { throw XCTSkip("observer \(k)'s subscription ended: \(error)") }
@@ -204,7 +216,7 @@ final class LiveQueryProcessTests: XCTestCase {
 
   func testASchemaDefinedByAnotherProcessIsFollowed() throws {
     let dir = try TemporaryDirectory()
-    let path = dir.file("late.store")
+    let path = try dir.store("late.store")
     let a = try ServerProcess(arguments: ["serve", "--store", path])
     let b = try ServerProcess(arguments: ["serve", "--store", path])
     XCTAssertEqual(try b.call("model.get")["schema"], .null)
@@ -212,7 +224,12 @@ final class LiveQueryProcessTests: XCTestCase {
     XCTAssertEqual(try b.call("objects.insert", ["entity": "Task", "values": ["title": "x"]])["_id"], "Task/1")
     // And a migration there: the other process sees the renamed attribute.
     let v2 = schema(
-      entity("Task", [attr("name", "string", originalName: "title"), attr("rank", "int", default: 0), attr("done", "bool", default: false), attr("code", "string", optional: true, unique: true)]),
+      entity(
+        "Task",
+        [
+          attr("name", "string", originalName: "title"), attr("rank", "int", default: 0), attr("done", "bool", default: false),
+          attr("code", "string", optional: true, unique: true),
+        ]),
       version: "2")
     _ = try a.call("migration.apply", ["schemas": [Self.model, v2], "backup": false])
     XCTAssertEqual(try b.call("objects.get", ["id": "Task/1"])["name"], "x")
@@ -220,7 +237,7 @@ final class LiveQueryProcessTests: XCTestCase {
 
   func testOptimisticUpdatesFromTwoProcessesNeverLoseOne() throws {
     let dir = try TemporaryDirectory()
-    let path = dir.file("opt.store")
+    let path = try dir.store("opt.store")
     let a = try ServerProcess(arguments: ["serve", "--store", path])
     _ = try a.call("model.define", ["schema": Self.model])
     _ = try a.call("objects.insert", ["entity": "Task", "values": ["title": "x"]])
@@ -243,7 +260,7 @@ final class LiveQueryProcessTests: XCTestCase {
   func testProcessesCreatingOneNewStoreAtOnceAllSucceed() throws {
     for round in 0..<5 {
       let dir = try TemporaryDirectory()
-      let path = dir.file("new.store")
+      let path = try dir.store("new.store")
       let servers = try (0..<4).map { _ in try ServerProcess(arguments: ["serve", "--store", path]) }
       for (i, s) in servers.enumerated() {
         XCTAssertEqual(try s.call("store.info")["format"], "modelstore", "round \(round), process \(i): \(s.stderrAtEnd(timeout: 0))")
@@ -252,4 +269,3 @@ final class LiveQueryProcessTests: XCTestCase {
     }
   }
 }
-

@@ -11,7 +11,8 @@ import XCTest
 ///
 /// `MODELSTORE_LIVE_STRESS_COMMITS` sets the commits per seed (default 150; try 3000).
 final class LiveQueryStressTests: XCTestCase {
-  static let model = schema(entity("Task", [attr("title", "string"), attr("rank", "int", default: 0), attr("done", "bool", default: false)]))
+  static let model = schema(
+    entity("Task", [attr("title", "string"), attr("rank", "int", default: 0), attr("done", "bool", default: false)]))
 
   static var commits: Int { ProcessInfo.processInfo.environment["MODELSTORE_LIVE_STRESS_COMMITS"].flatMap(Int.init) ?? 150 }
 
@@ -59,7 +60,10 @@ final class LiveQueryStressTests: XCTestCase {
     var json: JSONValue {
       switch self {
       case .insert(let ref, let r):
-        return ["op": "insert", "entity": "Task", "ref": .string(ref), "values": ["title": .string(r.title), "rank": .int(r.rank), "done": .bool(r.done)]]
+        return [
+          "op": "insert", "entity": "Task", "ref": .string(ref),
+          "values": ["title": .string(r.title), "rank": .int(r.rank), "done": .bool(r.done)],
+        ]
       case .update(let t, let rank, let done):
         var v: JSONObject = [:]
         if let rank { v.append("rank", .int(rank)) }
@@ -74,7 +78,9 @@ final class LiveQueryStressTests: XCTestCase {
   /// Its first insert always survives it, so every batch is one history transaction.
   static func batch(_ rng: inout SeededRandom, live: [Int64], ties: Bool) -> [Op] {
     func row() -> Row {
-      Row(title: "t\(Int.random(in: 0..<(ties ? 3 : 40), using: &rng))", rank: .random(in: 0..<5, using: &rng), done: Int.random(in: 0..<5, using: &rng) == 0)
+      Row(
+        title: "t\(Int.random(in: 0..<(ties ? 3 : 40), using: &rng))", rank: .random(in: 0..<5, using: &rng),
+        done: Int.random(in: 0..<5, using: &rng) == 0)
     }
     var ops: [Op] = [.insert(ref: "$n0", row())]
     var targets = live.map { "Task/\($0)" }
@@ -174,7 +180,7 @@ final class LiveQueryStressTests: XCTestCase {
   /// every `fetchEvery` batches and otherwise idles. Returns the problems found.
   func run(seed: UInt64, window: Int, fetchEvery: Int, ties: Bool) throws -> (problems: [String], notifications: Int) {
     let dir = try TemporaryDirectory()
-    let path = dir.file("stress.store")
+    let path = try dir.store("stress.store")
     let writer = try ServerProcess(arguments: ["serve", "--store", path])
     _ = try writer.call("model.define", ["schema": Self.model])
     let observer = try ServerProcess(arguments: ["serve", "--store", path])
@@ -212,7 +218,9 @@ final class LiveQueryStressTests: XCTestCase {
         try observe(2)
         try observe(3)
       }
-      if n % fetchEvery == fetchEvery - 1 { _ = try Self.reply(observer, observer.sendRequest("query.fetch", Self.views[n % 4].params), into: &received) }
+      if n % fetchEvery == fetchEvery - 1 {
+        _ = try Self.reply(observer, observer.sendRequest("query.fetch", Self.views[n % 4].params), into: &received)
+      }
     }
     while !inFlight.isEmpty { try settleOne() }
 
@@ -264,7 +272,9 @@ final class LiveQueryStressTests: XCTestCase {
       let (problems, notifications) = try run(seed: seed, window: window, fetchEvery: fetchEvery, ties: ties)
       XCTAssertEqual(problems.count, 0, "seed \(seed): \(problems.count) problems, first: \(problems.prefix(3))")
       XCTAssertGreaterThan(notifications, 0, "seed \(seed): nothing was observed")
-      print("live stress seed \(seed) (window \(window), ties \(ties)): \(Self.commits) commits, \(notifications) notifications, \(problems.count) problems")
+      print(
+        "live stress seed \(seed) (window \(window), ties \(ties)): \(Self.commits) commits, \(notifications) notifications, \(problems.count) problems"
+      )
     }
   }
 

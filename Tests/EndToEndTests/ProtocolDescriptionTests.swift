@@ -10,6 +10,8 @@ import XCTest
 final class ProtocolDescriptionTests: XCTestCase {
   static let root = ServerProcess.repositoryRoot
 
+  override func setUpWithError() throws { try TestEngine.storeIndependent("the protocol's description") }
+
   func testProtocolJSONIsTheBinarysOutput() throws {
     let run = try runModelstore(["protocol", "--json"])
     XCTAssertEqual(run.status, 0, run.stderr)

@@ -44,7 +44,8 @@ extension SeedScenarioTests {
     ]
     var ids: [String: String] = [:]
     for t in tasks {
-      let o = try server.call("objects.insert", ["entity": "Task", "values": ["title": .string(t.title), "createdAt": .string(t.createdAt)]])
+      let o = try server.call(
+        "objects.insert", ["entity": "Task", "values": ["title": .string(t.title), "createdAt": .string(t.createdAt)]])
       ids[t.title] = try XCTUnwrap(o["_id"]?.stringValue)
       XCTAssertEqual(o["createdAt"]?.stringValue, t.createdAt)
     }
@@ -65,7 +66,11 @@ extension SeedScenarioTests {
 
     // The same filter through a variable, with a limit, and as a count.
     let firstTwo = try server.call(
-      "query.ids", ["entity": "Task", "where": "isCompleted == $done", "variables": ["done": false], "sort": [["key": "createdAt", "ascending": false]], "limit": 2])
+      "query.ids",
+      [
+        "entity": "Task", "where": "isCompleted == $done", "variables": ["done": false],
+        "sort": [["key": "createdAt", "ascending": false]], "limit": 2,
+      ])
     XCTAssertEqual(firstTwo["ids"], .array([.string(ids["water plants"]!), .string(ids["pay rent"]!)]))
     XCTAssertEqual(try server.call("query.count", ["entity": "Task", "where": "isCompleted == false"])["count"], .int(4))
     XCTAssertEqual(try server.call("query.count", ["entity": "Task", "where": "isCompleted == true"])["count"], .int(3))
@@ -78,7 +83,7 @@ extension SeedScenarioTests {
   func testTaskCategoryFlowPersistsInFileStore() throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
-    let path = dir.file("tasks.store")
+    let path = try dir.store("tasks.store")
 
     let first = try ServerProcess(arguments: ["serve", "--store", path])
     _ = try first.call("initialize")

@@ -19,8 +19,7 @@ final class StorageFormatProcessTests: XCTestCase {
   }
 
   func testTwoServersOnOneFileNeverReuseAKey() throws {
-    try XCTSkipUnless(hasSQLite3CLI, "needs /usr/bin/sqlite3")
-    let path = dir.file("shared.store")
+    let path = try dir.store("shared.store")
     let a = try ServerProcess(arguments: ["serve", "--store", path])
     _ = try a.call("model.define", ["schema": noteSchema])
     let b = try ServerProcess(arguments: ["serve", "--store", path])
@@ -49,13 +48,11 @@ final class StorageFormatProcessTests: XCTestCase {
       s.closeInput()
       XCTAssertEqual(s.waitForExit(), 0, s.stderr)
     }
-    let keys = try sqlite3(path, "SELECT \"name\" || '=' || \"max\" FROM \"_ms_keys\";")
-    XCTAssertEqual(keys.stdout, "Note=8")
+    XCTAssertEqual(try dir.sql("shared.store", "SELECT \"name\" || '=' || \"max\" FROM \"_ms_keys\";"), "Note=8")
   }
 
   func testUUIDsAreTextOnTheWireAndBytesInTheFile() throws {
-    try XCTSkipUnless(hasSQLite3CLI, "needs /usr/bin/sqlite3")
-    let path = dir.file("uuids.store")
+    let path = try dir.store("uuids.store")
     let server = try ServerProcess(arguments: ["serve", "--store", path])
     _ = try server.call("model.define", ["schema": noteSchema])
     let key = "6ba7b810-9dad-41d1-80b4-00c04fd430c8"
@@ -67,14 +64,22 @@ final class StorageFormatProcessTests: XCTestCase {
     XCTAssertEqual(try server.call("store.info")["formatVersion"], 2)
     server.closeInput()
     XCTAssertEqual(server.waitForExit(), 0, server.stderr)
-    let stored = try sqlite3(
-      path, "SELECT typeof(\"key\") || ' ' || length(\"key\") || ' ' || hex(\"key\") || ' ' || \"_ent\" FROM \"Note\";")
-    XCTAssertEqual(stored.stdout, "blob 16 6BA7B8109DAD41D180B400C04FD430C8 1")
+    if TestEngine.isPostgres {
+      // PostgreSQL's own uuid type (16 bytes).
+      let stored = try dir.sql(
+        "uuids.store", "SELECT pg_typeof(\"key\")::text || ' ' || upper(replace(\"key\"::text, '-', '')) || ' ' || \"_ent\" FROM \"Note\";")
+      XCTAssertEqual(stored, "uuid 6BA7B8109DAD41D180B400C04FD430C8 1")
+    } else {
+      let stored = try dir.sql(
+        "uuids.store", "SELECT typeof(\"key\") || ' ' || length(\"key\") || ' ' || hex(\"key\") || ' ' || \"_ent\" FROM \"Note\";")
+      XCTAssertEqual(stored, "blob 16 6BA7B8109DAD41D180B400C04FD430C8 1")
+    }
   }
 
   /// Opened read-only, a format-1 file cannot be upgraded: it is refused and not touched
   /// (FormatUpgradeCrashTests covers the upgrade of a file opened for writing).
   func testFormatOneFileOpenedReadOnlyIsRefusedUntouched() throws {
+    try TestEngine.requireSQLite("format-1 stores are SQLite files")
     try XCTSkipUnless(hasSQLite3CLI, "needs /usr/bin/sqlite3")
     let path = dir.file("old.store")
     let made = try sqlite3(

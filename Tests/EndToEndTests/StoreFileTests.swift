@@ -11,12 +11,15 @@ final class StoreFileTests: XCTestCase {
   override func setUpWithError() throws { dir = try TemporaryDirectory() }
   override func tearDown() { dir.remove() }
 
-  /// A store file holding the Item schema and `count` items, closed cleanly.
+  /// A store (a file, or a schema on PostgreSQL) holding the Item schema and `count`
+  /// items, closed cleanly.
   private func makeStore(_ name: String, count: Int = 3) throws -> String {
-    let path = dir.file(name)
+    let path = try dir.store(name)
     let server = try ServerProcess(arguments: ["serve", "--store", path])
     _ = try server.call("model.define", ["schema": itemSchema])
-    for i in 0..<count { _ = try server.call("objects.insert", ["entity": "Item", "values": ["title": .string("\(name) \(i)"), "n": .int(Int64(i))]]) }
+    for i in 0..<count {
+      _ = try server.call("objects.insert", ["entity": "Item", "values": ["title": .string("\(name) \(i)"), "n": .int(Int64(i))]])
+    }
     server.closeInput()
     XCTAssertEqual(server.waitForExit(), 0, server.stderr)
     return path
@@ -34,6 +37,7 @@ final class StoreFileTests: XCTestCase {
   }
 
   func testTextFileIsRefused() throws {
+    try TestEngine.requireSQLite("which files are stores (PostgreSQL's schemas: PostgresStoreTests)")
     let path = dir.file("notes.txt")
     let text = Data("These are my notes.\nThey are not a database.\n".utf8)
     try text.write(to: URL(fileURLWithPath: path))
@@ -43,6 +47,7 @@ final class StoreFileTests: XCTestCase {
   }
 
   func testForeignSQLiteFileIsRefused() throws {
+    try TestEngine.requireSQLite("which files are stores (PostgreSQL's schemas: PostgresStoreTests)")
     try XCTSkipUnless(hasSQLite3CLI, "needs /usr/bin/sqlite3")
     let path = dir.file("foreign.db")
     let made = try sqlite3(path, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('hello');")
@@ -69,7 +74,7 @@ final class StoreFileTests: XCTestCase {
 
   func testReadOnlyServesReadsAndRefusesWrites() throws {
     let path = try makeStore("ro.store", count: 3)
-    let before = contents(path)
+    let before = try dir.fingerprint("ro.store")
     let server = try ServerProcess(arguments: ["serve", "--store", path, "--read-only"])
     let info = try server.call("store.info")
     XCTAssertEqual(info["readOnly"], true)
@@ -103,21 +108,21 @@ final class StoreFileTests: XCTestCase {
     XCTAssertEqual(try server.call("query.count", ["entity": "Item"])["count"], 3)
     server.closeInput()
     XCTAssertEqual(server.waitForExit(), 0, server.stderr)
-    XCTAssertEqual(contents(path), before, "a read-only session changed the main file")
+    XCTAssertEqual(try dir.fingerprint("ro.store"), before, "a read-only session changed the store")
 
-    // A missing file cannot be opened read-only (nothing to read, nothing created).
-    try assertRefused(["serve", "--store", dir.file("missing-ro.store"), "--read-only"], mentioning: ["missing-ro.store"])
-    XCTAssertFalse(dir.exists("missing-ro.store"))
+    // A missing store cannot be opened read-only (nothing to read, nothing created).
+    try assertRefused(["serve", "--store", dir.store("missing-ro.store"), "--read-only"], mentioning: ["missing"])
+    XCTAssertFalse(try dir.storeExists("missing-ro.store"))
   }
 
   func testNoCreate() throws {
-    let missing = dir.file("missing.store")
-    try assertRefused(["serve", "--store", missing, "--no-create"], mentioning: ["missing.store"])
-    XCTAssertFalse(dir.exists("missing.store"), "--no-create created the file")
-    // An empty file is not a store either, and --no-create must not turn it into one.
-    _ = FileManager.default.createFile(atPath: dir.file("empty.store"), contents: Data())
-    try assertRefused(["serve", "--store", dir.file("empty.store"), "--no-create"], mentioning: ["empty.store"])
-    XCTAssertEqual(dir.size("empty.store"), 0)
+    let missing = try dir.store("missing.store")
+    try assertRefused(["serve", "--store", missing, "--no-create"], mentioning: ["missing"])
+    XCTAssertFalse(try dir.storeExists("missing.store"), "--no-create created the store")
+    // An empty file (schema) is not a store either, and --no-create must not turn it into one.
+    try dir.createEmptyStore("empty.store")
+    try assertRefused(["serve", "--store", dir.store("empty.store"), "--no-create"], mentioning: ["empty"])
+    XCTAssertEqual(try dir.fingerprint("empty.store"), "", "the empty store was written")
     // An existing store opens fine with --no-create.
     let path = try makeStore("existing.store", count: 2)
     let server = try ServerProcess(arguments: ["serve", "--store", path, "--no-create"])
@@ -125,14 +130,14 @@ final class StoreFileTests: XCTestCase {
     // store.open with create:false behaves the same at run time.
     let e = try server.callFailing("store.open", ["path": .string(missing), "create": false])
     XCTAssertNotNil(e["data"]?["kind"]?.stringValue)
-    XCTAssertFalse(dir.exists("missing.store"))
+    XCTAssertFalse(try dir.storeExists("missing.store"))
     XCTAssertEqual(try server.call("query.count", ["entity": "Item"])["count"], 2)
     server.closeInput()
     XCTAssertEqual(server.waitForExit(), 0)
   }
 
   func testStoreOpenSwitchesStoresAtRunTime() throws {
-    let a = dir.file("a.store"), b = dir.file("b.store")
+    let a = try dir.store("a.store"), b = try dir.store("b.store")
     let server = try ServerProcess()
     _ = try server.call("model.define", ["schema": itemSchema])
     _ = try server.call("objects.insert", ["entity": "Item", "values": ["title": "memory"]])
@@ -194,6 +199,7 @@ final class StoreFileTests: XCTestCase {
   }
 
   func testBackupMakesAStoreThatOpens() throws {
+    try TestEngine.requireSQLite("store.backup copies a SQLite file (refused on PostgreSQL: PostgresStoreTests)")
     let path = dir.file("source.store")
     let copy = dir.file("copy.store")
     let server = try ServerProcess(arguments: ["serve", "--store", path])
@@ -256,6 +262,7 @@ final class StoreFileTests: XCTestCase {
   /// `transaction` (the copy would hold uncommitted work) and leaves no file behind; once
   /// the transaction ends the same backup succeeds and holds committed data only.
   func testBackupDuringAnOpenTransaction() throws {
+    try TestEngine.requireSQLite("store.backup copies a SQLite file (refused on PostgreSQL: PostgresStoreTests)")
     let path = try makeStore("tx-source.store", count: 2)
     let target = dir.file("tx-copy.store")
     let server = try ServerProcess(arguments: ["serve", "--store", path])

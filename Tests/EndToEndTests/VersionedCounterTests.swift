@@ -43,7 +43,7 @@ final class VersionedCounterTests: XCTestCase {
   }
 
   func testConcurrentIncrementsWithIfVersionLoseNothing() throws {
-    let path = dir.file("counter.store")
+    let path = try dir.store("counter.store")
     let setup = try ServerProcess(arguments: ["serve", "--store", path])
     _ = try setup.call("model.define", ["schema": schema(entity("Counter", [attr("value", "int64", default: 0)]))])
     guard case .string(let id)? = try setup.call("objects.insert", ["entity": "Counter"])["_id"] else { return XCTFail("no _id") }
@@ -76,7 +76,9 @@ final class VersionedCounterTests: XCTestCase {
     }
     let versions = all.flatMap(\.versions)
     XCTAssertEqual(Set(versions).count, versions.count, "two updates returned the same _version")
-    XCTAssertEqual(versions.sorted(), Array(2...Int64(1 + processes * Self.increments)), "the versions returned are not 2...\(1 + processes * Self.increments)")
+    XCTAssertEqual(
+      versions.sorted(), Array(2...Int64(1 + processes * Self.increments)),
+      "the versions returned are not 2...\(1 + processes * Self.increments)")
     let final = try servers[0].call("objects.get", ["id": .string(id), "withVersion": true])
     XCTAssertEqual(final["value"], .int(Int64(processes * Self.increments)), "increments were lost")
     XCTAssertEqual(final["_version"], .int(Int64(processes * Self.increments + 1)))
@@ -104,7 +106,8 @@ final class VersionedCounterTests: XCTestCase {
           return t
         }
         if value != version - 1 { t.problems.append("read value \(value) with version \(version)") }
-        let reply = try server.request("objects.update", ["id": .string(id), "values": ["value": .int(value + 1)], "ifVersion": .int(version)])
+        let reply = try server.request(
+          "objects.update", ["id": .string(id), "values": ["value": .int(value + 1)], "ifVersion": .int(version)])
         guard case .object(let updated)? = reply["result"] else {
           if retryable(reply, &t) { continue }
           return t

@@ -11,6 +11,8 @@ final class XcdatamodelCommandTests: XCTestCase {
     .deletingLastPathComponent()  // Tests
     .appendingPathComponent("Fixtures/CoreDataModels").path
 
+  override func setUpWithError() throws { try TestEngine.storeIndependent("model files in, schemas and code out") }
+
   func testPrintsTheCurrentSchemaAndFindings() throws {
     let r = try runModelstore(["xcdatamodel", Self.fixtures + "/Features.xcdatamodel"])
     XCTAssertEqual(r.status, 0, r.stderr)

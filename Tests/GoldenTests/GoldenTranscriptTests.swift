@@ -13,6 +13,9 @@ import XCTest
 /// every mismatch with its JSON path. `UPDATE_GOLDEN=1` rewrites the `<` lines from the
 /// actual output instead (comments and `<any>`/`<ignore>` masks are kept), so the change
 /// can be reviewed as a diff. `GOLDEN_FILTER=023` runs only cases whose name contains it.
+/// On PostgreSQL (`MODELSTORE_TEST_ENGINE=postgresql`) each server serves a fresh schema
+/// instead of memory, the replies are compared through `GoldenEngineMasks`, and a
+/// transcript whose header says `# sqlite only: REASON` is left out.
 final class GoldenTranscriptTests: XCTestCase {
   static let goldenDirectory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Golden")
@@ -21,15 +24,21 @@ final class GoldenTranscriptTests: XCTestCase {
     signal(SIGPIPE, SIG_IGN)  // a server that died must fail its transcript, not the test runner
     let environment = ProcessInfo.processInfo.environment
     let update = environment["UPDATE_GOLDEN"] == "1"
+    if update && TestEngine.isPostgres { return XCTFail("UPDATE_GOLDEN records on SQLite: unset MODELSTORE_TEST_ENGINE") }
     let filter = environment["GOLDEN_FILTER"] ?? ""
     let files = Transcript.files(in: Self.goldenDirectory).filter { filter.isEmpty || $0.path.contains(filter) }
     XCTAssertFalse(files.isEmpty, "no transcripts under \(Self.goldenDirectory.path)")
+    var skipped: [String] = []
     for file in files {
       let transcript: Transcript
       do {
         transcript = try Transcript(file)
       } catch let e as Transcript.SyntaxError {
         recordFailure(withDescription: e.message, inFile: file.path, atLine: e.line, expected: true)
+        continue
+      }
+      guard transcript.runsOnThisEngine else {
+        skipped.append("\(transcript.name) (\(transcript.sqliteOnly ?? ""))")
         continue
       }
       let run = Replay(transcript, update: update).run()
@@ -42,8 +51,12 @@ final class GoldenTranscriptTests: XCTestCase {
       let report = problems.map { "\(transcript.name):\($0.line): \($0.message)" }.joined(separator: "\n")
       let stderr = run.stderr.isEmpty ? "" : "\n--- server stderr ---\n\(run.stderr.suffix(2000))"
       recordFailure(
-        withDescription: "golden transcript \(transcript.name) failed (\(problems.count) problem\(problems.count == 1 ? "" : "s")):\n\(report)\(stderr)",
+        withDescription:
+          "golden transcript \(transcript.name) failed (\(problems.count) problem\(problems.count == 1 ? "" : "s")):\n\(report)\(stderr)",
         inFile: file.path, atLine: first.line, expected: true)
+    }
+    if !skipped.isEmpty {
+      print("GoldenTranscriptTests on \(TestEngine.current): SQLite only by nature: \(skipped.joined(separator: "; "))")
     }
   }
 }
@@ -69,9 +82,15 @@ struct Transcript {
   let text: String
   let lines: [String]
   var args = ["serve", "--memory"]
+  /// Why the transcript runs on SQLite only (`# sqlite only: REASON` before its first
+  /// `>` line): what it pins is a SQLite file's by nature.
+  var sqliteOnly: String?
   var steps: [Step] = [Step(line: nil, send: nil)]
 
   var name: String { url.deletingLastPathComponent().lastPathComponent + "/" + url.lastPathComponent }
+
+  /// False on PostgreSQL for a transcript marked `# sqlite only:`.
+  var runsOnThisEngine: Bool { sqliteOnly == nil || !TestEngine.isPostgres }
 
   static func files(in directory: URL) -> [URL] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -93,6 +112,9 @@ struct Transcript {
       case "#":
         let header = body.trimmingCharacters(in: .whitespaces)
         if !seenContent && header.hasPrefix("args:") { args = header.dropFirst(5).split(whereSeparator: \.isWhitespace).map(String.init) }
+        if steps.count == 1 && header.hasPrefix("sqlite only:") {
+          sqliteOnly = header.dropFirst("sqlite only:".count).trimmingCharacters(in: .whitespaces)
+        }
       case ">":
         steps.append(Step(line: number, send: body))
       case "<":
@@ -176,24 +198,34 @@ struct Replay {
       outcome.problems.append(Problem(line: 1, message: "cannot start \(ServerProcess.binaryURL.path): \(error)"))
       return outcome
     }
+    // The method of each request sent so far, by its id's JSON text (for the engine masks).
+    var methods: [String: String] = [:]
     steps: for step in transcript.steps {
       var got: [String] = []
       defer { outcome.outputs.append(got) }
       if let text = step.send, let line = step.line {
+        if let sent = try? JSONParser.parse(text) {
+          for request in sent.arrayValue ?? [sent] {
+            if let id = request["id"], let method = request["method"]?.stringValue { methods[JSONWriter.encodeString(id)] = method }
+          }
+        }
         guard send(text + "\n", to: server) else {
-          outcome.problems.append(Problem(line: line, message: "cannot send this line: the server has exited (status \(exitStatus(server)))"))
+          outcome.problems.append(
+            Problem(line: line, message: "cannot send this line: the server has exited (status \(exitStatus(server)))"))
           break steps
         }
       }
       for want in step.expect {
         guard let raw = server.readLine(timeout: lineTimeout) else {
-          let why = server.process.isRunning ? "no output within \(Int(lineTimeout)) s" : "server exited (status \(exitStatus(server))) before this line"
+          let why =
+            server.process.isRunning
+            ? "no output within \(Int(lineTimeout)) s" : "server exited (status \(exitStatus(server))) before this line"
           outcome.problems.append(Problem(line: want.line, message: "\(why); expected: \(want.value)"))
           if update { continue }
           break steps
         }
         got.append(raw)
-        if let problem = compare(want, raw, step) { outcome.problems.append(problem) }
+        if let problem = compare(want, raw, step, methods: methods) { outcome.problems.append(problem) }
       }
       // Only when rewriting: also pick up output beyond the expected count.
       while update, let extra = server.readLine(timeout: 0.2) { got.append(extra) }
@@ -204,12 +236,15 @@ struct Replay {
     if !extra.isEmpty {
       outcome.problems.append(
         Problem(
-          line: lastLine, message: "\(extra.count) unexpected output line(s) after the last step:\n    " + extra.prefix(5).joined(separator: "\n    "),
+          line: lastLine,
+          message: "\(extra.count) unexpected output line(s) after the last step:\n    " + extra.prefix(5).joined(separator: "\n    "),
           isMismatch: true))
       if update, !outcome.outputs.isEmpty { outcome.outputs[outcome.outputs.count - 1] += extra }
     }
     if let status = server.waitForExit(timeout: lineTimeout) {
-      if status != 0 { outcome.problems.append(Problem(line: lastLine, message: "server exited with status \(status) after stdin was closed, expected 0")) }
+      if status != 0 {
+        outcome.problems.append(Problem(line: lastLine, message: "server exited with status \(status) after stdin was closed, expected 0"))
+      }
     } else {
       server.process.terminate()
       outcome.problems.append(Problem(line: lastLine, message: "server did not exit within \(Int(lineTimeout)) s after stdin was closed"))
@@ -218,12 +253,12 @@ struct Replay {
     return outcome
   }
 
-  private func compare(_ want: Transcript.Expectation, _ raw: String, _ step: Transcript.Step) -> Problem? {
+  private func compare(_ want: Transcript.Expectation, _ raw: String, _ step: Transcript.Step, methods: [String: String]) -> Problem? {
     let sent = step.send.map { "\n    in reply to line \(step.line!): > \($0.prefix(300))" } ?? ""
     guard let actual = try? JSONParser.parse(raw, maxDepth: 100_000) else {
       return Problem(line: want.line, message: "server output is not JSON:\n    actual line:   \(raw)\(sent)", isMismatch: true)
     }
-    guard let d = GoldenJSON.firstDifference(want.value, actual) else { return nil }
+    guard let d = GoldenJSON.firstDifference(GoldenEngineMasks.masking(want.value, methods: methods), actual) else { return nil }
     return Problem(
       line: want.line,
       message: """

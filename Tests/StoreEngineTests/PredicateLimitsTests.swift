@@ -156,7 +156,8 @@ final class PredicateLimitsTests: XCTestCase {
       }
       return (Array(repeating: "pages IN %@", count: args.count).joined(separator: " OR "), args)
     }
-    let n = PredicateLimits.maxBoundValues
+    let n = lib.store.connection.dialect.maxBoundValues
+    XCTAssertEqual(n, 32766, "SQLite's SQLITE_MAX_VARIABLE_NUMBER")
     let (atLimit, atArgs) = arrays(n)
     XCTAssertEqual(try lib.books(atLimit, atArgs).count, 5)
     let (past, pastArgs) = arrays(n + 1)

@@ -51,6 +51,17 @@ public final class PostgresTestSchema {
   public var storeURL: String { PostgresTestCluster.adding("schema=\(name)", to: clusterURL) }
   private var dropped = false
 
+  /// The key of the store's write lock, as protocol.md gives it: the 64-bit FNV-1a hash of
+  /// `modelstore:` followed by the schema's name, as a signed integer.
+  public var writeLockKey: Int64 {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for b in "modelstore:\(name)".utf8 {
+      h ^= UInt64(b)
+      h = h &* 0x0000_0100_0000_01B3
+    }
+    return Int64(bitPattern: h)
+  }
+
   public init(_ label: String = "t") throws {
     clusterURL = try PostgresTestCluster.requireURL()
     let safe = label.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }
@@ -69,6 +80,6 @@ public final class PostgresTestSchema {
     guard !dropped else { return }
     dropped = true
     _ = try? runProgram(
-      PostgresTestCluster.psql, ["-X", "-q", "-d", clusterURL, "-c", "DROP SCHEMA IF EXISTS \"\(name)\" CASCADE"])
+      PostgresTestCluster.psql, ["-X", "-q", "-d", clusterURL, "-c", "SET lock_timeout = '10s'; DROP SCHEMA IF EXISTS \"\(name)\" CASCADE"])
   }
 }

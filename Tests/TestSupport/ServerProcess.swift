@@ -15,6 +15,9 @@ public final class ServerProcess: @unchecked Sendable {
   private var stderrData = Data()
   private var stderrEnded = false
   private var nextID = 1
+  /// On PostgreSQL (`TestEngine`), the schema a server started in memory serves instead;
+  /// dropped once the server has ended.
+  public let schema: PostgresTestSchema?
 
   /// The built binary, next to the test bundle (`.build/<config>/modelstore`), or
   /// `MODELSTORE_BIN` when set.
@@ -38,16 +41,20 @@ public final class ServerProcess: @unchecked Sendable {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   }
 
-  /// `executable`: another program to read and write the same way (default: modelstore);
+  /// Starts `modelstore` with `arguments`; on PostgreSQL (`TestEngine`) a server started in
+  /// memory serves a fresh schema instead (`schema`). `executable`: another program to read
+  /// and write the same way (default: modelstore, its arguments left as they are);
   /// `environment`: the child's whole environment (default: this process's).
   public init(
     arguments: [String] = ["serve", "--memory"], currentDirectory: URL? = nil, executable: URL? = nil,
     environment: [String: String]? = nil
   ) throws {
     ignoreBrokenPipes()
+    let (engineArguments, schema) = executable == nil ? try TestEngine.serving(arguments) : (arguments, nil)
+    self.schema = schema
     process.executableURL = executable ?? Self.binaryURL
     if let environment { process.environment = environment }
-    process.arguments = arguments
+    process.arguments = engineArguments
     if let currentDirectory { process.currentDirectoryURL = currentDirectory }
     process.standardInput = stdinPipe
     process.standardOutput = stdoutPipe
@@ -67,6 +74,10 @@ public final class ServerProcess: @unchecked Sendable {
   deinit {
     stderrPipe.fileHandleForReading.readabilityHandler = nil
     if process.isRunning { process.terminate() }
+    if let schema {
+      if process.isRunning { process.waitUntilExit() }
+      schema.drop()
+    }
   }
 
   public var stderr: String {

@@ -6,6 +6,8 @@ import JSONCore
 public final class TemporaryDirectory {
   public let url: URL
   public var path: String { url.path }
+  /// The PostgreSQL schemas `store(_:)` named, by store name (TestEngine.swift).
+  var schemas: [String: PostgresTestSchema] = [:]
 
   public init(_ label: String = "modelstore-e2e") throws {
     url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(getpid())-\(UUID().uuidString)", isDirectory: true)
@@ -14,7 +16,11 @@ public final class TemporaryDirectory {
 
   deinit { remove() }
 
-  public func remove() { try? FileManager.default.removeItem(at: url) }
+  public func remove() {
+    try? FileManager.default.removeItem(at: url)
+    for s in schemas.values { s.drop() }
+    schemas = [:]
+  }
 
   /// The path of `name` inside the folder (not created).
   public func file(_ name: String) -> String { url.appendingPathComponent(name).path }

@@ -12,7 +12,9 @@ import PostgresCore
 /// - the schema cookie is the number of schema versions recorded (`max(seq)` of
 ///   `_ms_schema_versions`, one row per `model.define` or migration stage);
 /// - the data version is the `commits` row of `_ms_meta`, which every write transaction
-///   raises in the message that commits it (`PostgresConnection.commitPrelude`).
+///   raises in the message that commits it (`PostgresConnection.commitPrelude`), with a
+///   `NOTIFY` on the store's channel, which live queries in other servers listen on
+///   (`changeNotifications`).
 final class PostgresDatabase: StoreDatabase {
   let postgres: PostgresConnection
   var connection: any DatabaseConnection { postgres }
@@ -42,10 +44,10 @@ final class PostgresDatabase: StoreDatabase {
     } catch let e as PostgresError {
       throw Self.openingError(e, url: url)
     }
-    if !readOnly { postgres.commitPrelude = Self.countCommitSQL }
+    if !readOnly { postgres.commitPrelude = Self.countCommitSQL + "; NOTIFY " + Identifier.quote(postgres.notifyChannel) }
   }
 
-  private static func openingError(_ e: PostgresError, url: PostgresURL) -> StoreError {
+  static func openingError(_ e: PostgresError, url: PostgresURL) -> StoreError {
     let shown = url.redacted
     switch e.connectFailure {
     case .unreachable?:
@@ -158,6 +160,18 @@ final class PostgresDatabase: StoreDatabase {
   /// Raises `commits` in `_ms_meta`, sent with every COMMIT.
   private static let countCommitSQL =
     "UPDATE \(StorageLayout.metaTable) SET \"value\" = CAST(CAST(\"value\" AS bigint) + 1 AS text) WHERE \"key\" = 'commits'"
+
+  /// A connection of its own listening on the store's channel: each write transaction's
+  /// COMMIT carries a `NOTIFY` there, delivered once it has committed.
+  func changeNotifications() throws -> ChangeNotifications? {
+    let listener: PostgresListener
+    do {
+      listener = try PostgresListener(url: postgres.url, channel: postgres.notifyChannel)
+    } catch let e as PostgresError {
+      throw Self.openingError(e, url: postgres.url)
+    }
+    return ChangeNotifications(descriptor: { listener.descriptor }, read: { listener.read() })
+  }
 
   func schemaCookie() throws -> Int64? {
     try postgres.cached("SELECT coalesce(max(\"seq\"), 0) FROM \(StorageLayout.versionsTable)").first([]) { $0.int(0) }

@@ -47,6 +47,10 @@ protocol StoreDatabase: AnyObject {
   func schemaCookie() throws -> Int64?
   /// A number that changes when another connection commits to the store.
   func dataVersion() throws -> Int64?
+  /// What tells live queries that another connection committed, when the engine has its
+  /// own way (PostgreSQL's notifications); nil to watch the store's files
+  /// (`Store.watchedFiles`).
+  func changeNotifications() throws -> ChangeNotifications?
 
   /// The engine's facts for `store.info`, after `counts` (size, journal mode, server).
   func facts() throws -> [JSONObject.Member]
@@ -71,4 +75,9 @@ enum DatabaseContents: Equatable {
   case store
   /// Something else: `description` completes "'NAME' is ...".
   case foreign(String)
+}
+
+extension StoreDatabase {
+  /// None: the store's files tell (SQLite).
+  func changeNotifications() throws -> ChangeNotifications? { nil }
 }

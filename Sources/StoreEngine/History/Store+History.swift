@@ -94,12 +94,17 @@ extension Store {
 
   /// The history's tokens are one past the newest row's; once the rows that held the
   /// largest are deleted, `_ms_keys` keeps it under this table's name (KeyAllocator), so
-  /// tokens are never handed out twice.
+  /// tokens are never handed out twice. Made when missing, in a write transaction: under
+  /// the store's write lock, so servers opening a new store at once do not race (on
+  /// PostgreSQL two `CREATE TABLE IF NOT EXISTS` at once can both try to create it).
   func createHistoryTable() throws {
+    guard try !connection.hasTable(Store.historyTable) else { return }
     let d = connection.dialect
-    try connection.execute(
-      "CREATE TABLE IF NOT EXISTS \(Store.historyTable) (\"token\" \(d.columnType(.integer)) PRIMARY KEY, \"timestamp\" \(d.columnType(.real)) NOT NULL, \"author\" \(d.columnType(.text)), \"changes\" \(d.columnType(.bytes)) NOT NULL)"
-    )
+    try connection.inTransaction {
+      try connection.execute(
+        "CREATE TABLE IF NOT EXISTS \(Store.historyTable) (\"token\" \(d.columnType(.integer)) PRIMARY KEY, \"timestamp\" \(d.columnType(.real)) NOT NULL, \"author\" \(d.columnType(.text)), \"changes\" \(d.columnType(.bytes)) NOT NULL)"
+      )
+    }
   }
 
   /// How much history this process keeps (`HistorySettings`).

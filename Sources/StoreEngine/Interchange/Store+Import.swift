@@ -77,7 +77,8 @@ extension Store {
       try writes.checkSchemaCanChange(.importDefining)
     }
     do {
-      return try write {
+      // Not run again after a conflict: the records are read once.
+      return try write(rerun: nil) {
         let run = ImportRun(store: self, records: records, mode: mode, progress: progress)
         if defines {
           _ = try define(records.schemaJSON)

@@ -22,7 +22,7 @@ extension Store {
   /// Applies all changes atomically, in order (see `save(reading:)`).
   public func save(_ changes: [Change]) throws -> SaveResult {
     var remaining = changes.makeIterator()
-    return try save(reading: { remaining.next() })
+    return try save(reading: { remaining.next() }, restart: { remaining = changes.makeIterator() })
   }
 
   /// Applies the changes `next` gives, one at a time until it returns nil, atomically:
@@ -30,9 +30,11 @@ extension Store {
   /// (its changes may be read from the request text as they are reached). Values may
   /// name the `$ref` of an insert anywhere in the same save (forward references are
   /// resolved at the end). A failing change, or an error thrown by `next`, rolls back
-  /// everything; a change's error names its index.
-  public func save(reading next: () throws -> Change?) throws -> SaveResult {
-    try write {
+  /// everything; a change's error names its index. After a conflict the save is run again
+  /// when `restart` makes `next` give the changes again from the first (protocol.md,
+  /// "Busy and retries").
+  public func save(reading next: () throws -> Change?, restart: (() throws -> Void)? = nil) throws -> SaveResult {
+    try write(rerun: restart) {
       let ctx = WriteContext(allowsRefs: true)
       var result = SaveResult()
       var i = 0

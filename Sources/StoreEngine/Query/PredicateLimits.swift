@@ -15,9 +15,6 @@ public enum PredicateLimits {
   /// `IN`, a collection operator) counts `subqueryWeight`.
   public static let maxSQLNesting = 24
   public static let subqueryWeight = 4
-  /// SQLite's limit on the values one statement binds (SQLITE_MAX_VARIABLE_NUMBER).
-  public static let maxBoundValues = 32766
-
   static func tooDeep() -> String { "the predicate nests deeper than \(maxNesting) levels" }
 }
 

@@ -114,8 +114,8 @@ struct SQLBuilder {
     case .or(let items): return try group(Self.flattened(items, and: false), "OR")
     case .comparison(let c):
       let sql = try comparison(c)
-      if args.count > PredicateLimits.maxBoundValues {
-        throw PredicateError("the predicate binds more than \(PredicateLimits.maxBoundValues) values", offset: c.offset)
+      if args.count > dialect.maxBoundValues {
+        throw PredicateError("the predicate binds more than \(dialect.maxBoundValues) values", offset: c.offset)
       }
       return sql
     }
