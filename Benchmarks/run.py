@@ -47,6 +47,18 @@ the other rows of that table:
   roundtrip  (roundtrip.py) 20,000 sequential objects.get round trips from a Python loop,
           beside a `cat` echo of the same bytes from the same loop (the pipe floor), with
           loop and child on one CPU and on two: median and p99, and the overhead
+On a PostgreSQL store (issue #15), beside psql doing the same work on the same server, a
+throwaway cluster (scripts/pg-cluster.sh: a Unix socket in the scratch folder, fsync off)
+started by the first of these cases and stopped at the end:
+  pg_seeds  (pg_writes.py) 100,000 and 200,000 pipelined objects.insert of the seeds' Task in
+          one transaction, vs psql running the same rows as INSERT statements in one
+          transaction into the server's own tables and into hand-written ones
+  pg_concurrent  (pg_writes.py) two servers on one store at once, K objects.insert each (a
+          transaction each), vs one server sending all 2K and two psql sessions at once
+  pg_copy  (pg_reads.py) `modelstore copy` of the Q-object store, SQLite to PostgreSQL and back:
+          time and peak memory at Q/10 and Q objects
+  pg_fetch, pg_full, pg_export  (pg_reads.py) (e), (f) and (g) on that store in PostgreSQL, vs
+          psql running the same SELECT (unaligned output to a file)
 
 Every compared case runs --runs rounds (default 3), each timing both sides back to back;
 the table shows the medians, the ratio being the median of the rounds' ratios, and
@@ -73,6 +85,9 @@ import counters
 import files
 import latency
 import live
+import pg_reads
+import pg_writes
+import pgcluster
 import reads
 import roundtrip
 import save_memory
@@ -90,6 +105,8 @@ CASES = [
     ("j", files.migrate), ("m", counters.case),
     ("seeds", seeds.case), ("save_memory", save_memory.case), ("tomany", tomany.case),
     ("schema_change", schema_change.case), ("roundtrip", roundtrip.case),
+    ("pg_seeds", pg_writes.seeds_case), ("pg_concurrent", pg_writes.concurrent_case), ("pg_copy", pg_reads.copy_case),
+    ("pg_fetch", pg_reads.fetch_case), ("pg_full", pg_reads.full_case), ("pg_export", pg_reads.export_case),
 ]
 NAMES = [name for name, _ in CASES]
 
@@ -132,22 +149,29 @@ def main() -> None:
     print("|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="modelstore-bench-") as tmp:
         ctx = Context(binary=args.binary, work=Path(tmp), out=out, quick=args.quick, runs=args.runs)
-        for name in names:
-            load = os.getloadavg()[0]
-            outcome: Outcome = functions[name](ctx)
-            for row in outcome.rows:
-                print(f"| {row.benchmark} | {row.modelstore} | {row.reference} | {row.ratio} | {row.target} |", flush=True)
-            outcome.results["measured"] = {"at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                                           "binary": args.binary, "quick": args.quick, "runs": args.runs, "sqlite3": sqlite_version,
-                                           "load_average_1min": [load, os.getloadavg()[0]]}
-            results[name] = outcome.results
-            if outcome.failure:
-                failures.append(f"({name}) failed: {outcome.failure}")
+        try:
+            run_cases(ctx, names, functions, results, failures, args, sqlite_version)
+        finally:
+            pgcluster.stop()
     out.mkdir(parents=True, exist_ok=True)
     results_file.write_text(json.dumps(results, indent=2) + "\n")
     if failures:
         sys.exit("\n".join(failures))
 
+
+def run_cases(ctx: Context, names: list[str], functions: dict, results: dict, failures: list, args, sqlite_version: str) -> None:
+    """Runs the cases asked for, printing their rows as they come."""
+    for name in names:
+        load = os.getloadavg()[0]
+        outcome: Outcome = functions[name](ctx)
+        for row in outcome.rows:
+            print(f"| {row.benchmark} | {row.modelstore} | {row.reference} | {row.ratio} | {row.target} |", flush=True)
+        outcome.results["measured"] = {"at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                                       "binary": args.binary, "quick": args.quick, "runs": args.runs, "sqlite3": sqlite_version,
+                                       "load_average_1min": [load, os.getloadavg()[0]]}
+        results[name] = outcome.results
+        if outcome.failure:
+            failures.append(f"({name}) failed: {outcome.failure}")
 
 if __name__ == "__main__":
     main()

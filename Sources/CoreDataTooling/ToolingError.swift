@@ -12,11 +12,15 @@ public struct ToolingError: Error, CustomStringConvertible {
   public var message: String
   /// Where and what: `path`, `what`, `issues`, `reason`, `limit`.
   public var details: JSONObject
+  /// The request member the error is about (`versionOrder`, `modelVersion`), when it is
+  /// one: the engine makes it the error's place (`ErrorPlace`).
+  public var argument: String?
 
-  public init(_ kind: Kind, _ message: String, _ details: JSONObject = [:]) {
+  public init(_ kind: Kind, _ message: String, _ details: JSONObject = [:], argument: String? = nil) {
     self.kind = kind
     self.message = message
     self.details = details
+    self.argument = argument
   }
 
   /// A model file that could not be read, with the kind the engine gives a `FileAccessError`.

@@ -82,6 +82,12 @@ public protocol DatabaseConnection: AnyObject {
   /// Cheap evidence of commits: equal markers from two calls mean that nothing was
   /// committed in between (by any connection); nil when the engine cannot tell.
   func commitMarker() -> CommitMarker?
+  /// A number that moves whenever rows read inside the open transaction may no longer be
+  /// as they were read: a level rolled back, the transaction ended, a statement that may
+  /// delete or replace rows or change the schema. What a write remembers of rows it read
+  /// (the store's to-one targets) holds while it stays the same. Nil when the connection
+  /// does not track it (reading again costs little there: SQLite, in the process).
+  var rowsEpoch: Int? { get }
   /// A consistent copy of what is committed, written to the file at `path`; the number of
   /// pages (or units of the engine's choosing) copied.
   @discardableResult func backup(to path: String) throws -> Int
@@ -90,6 +96,8 @@ public protocol DatabaseConnection: AnyObject {
 }
 
 extension DatabaseConnection {
+  public var rowsEpoch: Int? { nil }
+
   /// Runs `body` atomically in a new level; rolled back when `body` or the commit throws.
   public func inTransaction<T>(_ body: () throws -> T) throws -> T {
     try begin()

@@ -9,7 +9,7 @@ extension InterchangeHandlers {
     let store = try s.requireStore()
     let token = p.progressToken
     let summary = try store.importCoreData(
-      path: p.store, model: p.model,
+      path: p.store, model: p.model, modelVersion: p.modelVersion, versionOrder: p.versionOrder,
       progress: context.progressReporter(token: token).map { r in
         { phase, done, total in r.report(done: done, total: total, message: phase.rawValue) }
       })
@@ -35,7 +35,7 @@ extension InterchangeHandlers {
       if p.create == true {
         throw RPCError.invalidParams("params.create: a Core Data store is never created", ["path": "params.create"])
       }
-      return try Store.openCoreData(path: path, model: p.model)
+      return try Store.openCoreData(path: path, model: p.model, modelVersion: p.modelVersion, versionOrder: p.versionOrder)
     default:
       throw RPCError.invalidParams(
         "params.format: expected \"modelstore\" or \"coredata\", got '\(p.format)'",

@@ -93,7 +93,10 @@ extension PostgresConnection {
     }
     transactionDepth -= 1
     undoneLevels.remove(depth)
-    if transactionDepth == 0 { didEndTransaction?() }
+    if transactionDepth == 0 {
+      epoch &+= 1
+      didEndTransaction?()
+    }
   }
 
   /// Queues the end of savepoint `n`; a savepoint whose opening is still queued is just
@@ -109,6 +112,7 @@ extension PostgresConnection {
   /// Closes the innermost level, undoing its changes.
   public func rollback() {
     precondition(transactionDepth > 0, "rollback without begin")
+    epoch &+= 1
     undoneLevels.remove(transactionDepth)
     transactionDepth -= 1
     let n = transactionDepth
@@ -132,6 +136,7 @@ extension PostgresConnection {
   /// The transaction is over (rolled back, or ended by the server: `lost` when levels
   /// inside it were open, `transactionWasLost`): no level, nothing queued.
   private func finishTransaction(lost: Bool) {
+    epoch &+= 1
     if lost { transactionWasLost = true }
     transactionDepth = 0
     pendingControl = []

@@ -72,6 +72,10 @@ public final class PostgresConnection: DatabaseConnection {
   var transactionFailed = false
   /// Levels (by depth) whose work a failed statement undid: their commit is refused.
   var undoneLevels: Set<Int> = []
+  /// Moves when rows read may have gone (`rowsEpoch`): rollbacks, transaction ends, and
+  /// statements that may delete or replace rows or change the schema.
+  var epoch = 0
+  public var rowsEpoch: Int? { epoch }
   /// A read snapshot (`readingOneSnapshot`) is open.
   var snapshotOpen = false
   /// A read snapshot's COMMIT was sent and its answer is still to be read
@@ -191,6 +195,7 @@ public final class PostgresConnection: DatabaseConnection {
   public func execute(_ sql: String) throws {
     try beforeStatement()
     statementsRun &+= 1
+    epoch &+= 1
     try simple(sql, countingChanges: true)
   }
 
@@ -282,6 +287,7 @@ public final class PostgresConnection: DatabaseConnection {
   /// `PQreset`: the server connection again, with the session's settings; prepared
   /// statements are prepared again at their next use.
   private func reconnect() throws {
+    epoch &+= 1
     PQreset(handle)
     guard PQstatus(handle) == CONNECTION_OK else {
       throw PostgresError.connectionLost(url.scrubbed(Self.connectionMessage(handle)), sql: nil)

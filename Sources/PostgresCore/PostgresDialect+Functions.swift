@@ -38,8 +38,11 @@ extension PostgresDialect {
   /// for 50 characters, against 10 µs here).
   static func diacriticsFunction(_ table: TextFoldingTable) -> String {
     var map = "{"
+    var first = true
+    // (Not `map.count`, which counts the characters of the whole text for each entry.)
     func entry(_ key: Unicode.Scalar, _ value: String) {
-      if map.count > 1 { map += "," }
+      if !first { map += "," }
+      first = false
       map += "\"\(key)\":\"\(value)\""
     }
     for (letter, base) in table.baseLetters { entry(letter, String(base)) }

@@ -22,6 +22,9 @@ public final class PostgresStatement: PreparedStatement {
   let columnNames: [String]
   let columnKinds: [ColumnKind]
   public let isReadOnly: Bool
+  /// The statement may delete or replace rows or change the schema: running it moves the
+  /// connection's `rowsEpoch` (everything but reads and plain inserts).
+  let mayRemoveRows: Bool
   private var bindings: [SQLValue]
   /// The result `step()` walks, and the row it is at.
   private var stepping: OpaquePointer?
@@ -45,6 +48,7 @@ public final class PostgresStatement: PreparedStatement {
     self.text = text
     self.parameterCount = count
     self.isReadOnly = Self.onlyReads(sql)
+    self.mayRemoveRows = !isReadOnly && !Self.onlyInserts(sql)
     self.name = persistent ? connection.server.newName() : ""
     try connection.beforeStatement()
     preparedIn = connection.server.generation
@@ -86,6 +90,12 @@ public final class PostgresStatement: PreparedStatement {
     return all.isDisjoint(with: ["INSERT", "UPDATE", "DELETE", "MERGE"])
   }
 
+  /// A plain INSERT (not one that updates a row it conflicts with).
+  static func onlyInserts(_ sql: String) -> Bool {
+    let head = sql.prefix { $0 == " " || $0.isLetter }.uppercased()
+    return head.hasPrefix("INSERT ") && !sql.uppercased().contains("DO UPDATE")
+  }
+
   public var columnCount: Int { columnNames.count }
   public func columnName(_ i: Int) -> String { columnNames[i] }
 
@@ -117,6 +127,7 @@ public final class PostgresStatement: PreparedStatement {
   /// Sends the statement with its bindings and returns its result (tuples or a command's).
   private func run() throws -> OpaquePointer {
     try connection.beforeStatement()
+    if mayRemoveRows { connection.epoch &+= 1 }
     if !name.isEmpty && preparedIn != server.generation {
       // The connection was made again: the server lost the statement.
       let prepared = try connection.exchange(

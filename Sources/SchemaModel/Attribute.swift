@@ -9,11 +9,17 @@ public struct Attribute: Equatable, Sendable {
   public var unique: Bool
   public var indexed: Bool
   public var transient: Bool
+  /// The name in the previous version (SwiftData's `originalName`): a rename.
   public var originalName: String?
+  /// Core Data's renaming identifier: two versions' elements with the same identifier
+  /// (an element without one is identified by its name) are the same element
+  /// (`SchemaMapping`).
+  public var renamingIdentifier: String?
 
   public init(
     name: String, type: AttributeType, optional: Bool = false, defaultValue: DefaultValue? = nil,
-    unique: Bool = false, indexed: Bool = false, transient: Bool = false, originalName: String? = nil
+    unique: Bool = false, indexed: Bool = false, transient: Bool = false, originalName: String? = nil,
+    renamingIdentifier: String? = nil
   ) {
     self.name = name
     self.type = type
@@ -23,6 +29,7 @@ public struct Attribute: Equatable, Sendable {
     self.indexed = indexed
     self.transient = transient
     self.originalName = originalName
+    self.renamingIdentifier = renamingIdentifier
   }
 }
 
@@ -37,12 +44,15 @@ public struct Relationship: Equatable, Sendable {
   public var deleteRule: DeleteRule
   public var minCount: Int?
   public var maxCount: Int?
+  /// The name in the previous version: a rename.
   public var originalName: String?
+  /// Core Data's renaming identifier (see `Attribute.renamingIdentifier`).
+  public var renamingIdentifier: String?
 
   public init(
     name: String, destination: String, inverse: String? = nil, toMany: Bool = false, optional: Bool = true,
     ordered: Bool = false, deleteRule: DeleteRule = .nullify, minCount: Int? = nil, maxCount: Int? = nil,
-    originalName: String? = nil
+    originalName: String? = nil, renamingIdentifier: String? = nil
   ) {
     self.name = name
     self.destination = destination
@@ -54,6 +64,7 @@ public struct Relationship: Equatable, Sendable {
     self.minCount = minCount
     self.maxCount = maxCount
     self.originalName = originalName
+    self.renamingIdentifier = renamingIdentifier
   }
 }
 
@@ -68,12 +79,15 @@ public struct Entity: Equatable, Sendable {
   public var indexes: [[String]]
   /// Uniqueness constraints (`#Unique`), single or compound.
   public var uniqueness: [[String]]
+  /// The name in the previous version: a rename.
   public var originalName: String?
+  /// Core Data's renaming identifier (see `Attribute.renamingIdentifier`).
+  public var renamingIdentifier: String?
 
   public init(
     name: String, parent: String? = nil, abstract: Bool = false, attributes: [Attribute] = [],
     relationships: [Relationship] = [], indexes: [[String]] = [], uniqueness: [[String]] = [],
-    originalName: String? = nil
+    originalName: String? = nil, renamingIdentifier: String? = nil
   ) {
     self.name = name
     self.parent = parent
@@ -83,6 +97,7 @@ public struct Entity: Equatable, Sendable {
     self.indexes = indexes
     self.uniqueness = uniqueness
     self.originalName = originalName
+    self.renamingIdentifier = renamingIdentifier
   }
 }
 

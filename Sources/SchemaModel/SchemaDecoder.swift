@@ -63,6 +63,17 @@ public struct SchemaDecoder {
     return s
   }
 
+  /// `renamingIdentifier`: any non-empty string (Core Data's identifiers are free text).
+  private mutating func identifier(_ o: JSONObject, _ path: String, entity: String, property: String? = nil) -> String? {
+    guard let s = string(o, "renamingIdentifier", path, required: false, entity: entity, property: property) else { return nil }
+    if s.isEmpty {
+      issue(
+        "wrongType", "'renamingIdentifier' must be a non-empty string", "\(path).renamingIdentifier", entity: entity, property: property)
+      return nil
+    }
+    return s
+  }
+
   private mutating func bool(_ o: JSONObject, _ key: String, _ path: String, entity: String?, property: String? = nil) -> Bool? {
     guard let v = o[key], !v.isNull else { return nil }
     guard case .bool(let b) = v else {
@@ -118,12 +129,16 @@ public struct SchemaDecoder {
     guard let o = object(json, path) else { return nil }
     guard let name = string(o, "name", path, required: true) else { return nil }
     checkKeys(
-      o, ["name", "parent", "abstract", "attributes", "relationships", "indexes", "uniqueness", "originalName"], path,
+      o,
+      [
+        "name", "parent", "abstract", "attributes", "relationships", "indexes", "uniqueness", "originalName", "renamingIdentifier",
+      ], path,
       entity: name)
     var e = Entity(name: name)
     e.parent = string(o, "parent", path, required: false, entity: name)
     e.abstract = bool(o, "abstract", path, entity: name) ?? false
     e.originalName = string(o, "originalName", path, required: false, entity: name)
+    e.renamingIdentifier = identifier(o, path, entity: name)
     for (i, a) in list(o, "attributes", path, entity: name).enumerated() {
       if let attr = attribute(a, path: "\(path).attributes[\(i)]", entity: name) {
         e.attributes.append(attr)
@@ -177,7 +192,7 @@ public struct SchemaDecoder {
     guard let o = object(json, path) else { return nil }
     guard let name = string(o, "name", path, required: true, entity: entity) else { return nil }
     checkKeys(
-      o, ["name", "type", "optional", "default", "unique", "indexed", "transient", "originalName"], path,
+      o, ["name", "type", "optional", "default", "unique", "indexed", "transient", "originalName", "renamingIdentifier"], path,
       entity: entity, property: name)
     guard let typeName = string(o, "type", path, required: true, entity: entity, property: name) else { return nil }
     guard let type = AttributeType(rawValue: typeName) else {
@@ -193,6 +208,7 @@ public struct SchemaDecoder {
     a.indexed = bool(o, "indexed", path, entity: entity, property: name) ?? false
     a.transient = bool(o, "transient", path, entity: entity, property: name) ?? false
     a.originalName = string(o, "originalName", path, required: false, entity: entity, property: name)
+    a.renamingIdentifier = identifier(o, path, entity: entity, property: name)
     if let d = o["default"], !d.isNull {
       if case .object(let g) = d {
         if g.count == 1, case .string(let gen)? = g["generate"], let generator = DefaultValue.Generator(rawValue: gen) {
@@ -215,7 +231,11 @@ public struct SchemaDecoder {
     guard let o = object(json, path) else { return nil }
     guard let name = string(o, "name", path, required: true, entity: entity) else { return nil }
     checkKeys(
-      o, ["name", "destination", "inverse", "toMany", "optional", "ordered", "deleteRule", "min", "max", "originalName"],
+      o,
+      [
+        "name", "destination", "inverse", "toMany", "optional", "ordered", "deleteRule", "min", "max", "originalName",
+        "renamingIdentifier",
+      ],
       path, entity: entity, property: name)
     guard let destination = string(o, "destination", path, required: true, entity: entity, property: name) else {
       return nil
@@ -226,6 +246,7 @@ public struct SchemaDecoder {
     r.optional = bool(o, "optional", path, entity: entity, property: name) ?? true
     r.ordered = bool(o, "ordered", path, entity: entity, property: name) ?? false
     r.originalName = string(o, "originalName", path, required: false, entity: entity, property: name)
+    r.renamingIdentifier = identifier(o, path, entity: entity, property: name)
     if let rule = string(o, "deleteRule", path, required: false, entity: entity, property: name) {
       if let dr = DeleteRule(rawValue: rule) {
         r.deleteRule = dr

@@ -14,6 +14,7 @@ extension Entity {
     if let parent { o.append("parent", .string(parent)) }
     o.append("abstract", .bool(abstract))
     if let originalName { o.append("originalName", .string(originalName)) }
+    if let renamingIdentifier { o.append("renamingIdentifier", .string(renamingIdentifier)) }
     o.append("attributes", .array(attributes.map(\.json)))
     o.append("relationships", .array(relationships.map(\.json)))
     o.append("indexes", .array(indexes.map { .array($0.map { .string($0) }) }))
@@ -34,6 +35,7 @@ extension Attribute {
     o.append("indexed", .bool(indexed))
     o.append("transient", .bool(transient))
     if let originalName { o.append("originalName", .string(originalName)) }
+    if let renamingIdentifier { o.append("renamingIdentifier", .string(renamingIdentifier)) }
     return .object(o)
   }
 }
@@ -49,6 +51,7 @@ extension Relationship {
     if let minCount { o.append("min", .int(Int64(minCount))) }
     if let maxCount { o.append("max", .int(Int64(maxCount))) }
     if let originalName { o.append("originalName", .string(originalName)) }
+    if let renamingIdentifier { o.append("renamingIdentifier", .string(renamingIdentifier)) }
     return .object(o)
   }
 }

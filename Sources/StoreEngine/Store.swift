@@ -41,6 +41,8 @@ public final class Store {
   var closeActions: [() -> Void] = []
   /// Keys of new rows (`_ms_keys`); its maxima are written just before each COMMIT.
   let keys: KeyAllocator
+  /// To-one targets the open write transaction found (Store+Links.swift, `targetID`).
+  var targets = TargetMemo()
   /// Client transactions, the request's change log, the running migration.
   let writes = WriteState()
   /// Whether and how commits are recorded in the history, and their authors.
@@ -61,6 +63,13 @@ public final class Store {
     public var history: Bool
     /// How much history this process's commits keep (`HistoryRetention`).
     public var historyRetention: HistoryRetention
+    /// What opening does with a store that is already there: open it (the default), or,
+    /// for a copy's target, refuse it or drop its tables and make a new store in their place.
+    var existing = ExistingStore.open
+    /// Opening runs inside a write transaction that stays open, for the caller to commit or
+    /// roll back: on PostgreSQL a copy makes its target store in the copy's one transaction
+    /// (`StoreCopy`). Not for SQLite files, whose journal mode cannot change inside one.
+    var holdsTransaction = false
     public init(readOnly: Bool = false, create: Bool = true, history: Bool = true, historyRetention: HistoryRetention = .forever) {
       self.readOnly = readOnly
       self.create = create
@@ -98,7 +107,8 @@ public final class Store {
     connection.willCommit = { [keys] in try keys.flush() }
     connection.didEndTransaction = { [keys] in keys.reset() }
     do {
-      try prepare(create: options.create)
+      if options.holdsTransaction { try connection.begin() }
+      try prepare(create: options.create, existing: options.existing)
       if !options.history { historySettings.enabled = false }
       historyRetention = options.historyRetention
     } catch let e as any DatabaseError where e.isNotADatabase {
@@ -113,9 +123,21 @@ public final class Store {
     }
   }
 
-  private func prepare(create: Bool) throws {
+  /// What `OpenOptions.existing` asks of a store found where one is opened.
+  enum ExistingStore {
+    case open, refuse, replace
+  }
+
+  private func prepare(create: Bool, existing: ExistingStore) throws {
     let name = database.displayName
-    let contents = try database.contents()
+    var contents = try database.contents()
+    if contents == .store && existing != .open {
+      guard existing == .replace else {
+        throw StoreError(.invalidArgument, "'\(name)' already holds a ModelStore store", ["path": .string(name), "reason": "exists"])
+      }
+      try database.dropStoreTables()
+      contents = try database.contents()
+    }
     switch contents {
     case .store: break
     case .foreign(let what): throw StoreError(.notAStore, "'\(name)' is \(what)", ["path": .string(name)])

@@ -22,15 +22,16 @@ enum CommandHelp {
       modelstore export --store PATH [--out FILE|-] [--format ndjson|json] [--csv] [--entity E]... [--where PRED] [--with-related]
       modelstore import --store PATH FILE|- [--mode insert|upsert|replace] [--csv --entity E]
       modelstore migrate --store PATH (--to SCHEMA.json | --plan PLAN.json) [--dry-run] [--allow-data-loss] [--no-backup] [--json]
+      modelstore copy --from SOURCE --to TARGET [--history] [--force]   copy a whole store (a file, a PostgreSQL schema)
       modelstore upgrade --store PATH                         upgrade a formatVersion 1 file in place (a backup first)
-      modelstore import-coredata STORE [--model PATH] --store OUT   copy a Core Data SQLite store into a ModelStore file
+      modelstore import-coredata STORE [--model PATH [--model-version NAME]] --store OUT   copy a Core Data SQLite store into a ModelStore file
       modelstore xcdatamodel PATH [--audit | --generate TARGET [--out DIR]] [--report]   read a Core Data model
       modelstore diagram STORE|SCHEMA.json|MODEL.xcdatamodeld [--format mermaid|dot|svg|png] [--out FILE] [--version NAME] [--plan FROM TO]
       modelstore protocol --json                              print the protocol description (protocol.json)
       modelstore studio --store PATH [--read-only] [--port N] [--open]   browse a store in a local web page
       modelstore --version | --help | help COMMAND
 
-    Every command takes --help. Long work (import, export, migrate, upgrade,
+    Every command takes --help. Long work (import, export, migrate, copy, upgrade,
     import-coredata) shows progress on stderr when it is a terminal, or with --progress.
 
     SERVE OPTIONS
@@ -42,6 +43,9 @@ enum CommandHelp {
       --history-retention KEEP  keep the newest N history transactions (100000) or those younger
                                 than a duration (90s, 30m, 12h, 7d, 2w); default forever
       --format coredata         PATH is a Core Data SQLite store: browse and query it in place, read-only
+      --model MODEL             with --format coredata: its .xcdatamodeld / .xcdatamodel, for exact names and types
+      --model-version NAME      with --model: the version the store was written with (else the one that fits best)
+      --version-order A,B,C     with --model: the versions' names, oldest first (else read from the names)
       --max-message-bytes N     largest accepted message (default 67108864 = 64 MiB)
       --max-depth N             deepest accepted nesting of arrays/objects (default 64)
       --log-level LEVEL         error | warning | info | debug (default warning); logs go to stderr
@@ -177,6 +181,34 @@ enum CommandHelp {
 
       """
     ),
+    "copy": (
+      "copy a whole store into a new one: a file and a PostgreSQL schema, either way",
+      """
+      USAGE
+        modelstore copy --from SOURCE --to TARGET [--history] [--force] [--progress]
+
+      Copies the store SOURCE into a new store TARGET; each is a store file or a PostgreSQL
+      URL (postgresql://...?schema=NAME), so a store moves from a file to a server, back,
+      or within one engine. The copy keeps object ids, entity codes, the schema and every
+      version it held, and the largest keys ever given; the history only with --history
+      (without it the copy's history starts empty, its tokens going on after the
+      source's). SOURCE is read in one snapshot, never written, a page of rows at a time.
+      All or nothing: a PostgreSQL TARGET is made and filled in one transaction; a file
+      TARGET is written as TARGET.partial-PID and renamed when whole. A failure or Ctrl-C
+      leaves no TARGET (a second Ctrl-C ends at once: a file's TARGET.partial-PID stays).
+      A summary goes to stderr.
+
+      OPTIONS
+        --history    copy the history transactions too
+        --force      replace TARGET if it holds a ModelStore store (never anything else; a
+                     file no process has open: no TARGET-wal or TARGET-shm beside it)
+        --progress   show progress on stderr even when it is not a terminal
+
+      EXAMPLE
+        modelstore copy --from tasks.store --to 'postgresql://app@db.example/shop?schema=tasks' --history
+
+      """
+    ),
     "upgrade": (
       "upgrade a store file of an older format",
       """
@@ -195,12 +227,15 @@ enum CommandHelp {
       "copy a Core Data store into a ModelStore file",
       """
       USAGE
-        modelstore import-coredata STORE --store OUT [--model PATH] [--progress]
+        modelstore import-coredata STORE --store OUT [--model PATH [--model-version NAME] [--version-order A,B,C]] [--progress]
 
       Copies a Core Data SQLite store (a simulator's .sqlite, with its -wal) into the
-      ModelStore file OUT, all or nothing, and prints the objects per entity. The model is
-      read from the store's metadata, or from --model (a .xcdatamodeld, .xcdatamodel or
-      .mom). An OUT the command created is removed again if the import fails.
+      ModelStore file OUT, all or nothing, and prints the objects per entity. The schema
+      is inferred from the store's tables, or read from --model (a .xcdatamodeld,
+      .xcdatamodel or contents file): of its versions, the one --model-version names, else
+      the one whose properties fit the store's columns best; the command prints which and
+      why, with a confidence. --version-order gives the versions' names oldest first. An
+      OUT the command created is removed again if the import fails.
 
       EXAMPLE
         modelstore import-coredata Tasks.sqlite --store tasks.store
@@ -238,13 +273,19 @@ enum CommandHelp {
       """
       USAGE
         modelstore xcdatamodel PATH [--audit [--cloudkit] [--compare PATH2]] [--generate TARGET [--base-name NAME] [--out DIR [--force]]] [--report]
+                               [--model-version NAME] [--version-order A,B,C]
 
       PATH is a .xcdatamodeld bundle, a .xcdatamodel directory or a 'contents' file.
       Prints the current version's schema as JSON (or the audit report, or the generated
       files, or with --report the whole import result) on stdout, and the findings on
-      stderr. TARGET is swiftdata, coredata, typescript or python. --out writes the files
-      into DIR, refusing to replace one that exists unless --force is given. Exit status 1
-      when a version has an error.
+      stderr: every version's errors, the printed version's warnings, and a summary that
+      names the versions with errors. TARGET is swiftdata, coredata, typescript or python.
+      --out writes the files into DIR, refusing to replace one that exists unless --force
+      is given. --model-version prints (or audits) that version instead of the current one.
+      --version-order gives the versions' names oldest first (else they are ordered by the
+      version numbers in their names, the current version's name family last). Exit status
+      1 when the printed version (or the bundle) has an error; errors of other versions
+      are reported but do not fail the command.
 
       EXAMPLE
         modelstore xcdatamodel Tasks.xcdatamodeld --generate swiftdata --out Generated

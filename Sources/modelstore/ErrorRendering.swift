@@ -25,6 +25,7 @@ struct CommandPlaces {
   /// An error's message with its places named so.
   func message(_ error: Error) -> String {
     if let e = error as? StoreError { return e.text.rendered(render) }
-    return (error as? ToolingError)?.message ?? "\(error)"
+    if let e = error as? ToolingError { return StoreError(e).text.rendered(render) }
+    return "\(error)"
   }
 }

@@ -35,6 +35,8 @@ func runXcdatamodel(_ args: ArraySlice<String>) -> Never {
   var out: String?
   var report = false
   var force = false
+  var versionOrder: [String]?
+  var chosenVersion: String?
   var cursor = ArgumentCursor("xcdatamodel", args)
   func value(_ flag: String) -> String { cursor.value(flag) }
   while let a = cursor.next() {
@@ -52,6 +54,8 @@ func runXcdatamodel(_ args: ArraySlice<String>) -> Never {
     case "--out", "-o": out = value(a)
     case "--report": report = true
     case "--force": force = true
+    case "--version-order": versionOrder = versionList(value(a))
+    case "--model-version": chosenVersion = value(a)
     default:
       if a.hasPrefix("-") || path != nil { cursor.unexpected(a) }
       path = a
@@ -62,18 +66,26 @@ func runXcdatamodel(_ args: ArraySlice<String>) -> Never {
   if out != nil && target == nil { cursor.fail("--out needs --generate") }
   if force && out == nil { cursor.fail("--force needs --out DIR") }
   if (cloudKit != nil || compare != nil) && !audit { cursor.fail("--cloudkit and --compare need --audit") }
+  if chosenVersion != nil && (target != nil || report) {
+    cursor.fail("--model-version chooses the schema or audit printed, not with --generate or --report")
+  }
 
   let model: ImportedModel
+  let shown: ImportedModelVersion?
   do {
-    model = try CoreDataModelImporter.importModel(at: path)
+    model = try CoreDataModelImporter.importModel(at: path, versionOrder: versionOrder)
+    shown = try chosenVersion.map(model.requireVersion(named:)) ?? model.current
   } catch {
     failed("xcdatamodel", error)
   }
-  reportFindings(model)
-  let status = model.allErrors.isEmpty ? ExitStatus.success : ExitStatus.failure
+  reportFindings(model, shown: shown)
+  // The status is the printed version's (the current one unless --model-version names
+  // another): errors of other versions are reported but do not fail the command.
+  let bundleErrors = model.issues.contains { $0.severity == .error }
+  let status = shown.map { !$0.hasErrors } == true && !bundleErrors ? ExitStatus.success : ExitStatus.failure
   do {
     if audit {
-      let result = try model.audit(cloudKit: cloudKit)
+      let result = try model.audit(cloudKit: cloudKit, version: shown?.name)
       guard case .object(var o) = result.json else { exit(ExitStatus.failure) }
       if let compare {
         let other = try CoreDataModelImporter.importModel(at: compare)
@@ -105,7 +117,7 @@ func runXcdatamodel(_ args: ArraySlice<String>) -> Never {
       }
     } else if report {
       printOut(JSONWriter.encodeString(model.json) + "\n")
-    } else if let schema = model.current?.schema {
+    } else if let schema = shown?.schema {
       printOut(JSONWriter.encodeString(schema.json) + "\n")
     }
   } catch {
@@ -114,16 +126,45 @@ func runXcdatamodel(_ args: ArraySlice<String>) -> Never {
   exit(status)
 }
 
-/// Errors of every version and warnings of the current one, one line each on stderr
-/// (`file:line:column: severity: message [code]`), then a summary.
-func reportFindings(_ model: ImportedModel) {
+/// `a,b,c` as version names (a name may not hold a comma).
+func versionList(_ text: String) -> [String] {
+  text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
+}
+
+extension String {
+  var trimmingSpaces: String {
+    var s = Substring(self)
+    while s.first == " " { s = s.dropFirst() }
+    while s.last == " " { s = s.dropLast() }
+    return String(s)
+  }
+}
+
+/// Errors of every version and warnings of the version printed (`shown`), one line each on
+/// stderr (`file:line:column: severity: message [code]`), then a summary that counts each
+/// version's errors where they are.
+func reportFindings(_ model: ImportedModel, shown: ImportedModelVersion?) {
   for issue in model.issues { printErr("\(issue)\n") }
   for version in model.versions {
-    for issue in version.issues where issue.severity == .error || version.isCurrent { printErr("\(issue)\n") }
+    for issue in version.issues where issue.severity == .error || version.name == shown?.name { printErr("\(issue)\n") }
   }
-  let warnings = model.current?.warnings.count ?? 0
-  let current = model.current.map { "current '\($0.name)'" } ?? "no current version"
-  printErr(
-    "modelstore xcdatamodel: \(model.versions.count) version(s), \(current); \(model.allErrors.count) error(s), "
-      + "\(warnings) warning(s) in the current version\n")
+  func count(_ n: Int, _ what: String) -> String { "\(n) \(what)\(n == 1 ? "" : "s")" }
+  var text = "modelstore xcdatamodel: \(count(model.versions.count, "version"))"
+  if model.versions.count > 1 { text += " (order by \(model.order.rule.rawValue), \(model.order.confidence.rawValue) confidence)" }
+  if let shown {
+    text += "; \(shown.isCurrent ? "current" : "printed") '\(shown.name)': \(count(shown.errors.count, "error")), "
+    text += count(shown.warnings.count, "warning")
+  } else {
+    text += "; no current version"
+  }
+  let others = model.versions.filter { $0.name != shown?.name && $0.hasErrors }
+  if model.versions.count > 1 {
+    text +=
+      others.isEmpty
+      ? "; other versions: no errors"
+      : "; other versions with errors: " + others.map { "'\($0.name)' \(max($0.errors.count, 1))" }.joined(separator: ", ")
+  }
+  let bundle = model.issues.filter { $0.severity == .error }.count
+  if bundle > 0 { text += "; the bundle: \(count(bundle, "error"))" }
+  printErr(text + "\n")
 }

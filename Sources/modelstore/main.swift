@@ -19,6 +19,11 @@ struct ServeOptions {
   var logLevel = Logger.Level.warning
   /// `--format coredata`: the store is a Core Data SQLite file, opened in place read-only.
   var coreData = false
+  /// With `--format coredata`: its model (`--model`), the version (`--model-version`) and
+  /// the versions' order (`--version-order`).
+  var model: String?
+  var modelVersion: String?
+  var versionOrder: [String]?
 }
 
 func parseServe(_ args: ArraySlice<String>) -> ServeOptions {
@@ -40,6 +45,9 @@ func parseServe(_ args: ArraySlice<String>) -> ServeOptions {
       let v = it.value(a)
       guard v == "modelstore" || v == "coredata" else { it.fail("--format must be modelstore or coredata, got '\(v)'") }
       o.coreData = v == "coredata"
+    case "--model": o.model = it.value(a)
+    case "--model-version": o.modelVersion = it.value(a)
+    case "--version-order": o.versionOrder = versionList(it.value(a))
     case "--max-message-bytes": o.server.maxMessageBytes = it.number(a, min: 64)
     case "--max-depth": o.server.maxDepth = it.number(a, min: 2)
     case "--log-level":
@@ -54,6 +62,8 @@ func parseServe(_ args: ArraySlice<String>) -> ServeOptions {
     it.fail("\(o.readOnly ? "--read-only" : "--no-create") needs --store PATH (an in-memory store starts empty)")
   }
   if o.coreData && o.storePath == nil { it.fail("--format coredata needs --store PATH") }
+  if o.model != nil && !o.coreData { it.fail("--model needs --format coredata (the model of a Core Data store)") }
+  if o.model == nil && (o.modelVersion != nil || o.versionOrder != nil) { it.fail("--model-version and --version-order need --model PATH") }
   return o
 }
 
@@ -63,7 +73,9 @@ func serve(_ o: ServeOptions) -> Never {
   let server = Server(options: o.server, log: log)
   let store: Store
   if o.coreData, let path = o.storePath {
-    do { store = try Store.openCoreData(path: path) } catch { failed("serve", error) }
+    do {
+      store = try Store.openCoreData(path: path, model: o.model, modelVersion: o.modelVersion, versionOrder: o.versionOrder)
+    } catch { failed("serve", error) }
   } else if let path = o.storePath {
     store = openStore(
       "serve", path, create: o.create, readOnly: o.readOnly, history: o.history, historyRetention: o.historyRetention,
@@ -82,7 +94,7 @@ let arguments = CommandLine.arguments.dropFirst()
 let commands: [String: (ArraySlice<String>) -> Never] = [
   "serve": { serve(parseServe($0)) }, "query": runQuery, "info": runInfo, "export": runExport, "import": runImport,
   "migrate": runMigrate, "upgrade": runUpgrade, "xcdatamodel": runXcdatamodel, "import-coredata": runImportCoreData,
-  "protocol": runProtocol, "studio": runStudio, "diagram": runDiagram,
+  "protocol": runProtocol, "studio": runStudio, "diagram": runDiagram, "copy": runCopy,
 ]
 switch arguments.first {
 case let name? where commands[name] != nil:

@@ -118,6 +118,10 @@ final class SwiftDataRenameTests: XCTestCase {
         expected += needsCare.map { "// " + $0.message + ($0.condition.map { " (requires: \($0.text))" } ?? "") }
         expected.append(needsCare.isEmpty ? ".lightweight" : ".custom")
         XCTAssertEqual(stages[k - 1], expected, "\(path), step \(k)")
+        // The renames the generated code declares (its originalName) are model.diff's.
+        let declared = VersionPairing(previous: schemas[k - 1], current: schemas[k]).swiftDataSchema(schemas[k])
+        let fromCode = SchemaDiff(from: VersionPairing.withoutRenames(schemas[k - 1]), to: declared).mapping.renames
+        XCTAssertEqual(fromCode.map { "\($0)" }, diff.mapping.renames.map { "\($0)" }, "\(path), step \(k): renames")
         steps += 1
         renames += diff.mapping.renames.count
       }

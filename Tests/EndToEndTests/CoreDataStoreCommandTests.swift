@@ -65,6 +65,55 @@ final class CoreDataStoreCommandTests: XCTestCase {
     XCTAssertEqual(try runModelstore(["import-coredata", "--store", out]).status, 2)
   }
 
+  /// A bundle `Tasks` (Task without due and taskID) → `Tasks 2` (all of the store's columns).
+  private func writeModel() throws -> String {
+    let bundle = dir.file("Tasks.xcdatamodeld")
+    let category = """
+      <entity name="Category"><attribute name="name" optional="YES" attributeType="String"/>
+      <relationship name="tasks" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Task" inverseName="category" inverseEntity="Task"/></entity>
+      """
+    let more = """
+      <attribute name="due" optional="YES" attributeType="Date"/><attribute name="taskID" optional="YES" attributeType="UUID"/>
+      """
+    for (name, extra) in [("Tasks", ""), ("Tasks 2", more)] {
+      let task = """
+        <entity name="Task"><attribute name="title" optional="YES" attributeType="String"/>\(extra)
+        <relationship name="category" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Category" inverseName="tasks" inverseEntity="Category"/></entity>
+        """
+      try FileManager.default.createDirectory(atPath: bundle + "/\(name).xcdatamodel", withIntermediateDirectories: true)
+      try "<model>\(category)\(task)</model>".write(toFile: bundle + "/\(name).xcdatamodel/contents", atomically: true, encoding: .utf8)
+    }
+    return bundle
+  }
+
+  /// With a model, the command says which version it read the store with and why; serve
+  /// takes the model and a version to use (issue #16, cause 6).
+  func testTheModelVersionIsReportedAndCanBeNamed() throws {
+    let source = dir.file("Tasks.sqlite")
+    try writeStore(source, taskCount: 10)
+    let model = try writeModel()
+    let r = try runModelstore(["import-coredata", source, "--model", model, "--store", dir.file("out.store")])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    XCTAssertTrue(
+      r.stdout.contains(
+        "  model version 'Tasks 2' (high confidence: the only version that fits best: every property has its column and every column its property (the next best misses 2))\n"
+      ), r.stdout)
+    let server = try ServerProcess(arguments: [
+      "serve", "--store", source, "--format", "coredata", "--model", model, "--model-version", "Tasks",
+    ])
+    let info = try server.call("store.info", [:])
+    XCTAssertEqual(info["coreData"]?["modelVersion"]?["name"], "Tasks")
+    XCTAssertEqual(try server.call("query.count", ["entity": "Task", "where": "category.name == 'Work'"])["count"], .int(5))
+    server.closeInput()
+    XCTAssertEqual(server.waitForExit(), 0, server.stderr)
+    XCTAssertEqual(try runModelstore(["serve", "--store", source, "--model", model]).status, 2, "--model needs --format coredata")
+    let wrong = try runModelstore([
+      "import-coredata", source, "--model", model, "--model-version", "Tasks 9", "--store", dir.file("x.store"),
+    ])
+    XCTAssertEqual(wrong.status, 1)
+    XCTAssertTrue(wrong.stderr.contains("--model-version: '\(model)' has no version 'Tasks 9'"), wrong.stderr)
+  }
+
   func testServeFormatCoreDataBrowsesInPlace() throws {
     let source = dir.file("Tasks.sqlite")
     try writeStore(source, taskCount: 10)

@@ -21,7 +21,49 @@ final class XcdatamodelCommandTests: XCTestCase {
     XCTAssertEqual(schema["entities"]?.arrayValue?.count, 4)
     XCTAssertTrue(
       r.stderr.contains("Features.xcdatamodel/contents:21:9: warning: derived attribute 'Document.titleUpper'"), r.stderr)
-    XCTAssertTrue(r.stderr.hasSuffix("1 version(s), current 'Features'; 0 error(s), 14 warning(s) in the current version\n"), r.stderr)
+    XCTAssertTrue(r.stderr.hasSuffix("modelstore xcdatamodel: 1 version; current 'Features': 0 errors, 14 warnings\n"), r.stderr)
+  }
+
+  /// A bundle whose old version has an error and whose current version has none: the
+  /// schema is printed and the command succeeds (`> schema.json` works in CI); the summary
+  /// names the version with the error; `--model-version` prints (and answers for) another
+  /// version; `--version-order` gives the order (issue #16, causes 6 and 8).
+  func testTheStatusIsThePrintedVersionsAndErrorsAreAttributedToTheirVersion() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let bundle = dir.file("Notes.xcdatamodeld")
+    for (name, body) in [
+      ("Notes", "<entity name=\"Note\"><attribute name=\"text\" attributeType=\"Quaternion\"/></entity>"),
+      ("Notes 2", "<entity name=\"Note\"><attribute name=\"text\" optional=\"YES\" attributeType=\"String\"/></entity>"),
+    ] {
+      try FileManager.default.createDirectory(atPath: bundle + "/\(name).xcdatamodel", withIntermediateDirectories: true)
+      try "<model>\(body)</model>".write(toFile: bundle + "/\(name).xcdatamodel/contents", atomically: true, encoding: .utf8)
+    }
+    try "<plist><dict><key>_XCCurrentVersionName</key><string>Notes 2.xcdatamodel</string></dict></plist>".write(
+      toFile: bundle + "/.xccurrentversion", atomically: true, encoding: .utf8)
+    let r = try runModelstore(["xcdatamodel", bundle])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    XCTAssertEqual(try JSONParser.parse(r.stdout)["version"], "Notes 2")
+    XCTAssertTrue(
+      r.stderr.contains("Notes.xcdatamodel/contents:1:28: error: attribute 'Note.text' has unknown attributeType 'Quaternion'"), r.stderr)
+    XCTAssertTrue(
+      r.stderr.hasSuffix(
+        "modelstore xcdatamodel: 2 versions (order by names, high confidence); current 'Notes 2': 0 errors, 0 warnings; "
+          + "other versions with errors: 'Notes' 1\n"), r.stderr)
+    let old = try runModelstore(["xcdatamodel", bundle, "--model-version", "Notes"])
+    XCTAssertEqual(old.status, 1)
+    XCTAssertEqual(old.stdout, "")
+    XCTAssertTrue(old.stderr.hasSuffix("printed 'Notes': 1 error, 0 warnings; other versions: no errors\n"), old.stderr)
+    let given = try runModelstore(["xcdatamodel", bundle, "--report", "--version-order", "Notes 2,Notes"])
+    XCTAssertEqual(given.status, 0, given.stderr)
+    XCTAssertEqual(
+      try JSONParser.parse(given.stdout)["versions"]?.arrayValue?.compactMap { $0["name"]?.stringValue }, ["Notes 2", "Notes"])
+    let wrong = try runModelstore(["xcdatamodel", bundle, "--version-order", "Notes"])
+    XCTAssertEqual(wrong.status, 1)
+    XCTAssertTrue(wrong.stderr.contains("--version-order: the version order leaves out 'Notes 2'"), wrong.stderr)
+    let unknown = try runModelstore(["xcdatamodel", bundle, "--model-version", "Notes 9"])
+    XCTAssertTrue(
+      unknown.stderr.contains("--model-version: '\(bundle)' has no version 'Notes 9' (its versions: 'Notes', 'Notes 2')"), unknown.stderr)
   }
 
   func testReportAuditAndErrors() throws {

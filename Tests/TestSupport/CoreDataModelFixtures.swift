@@ -14,6 +14,10 @@ public enum CoreDataModelFixtures {
   public static var tasksBundle: String { directory + "/Tasks.xcdatamodeld" }
   /// One model that uses every feature the importer maps or reports.
   public static var features: String { directory + "/Features.xcdatamodel" }
+  /// A rename chain by renaming identifier (Core Data's `elementID`): `Queue.currentSongIndex`
+  /// → `currentIndex` → `position`, `Queue.songs` → `tracks` → `items`, entity `Song` →
+  /// `Track` → `Entry`, each later name carrying the first name as its identifier.
+  public static var playerBundle: String { directory + "/Player.xcdatamodeld" }
   /// A bundle whose only version is an Xcode 3 binary model.
   public static var legacy: String { directory + "/Legacy.xcdatamodeld" }
 }

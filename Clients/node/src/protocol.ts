@@ -24,6 +24,8 @@ export interface StoreOpenParams {
   historyRetention?: string;
   format?: "modelstore" | "coredata";
   model?: string;
+  modelVersion?: string;
+  versionOrder?: Array<string>;
 }
 
 /** The params of `store.info`. */
@@ -59,6 +61,7 @@ export interface ModelValidateParams {
 /** The params of `model.importXcdatamodel`. */
 export interface ModelImportXcdatamodelParams {
   name?: string;
+  versionOrder?: Array<string>;
   path?: string;
   xml?: string;
 }
@@ -66,6 +69,7 @@ export interface ModelImportXcdatamodelParams {
 /** The params of `model.audit`. */
 export interface ModelAuditParams {
   name?: string;
+  versionOrder?: Array<string>;
   path?: string;
   xml?: string;
   schema?: Schema;
@@ -78,6 +82,7 @@ export interface ModelGenerateParams {
   target: "swiftdata" | "coredata" | "typescript" | "python";
   baseName?: string;
   name?: string;
+  versionOrder?: Array<string>;
   path?: string;
   xml?: string;
   schema?: Schema;
@@ -87,6 +92,7 @@ export interface ModelGenerateParams {
 export interface ModelDiagramParams {
   format?: "mermaid" | "dot" | "svg";
   name?: string;
+  versionOrder?: Array<string>;
   path?: string;
   xml?: string;
   schema?: Schema;
@@ -308,6 +314,8 @@ export interface ImportCoreDataParams {
   store: string;
   progressToken?: string | number;
   model?: string;
+  modelVersion?: string;
+  versionOrder?: Array<string>;
 }
 
 /** Every method's params by wire name. */

@@ -59,6 +59,8 @@ export interface AttributeDef {
   /** A literal, or a generator such as `{generate: "uuid"}` / `{generate: "now"}`. */
   default?: unknown;
   originalName?: string;
+  /** Core Data's renaming identifier: same identifier (or name, without one) = same element. */
+  renamingIdentifier?: string;
   transient?: boolean;
 }
 
@@ -73,6 +75,7 @@ export interface RelationshipDef {
   min?: number;
   max?: number;
   originalName?: string;
+  renamingIdentifier?: string;
 }
 
 export interface EntityDef {
@@ -84,6 +87,8 @@ export interface EntityDef {
   relationships?: RelationshipDef[];
   indexes?: string[][];
   uniqueness?: string[][];
+  originalName?: string;
+  renamingIdentifier?: string;
 }
 
 export interface Schema {
@@ -204,6 +209,8 @@ export interface ModelSource {
   /** With `xml`: the version's name. */
   name?: string;
   schema?: Schema;
+  /** With `path`: the versions' names, oldest first (else read from their names). */
+  versionOrder?: string[];
 }
 
 /** A finding of a model import, at its file, line and column. */
@@ -237,6 +244,8 @@ export interface ImportXcdatamodelResult {
   ok: boolean;
   schema: Schema | null;
   versions: ImportedModelVersion[];
+  /** How `versions` (oldest first) were ordered: given, or read from their names. */
+  order: { rule: "given" | "names"; confidence: "high" | "medium" | "low"; reason: string };
   warnings: ModelIssue[];
   errors: ModelIssue[];
 }

@@ -79,6 +79,12 @@ package struct ModelAuditRun {
       mapped = (.needsAttention, "use the matching @Attribute option (.allowsCloudEncryption, .preserveValueOnDeletion, .spotlight)")
     case "transientRelationship": mapped = (.needsAttention, "SwiftData relationships are stored; keep the link in a @Transient property")
     case "undefinedType": mapped = (.needsAttention, "give the transient property a concrete Swift type and mark it @Transient")
+    case "relationshipName":
+      mapped = (.needsAttention, "Swift property names start lowercase: the generated property takes the lowered name (same store column)")
+    case "toManyIndex": mapped = (.needsAttention, "#Index takes attributes and to-one relationships: leave the to-many out of it")
+    case "inverseIgnored":
+      mapped = (.needsAttention, "make the two relationships name each other (@Relationship(inverse:)), or drop the one-sided inverse")
+    case "transientRequired": mapped = (.needsAttention, "@Transient properties need a default value (or make it optional)")
     case "unrecognized", "badValue", "badDefault", "inverseEntity", "orderedToOne":
       mapped = (.needsAttention, "check the model file at this place")
     case "externalStorage", "missingInverse", "abstractWithoutSubentities": mapped = nil  // checked on the schema below

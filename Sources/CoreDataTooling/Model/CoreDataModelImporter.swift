@@ -6,8 +6,20 @@ import SchemaModel
 /// also the text of a `contents` file given inline.
 public enum CoreDataModelImporter {
   /// Reads the model at `path`. Throws only when the path does not exist or is not a
-  /// model; everything wrong inside a model is reported as issues of the result.
-  public static func importModel(at path: String) throws -> ImportedModel {
+  /// model, or when `versionOrder` (the versions' names, oldest first: see `VersionOrder`)
+  /// does not name every version once; everything wrong inside a model is reported as
+  /// issues of the result.
+  public static func importModel(at path: String, versionOrder: [String]? = nil) throws -> ImportedModel {
+    var model = try readModel(at: path, versionOrder: versionOrder)
+    if model.kind == .model, let versionOrder {
+      _ = try VersionOrder.given(versionOrder, versions: model.versions.map(\.name), bundle: path)
+      model.order = VersionOrder(rule: .given, confidence: .high, reason: "given")
+    }
+    model.resolveOriginalNames()
+    return model
+  }
+
+  private static func readModel(at path: String, versionOrder: [String]?) throws -> ImportedModel {
     switch ModelFiles.kind(path) {
     case .missing:
       throw ToolingError(.notFound, "no file or directory at '\(path)'", ["path": .string(path), "what": "model"])
@@ -42,7 +54,7 @@ public enum CoreDataModelImporter {
           .invalidArgument, "'\(path)' is not a Core Data model (.xcdatamodeld, .xcdatamodel or a contents file)",
           ["path": .string(path)])
       }
-      return readBundle(path, versionDirs: versionDirs, entries: entries)
+      return try readBundle(path, versionDirs: versionDirs, entries: entries, versionOrder: versionOrder)
     }
   }
 
@@ -52,6 +64,7 @@ public enum CoreDataModelImporter {
     var version = ImportedModelVersion(name: name, file: "contents", isCurrent: true)
     readContents(bytes, into: &version)
     model.versions = [version]
+    model.resolveOriginalNames()
     return model
   }
 
@@ -59,24 +72,22 @@ public enum CoreDataModelImporter {
     directoryName.hasSuffix(".xcdatamodel") ? String(directoryName.dropLast(".xcdatamodel".count)) : directoryName
   }
 
-  static func readBundle(_ path: String, versionDirs: [String], entries: [String]) -> ImportedModel {
+  static func readBundle(_ path: String, versionDirs: [String], entries: [String], versionOrder: [String]?) throws -> ImportedModel {
     var model = ImportedModel(path: path, kind: .bundle)
-    let ordered = versionDirs.sorted { ModelFiles.naturalPrecedes(versionName($0), versionName($1)) }
-    model.versions = ordered.map { readVersion(directory: ModelFiles.join(path, $0), isCurrent: false) }
     let plistPath = ModelFiles.join(path, ".xccurrentversion")
-    guard !ordered.isEmpty else {
+    guard !versionDirs.isEmpty else {
       let named = (try? PropertyList.parse(try ModelFiles.read(plistPath)))?["_XCCurrentVersionName"]?.stringValue
       let note = named.map { " (its .xccurrentversion names '\($0)', which is missing)" } ?? ""
       model.issues.append(ModelImportIssue(.error, "noVersions", "the bundle holds no .xcdatamodel version\(note)", file: path))
       return model
     }
-    var currentDir: String?
+    var current: String?
     if entries.contains(".xccurrentversion") {
       do {
         let plist = try PropertyList.parse(try ModelFiles.read(plistPath))
         if let name = plist["_XCCurrentVersionName"]?.stringValue {
-          if ordered.contains(name) {
-            currentDir = name
+          if versionDirs.contains(name) {
+            current = versionName(name)
           } else {
             model.issues.append(
               ModelImportIssue(.error, "currentVersionMissing", "the current version '\(name)' is not in the bundle", file: plistPath))
@@ -91,13 +102,29 @@ public enum CoreDataModelImporter {
       } catch {
         model.issues.append(ModelImportIssue(.error, "unreadable", "\(error)", file: plistPath))
       }
-    } else if ordered.count > 1 {
+    } else if versionDirs.count > 1 {
       model.issues.append(
         ModelImportIssue(
-          .warning, "noCurrentVersion", "the bundle has no .xccurrentversion; the last version by name is taken as current", file: path))
+          .warning, "noCurrentVersion", "the bundle has no .xccurrentversion; the last version in order is taken as current", file: path))
     }
-    let current = currentDir ?? (model.issues.contains { $0.code == "currentVersionMissing" } ? nil : ordered.last)
-    if let current, let k = ordered.firstIndex(of: current) { model.versions[k].isCurrent = true }
+    let names = versionDirs.map(versionName).sorted(by: ModelFiles.naturalPrecedes)
+    let ordered: [String]
+    if let versionOrder {
+      ordered = try VersionOrder.given(versionOrder, versions: names, bundle: path)
+      model.order = VersionOrder(rule: .given, confidence: .high, reason: "given")
+    } else {
+      (ordered, model.order) = VersionOrder.byNames(names, current: current)
+      if model.order.confidence != .high {
+        model.issues.append(
+          ModelImportIssue(
+            .warning, "versionOrder",
+            "versions ordered \(ordered.map { "'\($0)'" }.joined(separator: " < ")) (\(model.order.confidence.rawValue) confidence: "
+              + "\(model.order.reason)); give the order (versionOrder, --version-order) if it is wrong", file: path))
+      }
+    }
+    model.versions = ordered.map { readVersion(directory: ModelFiles.join(path, $0 + ".xcdatamodel"), isCurrent: false) }
+    let chosen = current ?? (model.issues.contains { $0.code == "currentVersionMissing" } ? nil : ordered.last)
+    if let chosen, let k = ordered.firstIndex(of: chosen) { model.versions[k].isCurrent = true }
     return model
   }
 

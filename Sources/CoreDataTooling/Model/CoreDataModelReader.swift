@@ -10,6 +10,8 @@ struct CoreDataModelReader {
   var details = ModelDetails()
   /// Start-tag positions of entities (`Entity`) and properties (`Entity.property`).
   var positions: [String: (line: Int, column: Int)] = [:]
+  /// What the tolerance pass (`CoreDataModelReader+Tolerance`) needs to know of the XML.
+  var quirks = Quirks()
 
   init(file: String) { self.file = file }
 
@@ -61,11 +63,16 @@ struct CoreDataModelReader {
     }
   }
 
-  /// `<userInfo><entry key=".." value=".."/></userInfo>`: reported, ModelStore has no place for it.
+  /// `<userInfo><entry key=".." value=".."/></userInfo>`: reported, ModelStore has no place
+  /// for it. An empty `<userInfo/>` (Xcode writes one for many elements) holds nothing to
+  /// lose and is not reported.
   mutating func userInfo(_ e: XMLElement, owner: String, entity: String? = nil, property: String? = nil) {
-    let keys = e.children(named: "entry").compactMap { $0[attribute: "key"] }
-    let list = keys.isEmpty ? "no entries" : "keys \(keys.map { "'\($0)'" }.joined(separator: ", "))"
-    warn("userInfo", "user info of \(owner) (\(list)) is not kept", e, entity: entity, property: property)
+    let entries = e.children(named: "entry")
+    guard !entries.isEmpty else { return }
+    let keys = entries.map { $0[attribute: "key"] ?? "?" }
+    warn(
+      "userInfo", "user info of \(owner) (keys \(keys.map { "'\($0)'" }.joined(separator: ", "))) is not kept", e, entity: entity,
+      property: property)
   }
 
   // MARK: Model
@@ -111,6 +118,7 @@ struct CoreDataModelReader {
       default: warn("unrecognized", "element <\(child.name)> inside <model> is not understood and was ignored", child)
       }
     }
+    tolerate(&schema)
     validate(schema)
     return schema
   }
@@ -127,7 +135,7 @@ struct CoreDataModelReader {
     var entity = Entity(name: name)
     entity.parent = e[attribute: "parentEntity"]
     entity.abstract = flag(e, "isAbstract", entity: name)
-    entity.originalName = renamingIdentifier(e, name: name)
+    entity.renamingIdentifier = renamingIdentifier(e, name: name)
     if let cls = e[attribute: "representedClassName"], !cls.isEmpty, cls != name, cls != "." + name {
       details.classNames[name] = cls
       warn(
@@ -163,8 +171,12 @@ struct CoreDataModelReader {
       case "fetchIndex": fetchIndex(child, into: &entity)
       case "compoundIndexes":
         for index in child.children(named: "compoundIndex") {
-          let keys = index.children(named: "index").compactMap { $0[attribute: "value"] }
-          if !keys.isEmpty { entity.indexes.append(keys) }
+          let elements = index.children(named: "index").filter { $0[attribute: "value"] != nil }
+          guard !elements.isEmpty else { continue }
+          quirks.indexPlaces[name, default: [:]][entity.indexes.count] = elements.map {
+            Quirks.Place(line: $0.line, column: $0.column, what: "compound index")
+          }
+          entity.indexes.append(elements.compactMap { $0[attribute: "value"] })
         }
       case "uniquenessConstraints":
         for constraint in child.children(named: "uniquenessConstraint") {
@@ -180,15 +192,20 @@ struct CoreDataModelReader {
   }
 
   /// `elementID` (what Xcode writes for the renaming identifier) or `renamingIdentifier`,
-  /// when it differs from the element's own name.
-  func renamingIdentifier(_ e: XMLElement, name: String) -> String? {
-    guard let id = e[attribute: "renamingIdentifier"] ?? e[attribute: "elementID"], !id.isEmpty, id != name else { return nil }
+  /// when it differs from the element's name in ModelStore (`name`). `coreDataName` is the
+  /// name in the model file when ModelStore changed it: Core Data identifies an element
+  /// without an identifier by that name. (`originalName` is set per version afterwards,
+  /// from the previous version: `Schema.withOriginalNames`.)
+  func renamingIdentifier(_ e: XMLElement, name: String, coreDataName: String? = nil) -> String? {
+    let given = (e[attribute: "renamingIdentifier"] ?? e[attribute: "elementID"]).flatMap { $0.isEmpty ? nil : $0 }
+    guard let id = given ?? coreDataName, id != name else { return nil }
     return id
   }
 
   mutating func fetchIndex(_ e: XMLElement, into entity: inout Entity) {
     let indexName = e[attribute: "name"] ?? "?"
     var keys: [String] = []
+    var places: [Quirks.Place] = []
     for element in e.children(named: "fetchIndexElement") {
       guard let property = element[attribute: "property"] else {
         let expression = element[attribute: "expression"].map { " '\($0)'" } ?? ""
@@ -208,8 +225,12 @@ struct CoreDataModelReader {
           element, entity: entity.name, property: property)
       }
       keys.append(property)
+      places.append(Quirks.Place(line: element.line, column: element.column, what: "fetch index '\(indexName)'"))
     }
-    if !keys.isEmpty { entity.indexes.append(keys) }
+    if !keys.isEmpty {
+      quirks.indexPlaces[entity.name, default: [:]][entity.indexes.count] = places
+      entity.indexes.append(keys)
+    }
   }
 
   // MARK: Validation

@@ -40,7 +40,8 @@ extension CoreDataModelReader {
         entity: entity, property: name)
       return nil
     }
-    guard let typeName = e[attribute: "attributeType"] else {
+    // Xcode writes a transient attribute of type Undefined without `attributeType`.
+    guard let typeName = e[attribute: "attributeType"] ?? (transient ? "Undefined" : nil) else {
       fail("missingType", "attribute '\(key)' has no attributeType", e, entity: entity, property: name)
       return nil
     }
@@ -49,8 +50,16 @@ extension CoreDataModelReader {
     a.optional = flag(e, "optional", entity: entity, property: name)
     a.transient = transient
     a.indexed = flag(e, "indexed", entity: entity, property: name)
-    a.originalName = renamingIdentifier(e, name: name)
+    a.renamingIdentifier = renamingIdentifier(e, name: name)
     a.defaultValue = defaultValue(e, type: type, entity: entity, property: name)
+    if transient && !a.optional && a.defaultValue == nil {
+      // Core Data never stores the value; a ModelStore transient must be optional or have a default.
+      warn(
+        "transientRequired",
+        "transient attribute '\(key)' is required and has no default; ModelStore keeps it optional (it is never stored)", e,
+        entity: entity, property: name)
+      a.optional = true
+    }
     if flag(e, "usesScalarValueType", entity: entity, property: name) { details.scalarAttributes.insert(key) }
     recordValueClass(e, key: key, transformable: typeName == "Transformable")
     if flag(e, "allowsExternalBinaryDataStorage", entity: entity, property: name) {
@@ -104,7 +113,8 @@ extension CoreDataModelReader {
         property: property)
       return .json
     case "Undefined" where transient:
-      warn("undefinedType", "transient attribute '\(key)' of Undefined type is kept as json", e, entity: entity, property: property)
+      let how = e[attribute: "attributeType"] == nil ? "has no attributeType (Undefined)" : "is of Undefined type"
+      warn("undefinedType", "transient attribute '\(key)' \(how); it is kept as json", e, entity: entity, property: property)
       return .json
     case "Undefined", "ObjectID":
       fail(
@@ -164,7 +174,8 @@ extension CoreDataModelReader {
   }
 
   mutating func relationship(_ e: XMLElement, entity: String) -> Relationship? {
-    guard let name = propertyName(e, entity: entity, known: Self.relationshipAttributes) else { return nil }
+    guard let declared = propertyName(e, entity: entity, known: Self.relationshipAttributes) else { return nil }
+    let name = relationshipName(declared, e, entity: entity)
     let key = "\(entity).\(name)"
     guard let destination = e[attribute: "destinationEntity"], !destination.isEmpty else {
       fail("missingDestination", "relationship '\(key)' has no destinationEntity", e, entity: entity, property: name)
@@ -179,7 +190,7 @@ extension CoreDataModelReader {
     }
     r.toMany = flag(e, "toMany", entity: entity, property: name)
     r.optional = flag(e, "optional", entity: entity, property: name)
-    r.originalName = renamingIdentifier(e, name: name)
+    r.renamingIdentifier = renamingIdentifier(e, name: name, coreDataName: declared)
     switch e[attribute: "deletionRule"] ?? "Nullify" {
     case "Nullify": r.deleteRule = .nullify
     case "Cascade": r.deleteRule = .cascade
@@ -199,11 +210,34 @@ extension CoreDataModelReader {
       r.minCount = count(e, "minCount", key: key, entity: entity, property: name)
       r.maxCount = count(e, "maxCount", key: key, entity: entity, property: name)
     }
-    if flag(e, "transient", entity: entity, property: name) {
-      warn("transientRelationship", "transient relationship '\(key)' is stored like any other", e, entity: entity, property: name)
-    }
     propertyOptions(e, kind: "relationship", entity: entity, property: name)
+    if flag(e, "transient", entity: entity, property: name) {
+      // Core Data keeps it in memory only: its store has no column or join table for it.
+      warn(
+        "transientRelationship",
+        "transient relationship '\(key)' is not stored by Core Data (no column, no join table); ModelStore leaves it out", e,
+        entity: entity, property: name)
+      quirks.transientRelationships.insert(key)
+      return nil
+    }
     return r
+  }
+
+  /// The name ModelStore gives a relationship: Core Data accepts one that starts with an
+  /// uppercase letter (hand-edited models ship with them); ModelStore's property names start
+  /// lowercase, so its first letter is lowered, with a warning. The Core Data column
+  /// (`Z` + the name in upper case) is the same either way.
+  mutating func relationshipName(_ name: String, _ e: XMLElement, entity: String) -> String {
+    guard let first = name.unicodeScalars.first, first.properties.isUppercase, first.isASCII else { return name }
+    let lowered = first.properties.lowercaseMapping + String(name.unicodeScalars.dropFirst())
+    guard Names.propertyNameProblem(lowered) == nil else { return name }
+    warn(
+      "relationshipName",
+      "relationship '\(entity).\(name)' starts with an uppercase letter, which Core Data accepts; ModelStore names it '\(lowered)' "
+        + "(its Core Data column Z\(name.uppercased()) is the same)", e, entity: entity, property: lowered)
+    quirks.renamedRelationships["\(entity).\(name)"] = lowered
+    positions["\(entity).\(lowered)"] = (e.line, e.column)
+    return lowered
   }
 
   /// What attributes and relationships share and ModelStore does not keep: CloudKit

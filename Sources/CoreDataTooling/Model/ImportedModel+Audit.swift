@@ -15,11 +15,24 @@ extension ImportedModel {
     return current
   }
 
-  /// The audit of the current version, on the schema as read (also when ModelStore found
-  /// errors in it: they become findings). `cloudKit` nil means the model's own
-  /// `usedWithCloudKit` flag.
-  public func audit(cloudKit: Bool? = nil) throws -> ModelAudit {
-    let version = try requireCurrent()
+  /// The version named `name`, or an `invalidArgument` error (about `modelVersion`)
+  /// listing the versions there are.
+  public func requireVersion(named name: String) throws -> ImportedModelVersion {
+    let wanted = name.hasSuffix(".xcdatamodel") ? String(name.dropLast(".xcdatamodel".count)) : name
+    guard let version = versions.first(where: { $0.name == wanted }) else {
+      throw ToolingError(
+        .invalidArgument,
+        "'\(path)' has no version '\(wanted)' (its versions: \(versions.map { "'\($0.name)'" }.joined(separator: ", ")))",
+        ["versions": .array(versions.map { .string($0.name) })], argument: "modelVersion")
+    }
+    return version
+  }
+
+  /// The audit of the current version (or of the version named `version`), on the schema
+  /// as read (also when ModelStore found errors in it: they become findings). `cloudKit`
+  /// nil means the model's own `usedWithCloudKit` flag.
+  public func audit(cloudKit: Bool? = nil, version name: String? = nil) throws -> ModelAudit {
+    let version = try name.map(requireVersion(named:)) ?? requireCurrent()
     guard let schema = version.readSchema else {
       throw ToolingError(
         .invalidModel, "version '\(version.name)' could not be read: \(version.errors.first?.message ?? "unknown reason")",

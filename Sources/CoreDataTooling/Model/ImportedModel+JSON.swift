@@ -12,6 +12,7 @@ extension ImportedModel {
     o.append("ok", .bool(ok))
     o.append("schema", current?.schema?.json ?? .null)
     o.append("versions", .array(versions.map(\.json)))
+    o.append("order", order.json)
     o.append("warnings", .array(issues.filter { $0.severity == .warning }.map(\.json)))
     o.append("errors", .array(issues.filter { $0.severity == .error }.map(\.json)))
     return .object(o)

@@ -63,8 +63,10 @@ public struct ImportedModel: Sendable {
 
   public var path: String
   public var kind: Kind
-  /// In natural name order ("Model", "Model 2", ..., "Model 10"); Core Data records no order.
+  /// Oldest first, as `order` says (Core Data records no order).
   public var versions: [ImportedModelVersion] = []
+  /// How `versions` were ordered.
+  public var order = VersionOrder(rule: .names, confidence: .high, reason: "one version")
   /// Findings about the bundle itself (`.xccurrentversion`).
   public var issues: [ModelImportIssue] = []
 

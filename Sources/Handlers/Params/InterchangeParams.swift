@@ -83,9 +83,16 @@ struct ImportCoreDataParams: MethodParams {
   let store: String
   let progressToken: JSONValue?
   let model: String?
+  /// With `model`: the version the store was written with, and the versions' order.
+  let modelVersion: String?
+  let versionOrder: [String]?
   init(_ r: ParamReader) throws {
     store = try r.require("store", schema: JSONSchema.filePath)
     progressToken = try (r.read("progressToken") as ProgressToken?)?.value
     model = try r.read("model", schema: JSONSchema.filePath)
+    try r.refuseWithout("modelVersion", "model", schema: JSONSchema.string)
+    try r.refuseWithout("versionOrder", "model", schema: JSONSchema.array(JSONSchema.string))
+    modelVersion = try r.read("modelVersion")
+    versionOrder = try r.read("versionOrder")
   }
 }

@@ -66,11 +66,14 @@ struct ModelSource {
   let xml: String?
   let name: String?
   let schema: SchemaJSON?
+  /// The versions' names, oldest first (`VersionOrder`); only with `path`.
+  let versionOrder: [String]?
 
   var isGiven: Bool { path != nil || xml != nil || schema != nil }
 
   init(_ r: ParamReader, allowSchema: Bool, required: Bool = true) throws {
     try r.refuseWithout("name", "xml", schema: JSONSchema.string)
+    try r.refuseWithout("versionOrder", "path", schema: JSONSchema.array(JSONSchema.string))
     let given = ["path", "xml"] + (allowSchema ? ["schema"] : [])
     let list = allowSchema ? "'path', 'xml' or 'schema'" : "'path' or 'xml'"
     let count = given.filter { r.has($0) }.count
@@ -81,11 +84,12 @@ struct ModelSource {
     xml = try r.read("xml")
     name = try r.read("name")
     schema = allowSchema ? try r.read("schema") : nil
+    versionOrder = try r.read("versionOrder")
   }
 
   /// Reads the model (a file, the text, or the schema).
   func load() throws -> ImportedModel {
-    if let path { return try CoreDataModelImporter.importModel(at: path) }
+    if let path { return try CoreDataModelImporter.importModel(at: path, versionOrder: versionOrder) }
     if let xml { return CoreDataModelImporter.importContents(Array(xml.utf8), name: name ?? "Model") }
     return ImportedModel.fromSchema(schema?.json ?? .null, path: "params.schema")
   }

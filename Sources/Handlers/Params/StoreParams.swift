@@ -14,6 +14,9 @@ struct StoreOpenParams: MethodParams {
   var options: Store.OpenOptions
   let format: String
   let model: String?
+  /// With `model`: the version the store was written with, and the versions' order.
+  let modelVersion: String?
+  let versionOrder: [String]?
   let readOnly: Bool?
   let create: Bool?
 
@@ -32,6 +35,10 @@ struct StoreOpenParams: MethodParams {
     }
     format = try r.read("format", schema: JSONSchema.enumeration(["modelstore", "coredata"])) ?? "modelstore"
     model = try r.read("model", schema: JSONSchema.filePath)
+    try r.refuseWithout("modelVersion", "model", schema: JSONSchema.string)
+    try r.refuseWithout("versionOrder", "model", schema: JSONSchema.array(JSONSchema.string))
+    modelVersion = try r.read("modelVersion")
+    versionOrder = try r.read("versionOrder")
   }
 }
 

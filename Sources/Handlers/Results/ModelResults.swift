@@ -94,8 +94,12 @@ struct ImportedModelJSON: OpenJSON {
         [
           "path": JSONSchema.string, "kind": JSONSchema.string, "current": JSONSchema.oneOf(JSONSchema.string, JSONSchema.null),
           "ok": JSONSchema.boolean, "schema": JSONSchema.oneOf(SchemaDocumentJSON.resultSchema, JSONSchema.null),
-          "versions": JSONSchema.array(OpenObjectJSON.resultSchema), "warnings": JSONSchema.array(OpenObjectJSON.resultSchema),
-          "errors": JSONSchema.array(OpenObjectJSON.resultSchema),
+          "versions": JSONSchema.array(OpenObjectJSON.resultSchema),
+          "order": JSONSchema.object([
+            "rule": JSONSchema.enumeration(["given", "names"]), "confidence": JSONSchema.enumeration(["high", "medium", "low"]),
+            "reason": JSONSchema.string,
+          ]),
+          "warnings": JSONSchema.array(OpenObjectJSON.resultSchema), "errors": JSONSchema.array(OpenObjectJSON.resultSchema),
         ], optional: ["path"]),
       "built by CoreDataTooling (ImportedModel.json); each version, warning and error is an object as protocol.md describes (open-ended)")
   }

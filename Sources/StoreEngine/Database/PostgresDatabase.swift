@@ -123,6 +123,31 @@ final class PostgresDatabase: StoreDatabase {
       """
   }
 
+  /// Drops the tables of the schema (their indexes and identity sequences go with them),
+  /// without CASCADE: a view of the user's on a table makes it fail. The store's functions
+  /// stay (`configure` makes them again when they are not this version's).
+  func dropStoreTables() throws {
+    var tables: [String] = []
+    try postgres.prepare(
+      """
+      SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+      WHERE n.nspname = ? AND c.relkind IN ('r', 'p') ORDER BY c.relname
+      """
+    ).forEachRow([.text(postgres.schema)]) { tables.append($0.text(0)) }
+    guard !tables.isEmpty else { return }
+    try postgres.execute("DROP TABLE \(tables.map(Identifier.quote).joined(separator: ", "))")
+  }
+
+  /// The identity sequences of `_ms_schema_versions."seq"` and `_ms_entities."code"` are
+  /// set to the largest value in their column, so the next generated one goes past it.
+  func followCopiedIdentities() throws {
+    for (table, column) in [(StorageLayout.versionsTable, "seq"), (EntityCodes.table, "code")] {
+      try postgres.execute(
+        "SELECT setval(pg_get_serial_sequence('\(Identifier.quote(table).replacingQuotes)', '\(column)'), coalesce(max(\(Identifier.quote(column))), 0) + 1, false) FROM \(Identifier.quote(table))"
+      )
+    }
+  }
+
   /// The connection set its session (search path, lock timeout) itself; a writable opening
   /// installs the store's SQL functions again when they are not this version's
   /// (PostgresDatabase+Functions.swift).

@@ -72,6 +72,17 @@ final class SQLiteDatabase: StoreDatabase {
     """
   }
 
+  func dropStoreTables() throws {
+    var tables: [String] = []
+    try connection.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+      .forEachRow { tables.append($0.text(0)) }
+    for t in tables { try connection.execute("DROP TABLE \(Identifier.quote(t))") }
+  }
+
+  /// Nothing to do: `AUTOINCREMENT` goes past the largest key inserted, and codes are
+  /// given by the engine.
+  func followCopiedIdentities() throws {}
+
   func configure(readOnly: Bool) throws {
     if filePath != nil && !readOnly { try useWriteAheadLog() }
     try connection.execute("PRAGMA foreign_keys = OFF")

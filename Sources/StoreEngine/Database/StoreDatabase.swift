@@ -29,6 +29,13 @@ protocol StoreDatabase: AnyObject {
   /// The statements that create a new store's bookkeeping tables (`_ms_meta`,
   /// `_ms_schema_versions`, `_ms_entities`, `_ms_keys`) with their first rows.
   var bookkeepingStatements: String { get }
+  /// Drops every table of the store, inside the caller's transaction, so that a new store
+  /// is made in its place (a copy given `--force`). Nothing else goes: something of the
+  /// user's that depends on a table makes the drop fail.
+  func dropStoreTables() throws
+  /// Rows were written into `_ms_schema_versions` and `_ms_entities` with their own `seq`
+  /// and `code` (a copy): the numbers the database generates next go past them.
+  func followCopiedIdentities() throws
   /// The connection's settings for a store of this version (journal mode, pragmas).
   func configure(readOnly: Bool) throws
   /// Whether SQL can call functions written in Swift (`DatabaseConnection.createFunction`).

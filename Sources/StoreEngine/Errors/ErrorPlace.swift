@@ -11,6 +11,8 @@ public struct ErrorPlace: Hashable, Sendable, CustomStringConvertible {
     case entities, path, model, to, from, schema, schemas, stages
     /// A version of a model or store, by name (`model.diagram`).
     case version
+    /// The Core Data model's versions in order, and the version a store was written with.
+    case versionOrder, modelVersion
     /// The permission to drop stored data in a migration (named by a refusal's advice).
     case allowDataLoss
     /// A record of an imported file: the import rewrites it to the record's line or

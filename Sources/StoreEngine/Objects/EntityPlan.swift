@@ -24,9 +24,12 @@ final class EntityPlan {
   let incomingWithoutInverse: [(EntityModel, Relationship)]
   /// True when a write must re-check required to-ones or to-many counts.
   let needsRelationshipValidation: Bool
-  /// True when an insert or update that a uniqueness may refuse runs in a savepoint of its
-  /// own, so that the object holding the value can be looked up after the refusal
-  /// (`SQLDialect.failedStatementAbortsTransaction`; never on SQLite).
+  /// True where a statement a uniqueness refuses would abort the transaction
+  /// (`SQLDialect.failedStatementAbortsTransaction`; never on SQLite), so that the object
+  /// holding the value can still be looked up after the refusal: an update runs in a
+  /// savepoint of its own, and an insert skips a duplicate instead of failing
+  /// (`insertSkippingDuplicates`, PostgreSQL's `ON CONFLICT DO NOTHING`, no savepoint: no
+  /// subtransaction and no round trip of its own), the skip then reported as the refusal.
   let guardsUniqueWrites: Bool
 
   /// Where each stored attribute or to-one goes in the insert's bound values.
@@ -105,8 +108,8 @@ final class EntityPlan {
     self.storage = storage
     let cols =
       ["\"_ent\""] + storedAttributes.map { Identifier.quote($0.name) } + toOne.map { Identifier.quote($0.name) } + ["\"_pk\""]
-    insertSQL =
-      "INSERT INTO \(table) (\(cols.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: cols.count).joined(separator: ", ")))"
+    let insert = "\(table) (\(cols.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: cols.count).joined(separator: ", ")))"
+    insertSQL = guardsUniqueWrites ? dialect.insertSkippingDuplicates(insert) : "INSERT INTO " + insert
     var slots: [String: Int] = [:]
     var template: [SQLValue] = [.integer(code)]
     for a in storedAttributes {

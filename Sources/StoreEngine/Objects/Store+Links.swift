@@ -40,7 +40,7 @@ extension Store {
         ["entity": .string(owner), "relationship": .string(r.name), "id": .string(text)], placeInData: false)
     }
     // The id may name the object's own entity or an ancestor of it ("Pet/3" for a Dog).
-    guard let concrete = try concreteID(pk: id.pk, plan: named),
+    guard let concrete = try targetID(pk: id.pk, plan: named),
       let target = concrete.entity == named.model.name ? named : catalog.plans[concrete.entity], named.model.includes(target.model)
     else {
       throw StoreError(.notFound, at: path, "object \(text) does not exist", ["id": .string(text)])
@@ -63,6 +63,21 @@ extension Store {
   }
 
   /// The concrete id of the object with key `pk` in `plan`'s hierarchy, if present.
+  /// `concreteID` of a to-one target, remembered for the rest of the write transaction
+  /// where each lookup is a round trip to a server (a connection with a `rowsEpoch`):
+  /// writers of a store are serialized, so only this transaction can take a target away,
+  /// by a rollback, a deletion or a schema change, each of which moves the epoch and
+  /// forgets what was remembered.
+  func targetID(pk: Int64, plan: EntityPlan) throws -> ObjectID? {
+    guard connection.transactionDepth > 0, let epoch = connection.rowsEpoch else { return try concreteID(pk: pk, plan: plan) }
+    if targets.epoch != epoch || targets.known.count >= TargetMemo.capacity { targets = TargetMemo(epoch: epoch) }
+    let key = TargetMemo.Key(table: plan.table, pk: pk)
+    if let entity = targets.known[key] { return ObjectID(entity: entity, pk: pk) }
+    guard let id = try concreteID(pk: pk, plan: plan) else { return nil }
+    targets.known[key] = id.entity
+    return id
+  }
+
   func concreteID(pk: Int64, plan: EntityPlan) throws -> ObjectID? {
     try plan.concreteEntityStatement(connection).first([.integer(pk)]) {
       let code = $0.int(0)
@@ -273,4 +288,18 @@ extension Store {
       }
     }
   }
+}
+
+/// The to-one targets a write transaction has found, by hierarchy and key, with their
+/// concrete entity (`Store.targetID`); valid for one `rowsEpoch` of the connection.
+struct TargetMemo {
+  struct Key: Hashable {
+    /// The hierarchy's table (keys are unique in it).
+    var table: String
+    var pk: Int64
+  }
+  /// At most this many are remembered (then it starts again).
+  static let capacity = 100_000
+  var epoch: Int = -1
+  var known: [Key: String] = [:]
 }

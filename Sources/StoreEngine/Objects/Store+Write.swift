@@ -345,10 +345,11 @@ extension Store {
     }
     bound[bound.count - 1] = .integer(pk)
     do {
-      if plan.guardsUniqueWrites {
-        try connection.inTransaction { try plan.insertStatement(connection).execute(bound) }
-      } else {
-        try plan.insertStatement(connection).execute(bound)
+      try plan.insertStatement(connection).execute(bound)
+      // A duplicate the insert skipped (`guardsUniqueWrites`): a uniqueness refused it.
+      if plan.guardsUniqueWrites && connection.changes == 0 {
+        throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path())
+          ?? StoreError(.constraint, "a uniqueness constraint refused the new object", ["constraint": "unique"])
       }
     } catch let e as any DatabaseError where e.isConstraint {
       throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path()) ?? StoreError(sqlite: e)

@@ -93,6 +93,7 @@ class Generator:
             "capabilities": self.capabilities, "compareWith": self.compare_with, "on": self.keys,
             "ifVersion": self.count, "data": self.import_data, "entities": self.entities,
             "historyRetention": self.retention, "toMany": self.to_many, "version": self.version,
+            "modelVersion": self.name, "versionOrder": self.version_order,
         }
         for flag in ["template", "readOnly", "memory", "create", "withRelated", "withVersion",
                      "includeSubentities", "allowDataLoss", "backup", "cloudKit", "dryRun", "measure"]:
@@ -224,6 +225,10 @@ class Generator:
 
     def name(self):
         return self.rng.choice(["Model", "V2", "a b", ""]) if self.rng.random() < 0.7 else values.string(self.rng)
+
+    def version_order(self):
+        """A bundle's versions oldest first: names, repeated or unknown ones among them."""
+        return [self.name() for _ in range(self.rng.randint(0, 4))]
 
     def target(self):
         return self.rng.choice(["swiftdata", "coredata", "typescript", "python", "rust", ""])

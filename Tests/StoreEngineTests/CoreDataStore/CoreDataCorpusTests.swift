@@ -31,10 +31,20 @@ final class CoreDataCorpusTests: XCTestCase {
       .appendingPathComponent("shared/corpus/coredata-stores")
   }
 
+  /// Stores gathered for issue #16 beside the models of `Tests/Fixtures/CoreDataWild`
+  /// (absent until that collection is merged).
+  static var wildDirectory: URL {
+    URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent()  // CoreDataStore
+      .deletingLastPathComponent()  // Tests/StoreEngineTests
+      .deletingLastPathComponent()  // Tests
+      .appendingPathComponent("Fixtures/CoreDataWild").resolvingSymlinksInPath()
+  }
+
   /// Main store files: SQLite files with Z_PRIMARYKEY and Z_METADATA (any name, such as
   /// `Model.sqlite.v1.original`); side files are not stores.
-  private func stores() throws -> [String] {
-    let root = Self.corpusDirectory.path
+  private func stores(under directory: URL = corpusDirectory) throws -> [String] {
+    let root = directory.path
     guard FileManager.default.fileExists(atPath: root) else {
       throw XCTSkip("Core Data store corpus not found at \(root) (it lives beside the repository in shared/corpus)")
     }
@@ -65,29 +75,47 @@ final class CoreDataCorpusTests: XCTestCase {
   func testEveryCorpusStoreImportsWithMatchingCountsAndOpensInPlace() throws {
     let paths = try stores()
     XCTAssertGreaterThanOrEqual(paths.count, 26, "the manifest lists 26 main store files")
-    let siblings = try FileManager.default.contentsOfDirectory(atPath: Self.corpusDirectory.path).count
+    try checkStores(paths, under: Self.corpusDirectory)
+  }
+
+  func testEveryWildStoreImportsWithMatchingCountsAndOpensInPlace() throws {
+    guard FileManager.default.fileExists(atPath: Self.wildDirectory.path) else {
+      throw XCTSkip("no collection of further real-world stores at \(Self.wildDirectory.path) (gathered for issue #16)")
+    }
+    let paths = try stores(under: Self.wildDirectory)
+    guard !paths.isEmpty else { throw XCTSkip("\(Self.wildDirectory.path) holds no Core Data store") }
+    try checkStores(paths, under: Self.wildDirectory)
+  }
+
+  /// The source's rows per imported entity, counted without the importer: a table of one
+  /// entity counts all its rows (Core Data ignores Z_ENT there).
+  private func checkSourceCounts(_ path: String, _ summary: CoreDataImportSummary, _ name: String, _ failures: inout [String]) throws {
+    let check = try Connection(path: CoreDataFile.open(path).uri, options: .init(readOnly: true))
+    defer { check.close() }
+    let entities = summary.source["entities"]?.arrayValue?.compactMap(\.objectValue) ?? []
+    for (entity, count) in summary.counts {
+      let info = try XCTUnwrap(entities.first { $0["name"] == .string(entity) })
+      let table = info["table"]!.stringValue!
+      let alone = entities.filter { $0["table"] == info["table"] }.count == 1
+      guard case .int(let number)? = info["number"] else { throw XCTSkip("no entity number") }
+      let n = try check.scalar(
+        "SELECT count(*) FROM \(Identifier.quote(table)) WHERE ? OR Z_ENT = ?", [.integer(alone ? 1 : 0), .integer(number)])
+      if n != .integer(Int64(count)) { failures.append("\(name): \(entity) imported \(count), source has \(String(describing: n))") }
+    }
+  }
+
+  private func checkStores(_ paths: [String], under directory: URL) throws {
+    let siblings = try FileManager.default.contentsOfDirectory(atPath: directory.path).count
     var failures: [String] = []
     var report: [String] = []
     for path in paths {
-      let name = String(path.dropFirst(Self.corpusDirectory.path.count + 1))
+      let name = String(path.dropFirst(directory.path.count + 1))
       let before = fingerprint(path)
       do {
         let target = try Store(path: nil)
         let summary = try target.importCoreData(path: path)
         // Counts against the source, read independently of the importer.
-        let check = try Connection(path: CoreDataFile.open(path).uri, options: .init(readOnly: true))
-        let entities = summary.source["entities"]?.arrayValue?.compactMap(\.objectValue) ?? []
-        for (entity, count) in summary.counts {
-          let info = try XCTUnwrap(entities.first { $0["name"] == .string(entity) })
-          let table = info["table"]!.stringValue!
-          // A table of one entity counts all its rows (Core Data ignores Z_ENT there).
-          let alone = entities.filter { $0["table"] == info["table"] }.count == 1
-          guard case .int(let number)? = info["number"] else { throw XCTSkip("no entity number") }
-          let n = try check.scalar(
-            "SELECT count(*) FROM \(Identifier.quote(table)) WHERE ? OR Z_ENT = ?", [.integer(alone ? 1 : 0), .integer(number)])
-          if n != .integer(Int64(count)) { failures.append("\(name): \(entity) imported \(count), source has \(String(describing: n))") }
-        }
-        check.close()
+        try checkSourceCounts(path, summary, name, &failures)
         let checked = try target.check()
         if checked["ok"] != true { failures.append("\(name): store.check after import: \(checked)") }
         target.close()
@@ -123,7 +151,7 @@ final class CoreDataCorpusTests: XCTestCase {
       }
       if fingerprint(path) != before { failures.append("\(name): the store or a side file changed") }
     }
-    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: Self.corpusDirectory.path).count, siblings)
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).count, siblings)
     print("Core Data corpus:\n  " + report.joined(separator: "\n  "))
     XCTAssertTrue(failures.isEmpty, "\(failures.count) of \(paths.count) stores failed:\n" + failures.joined(separator: "\n"))
   }
@@ -172,23 +200,52 @@ final class CoreDataCorpusTests: XCTestCase {
         "artsy__energy-legacy/Resources/CoreData/ArtsyPartner.xcdatamodeld"
       ),
     ]
+    // The artsy migration fixtures, written by old app versions, against the bundle whose
+    // app was renamed (ArtsyPartner → ArtsyFolio): the version each was written with is
+    // found among 19 (issue #16, cause 6).
+    let artsy = "artsy__energy-legacy/ArtsyFolio Tests/Migrations/"
+    let migrations: [(String, String?)] = [
+      ("ArtsyPartner_1.3.sqlite", nil), ("ArtsyPartner_1.3.5.sqlite", nil), ("ArtsyPartner_1.4.sqlite", "ArtsyFolio v1.4"),
+      ("ArtsyPartner_1.6.sqlite", nil), ("ArtsyPartner_2.0.sqlite", "ArtsyFolio v2.0"),
+    ]
     var failures: [String] = []
-    for (storePath, modelPath) in pairs {
+    var report: [String] = []
+    let all =
+      pairs.map { ($0.0, $0.1, nil as String?) }
+      + migrations.map { (artsy + $0.0, "artsy__energy-legacy/Resources/CoreData/ArtsyPartner.xcdatamodeld", $0.1) }
+    for (storePath, modelPath, expected) in all {
       let path = root + "/coredata-stores/" + storePath
+      let model = root + "/coredata-models/" + modelPath
       do {
         let target = try Store(path: nil)
-        let summary = try target.importCoreData(path: path, model: root + "/coredata-models/" + modelPath)
+        let summary = try target.importCoreData(path: path, model: model)
+        try checkSourceCounts(path, summary, storePath, &failures)
         let inferred = try Store(path: nil).importCoreData(path: path)
         XCTAssertEqual(summary.counts.map(\.count).reduce(0, +), inferred.objects, storePath)
         XCTAssertEqual(Set(summary.counts.map(\.entity)), Set(inferred.counts.map(\.entity)), storePath)
+        let chosen = try XCTUnwrap(summary.source["modelVersion"]?.objectValue, storePath)
+        let confidence = chosen["confidence"]?.stringValue ?? "?"
+        report.append("\(storePath): '\(chosen["name"]?.stringValue ?? "?")' (\(confidence)): \(chosen["reason"]?.stringValue ?? "")")
+        if let expected, chosen["name"] != .string(expected) { failures.append("\(storePath): chose \(chosen), expected '\(expected)'") }
+        if confidence == "low" { failures.append("\(storePath): low confidence: \(chosen)") }
         let missing = summary.warnings.compactMap { $0.objectValue?["message"]?.stringValue }.filter { $0.contains("has no column") }
         if !missing.isEmpty { failures.append("\(storePath): \(missing)") }
         if try target.check()["ok"] != true { failures.append("\(storePath): store.check failed") }
         target.close()
+        // In place with the model: the same version, the same objects.
+        let inPlace = try Store.openCoreData(path: path, model: model)
+        XCTAssertEqual(try inPlace.info()["coreData"]?["modelVersion"]?["name"], chosen["name"], storePath)
+        for (entity, count) in summary.counts {
+          var r = FetchRequest(entity: entity)
+          r.includeSubentities = false
+          XCTAssertEqual(try inPlace.count(r), count, "\(storePath) \(entity) in place")
+        }
+        inPlace.close()
       } catch {
         failures.append("\(storePath): \(error)")
       }
     }
+    print("Core Data stores with their model:\n  " + report.joined(separator: "\n  "))
     XCTAssertTrue(failures.isEmpty, failures.joined(separator: "\n"))
   }
 }

@@ -39,9 +39,11 @@ class AsyncStoreMethods:
         format: Optional[str] = None,
         model: Optional[str] = None,
         history_retention: Optional[str] = None,
+        model_version: Optional[str] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """Awaitable :meth:`StoreMethods.store_open`."""
-        return await cast(Any, _sync.store_open(self, path=path, memory=memory, read_only=read_only, create=create, format=format, model=model, history_retention=history_retention))
+        return await cast(Any, _sync.store_open(self, path=path, memory=memory, read_only=read_only, create=create, format=format, model=model, history_retention=history_retention, model_version=model_version, version_order=version_order))
 
     async def store_info(self) -> Any:
         """Awaitable :meth:`StoreMethods.store_info`."""
@@ -91,9 +93,10 @@ class AsyncStoreMethods:
         path: Optional[str] = None,
         xml: Optional[str] = None,
         name: Optional[str] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """Awaitable :meth:`StoreMethods.model_import_xcdatamodel`."""
-        return await cast(Any, _sync.model_import_xcdatamodel(self, path=path, xml=xml, name=name))
+        return await cast(Any, _sync.model_import_xcdatamodel(self, path=path, xml=xml, name=name, version_order=version_order))
 
     async def model_audit(
         self,
@@ -103,9 +106,10 @@ class AsyncStoreMethods:
         name: Optional[str] = None,
         cloud_kit: Optional[bool] = None,
         compare_with: Optional[Any] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """Awaitable :meth:`StoreMethods.model_audit`."""
-        return await cast(Any, _sync.model_audit(self, path=path, xml=xml, schema=schema, name=name, cloud_kit=cloud_kit, compare_with=compare_with))
+        return await cast(Any, _sync.model_audit(self, path=path, xml=xml, schema=schema, name=name, cloud_kit=cloud_kit, compare_with=compare_with, version_order=version_order))
 
     async def model_generate(
         self,
@@ -115,9 +119,10 @@ class AsyncStoreMethods:
         schema: Optional[Mapping[str, Any]] = None,
         name: Optional[str] = None,
         base_name: Optional[str] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """Awaitable :meth:`StoreMethods.model_generate`."""
-        return await cast(Any, _sync.model_generate(self, target=target, path=path, xml=xml, schema=schema, name=name, base_name=base_name))
+        return await cast(Any, _sync.model_generate(self, target=target, path=path, xml=xml, schema=schema, name=name, base_name=base_name, version_order=version_order))
 
     async def model_diagram(
         self,
@@ -130,9 +135,10 @@ class AsyncStoreMethods:
         from_: Optional[Union[str, Mapping[str, Any]]] = None,
         to: Optional[Union[str, Mapping[str, Any]]] = None,
         measure: Optional[bool] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """Awaitable :meth:`StoreMethods.model_diagram`."""
-        return await cast(Any, _sync.model_diagram(self, format=format, path=path, xml=xml, schema=schema, name=name, version=version, from_=from_, to=to, measure=measure))
+        return await cast(Any, _sync.model_diagram(self, format=format, path=path, xml=xml, schema=schema, name=name, version=version, from_=from_, to=to, measure=measure, version_order=version_order))
 
     @overload
     async def insert(self, entity: Insertable[O, V, U], values: ValuesOf[V], to_many: Optional[ToMany] = None) -> O: ...
@@ -519,6 +525,8 @@ class AsyncStoreMethods:
         model: Optional[str] = None,
         progress_token: Optional[Any] = None,
         timeout: Optional[float] = None,
+        model_version: Optional[str] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """Awaitable :meth:`StoreMethods.import_core_data`."""
-        return await cast(Any, _sync.import_core_data(self, store=store, model=model, progress_token=progress_token, timeout=timeout))
+        return await cast(Any, _sync.import_core_data(self, store=store, model=model, progress_token=progress_token, timeout=timeout, model_version=model_version, version_order=version_order))

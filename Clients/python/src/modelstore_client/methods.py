@@ -103,10 +103,14 @@ class StoreMethods:
         format: Optional[str] = None,
         model: Optional[str] = None,
         history_retention: Optional[str] = None,
+        model_version: Optional[str] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """``store.open``; ``format="coredata"`` (with ``read_only=True``) browses a Core Data
-        SQLite store in place, ``model`` naming its ``.xcdatamodeld`` for exact names;
-        ``history_retention`` (``"100000"``, ``"7d"``) bounds the history this process keeps."""
+        SQLite store in place, ``model`` naming its ``.xcdatamodeld`` for exact names (and
+        ``model_version`` the version the store was written with, ``version_order`` its
+        versions oldest first); ``history_retention`` (``"100000"``, ``"7d"``) bounds the
+        history this process keeps."""
         return self._schema_call(
             "store.open",
             _params(
@@ -117,6 +121,8 @@ class StoreMethods:
                 format=format,
                 model=model,
                 historyRetention=history_retention,
+                modelVersion=model_version,
+                versionOrder=_list(version_order),
             ),
         )
 
@@ -214,10 +220,14 @@ class StoreMethods:
         path: Optional[str] = None,
         xml: Optional[str] = None,
         name: Optional[str] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """Reads a Core Data model: a .xcdatamodeld / .xcdatamodel / contents path
-        (read by the server) or the text of a contents file (xml)."""
-        return self.call("model.importXcdatamodel", _params(path=path, xml=xml, name=name))
+        (read by the server) or the text of a contents file (xml). ``version_order`` gives
+        the bundle's versions oldest first (else they are ordered by their names)."""
+        return self.call(
+            "model.importXcdatamodel", _params(path=path, xml=xml, name=name, versionOrder=_list(version_order))
+        )
 
     def model_audit(
         self,
@@ -227,6 +237,7 @@ class StoreMethods:
         name: Optional[str] = None,
         cloud_kit: Optional[bool] = None,
         compare_with: Optional[Any] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """SwiftData migration assessment of a model; compare_with (a path or a
         schema) adds the coexistence check."""
@@ -239,6 +250,7 @@ class StoreMethods:
                 name=name,
                 cloudKit=cloud_kit,
                 compareWith=compare_with,
+                versionOrder=_list(version_order),
             ),
         )
 
@@ -250,6 +262,7 @@ class StoreMethods:
         schema: Optional[Mapping[str, Any]] = None,
         name: Optional[str] = None,
         base_name: Optional[str] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """Source code for a model: target is swiftdata, coredata, typescript or python."""
         return self.call(
@@ -261,6 +274,7 @@ class StoreMethods:
                 schema=schema,
                 name=name,
                 baseName=base_name,
+                versionOrder=_list(version_order),
             ),
         )
 
@@ -275,11 +289,13 @@ class StoreMethods:
         from_: Optional[Union[str, Mapping[str, Any]]] = None,
         to: Optional[Union[str, Mapping[str, Any]]] = None,
         measure: Optional[bool] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """``model.diagram``: an entity-relationship diagram as Mermaid, DOT or SVG text
         (``{format, kind, version?, from?, to?, text, dataLoss?}``). The model is the
         open store's unless path, xml or schema is given; ``from_`` / ``to`` (a version
-        name or a schema) draw a migration, ``measure=True`` marks the data it drops."""
+        name or a schema) draw a migration, ``measure=True`` marks the data it drops;
+        ``version_order`` orders the versions of the bundle ``path`` names."""
         return self.call(
             "model.diagram",
             _params(
@@ -291,6 +307,7 @@ class StoreMethods:
                 version=version,
                 to=to,
                 measure=measure,
+                versionOrder=_list(version_order),
                 **{"from": from_},
             ),
         )
@@ -828,12 +845,24 @@ class StoreMethods:
         model: Optional[str] = None,
         progress_token: Optional[Any] = None,
         timeout: Optional[float] = None,
+        model_version: Optional[str] = None,
+        version_order: Optional[Sequence[str]] = None,
     ) -> Any:
         """``import.coreData``: copies the Core Data SQLite store at ``store`` into the open
         store, all or nothing; ``{objects, counts, links, schemaDefined, skipped, warnings,
-        source}``. ``model`` (a ``.xcdatamodeld``) gives exact names instead of inferred ones."""
+        source}``. ``model`` (a ``.xcdatamodeld``) gives exact names instead of inferred ones;
+        ``model_version`` names the version the store was written with (else the one that fits
+        is used: ``source["modelVersion"]`` says which and why)."""
         return self._schema_call(
-            "import.coreData", _params(store=store, model=model, progressToken=progress_token), timeout=timeout
+            "import.coreData",
+            _params(
+                store=store,
+                model=model,
+                progressToken=progress_token,
+                modelVersion=model_version,
+                versionOrder=_list(version_order),
+            ),
+            timeout=timeout,
         )
 
 

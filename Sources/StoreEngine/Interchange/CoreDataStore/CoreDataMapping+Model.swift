@@ -14,12 +14,14 @@ extension CoreDataMapping {
     for e in schema.entities {
       guard let found = layout.entities.first(where: { $0.name == e.name }) else {
         warnings.append("entity '\(e.name)' of the model is not in this store's Z_PRIMARYKEY; it stays empty")
+        missingColumns += 1
         continue
       }
       let root = graph[e.name]!.root.name
       let table = CoreDataLayout.tableName(ofRoot: root)
       guard layout.tables[table] != nil else {
         warnings.append("entity '\(e.name)' has no table \(table) in this store; it stays empty")
+        missingColumns += 1
         continue
       }
       entities.append((found, root, table))
@@ -41,6 +43,7 @@ extension CoreDataMapping {
       for a in e.attributes where !a.transient {
         guard let col = column(a.name, table: table) else {
           warnings.append("\(e.name).\(a.name) has no column Z\(a.name.uppercased()) in \(table); it is left empty")
+          missingColumns += 1
           continue
         }
         let kind: CoreDataValueKind
@@ -56,6 +59,7 @@ extension CoreDataMapping {
       for r in e.relationships where !r.toMany {
         guard let col = column(r.name, table: table) else {
           warnings.append("\(e.name).\(r.name) has no column Z\(r.name.uppercased()) in \(table); it is left empty")
+          missingColumns += 1
           continue
         }
         toOnes.append(ToOne(entity: e.name, name: r.name, destination: r.destination, column: col))
@@ -64,13 +68,36 @@ extension CoreDataMapping {
     try findJoins(schema, graph)
   }
 
+  /// A to-many without an inverse: Core Data keeps each link in the destination's table, as
+  /// the key of its one owner in column `Z<n><NAME>` (n the declaring entity's `Z_ENT`; an
+  /// ordered one's position in `Z_FOK_<n><NAME>`). It is read as a join whose rows are the
+  /// destination rows with that key.
+  private mutating func linksInDestination(_ e: Entity, _ r: Relationship, _ graph: ModelGraph) {
+    let tableName = CoreDataLayout.tableName(ofRoot: graph[r.destination]!.root.name)
+    let column = "Z\(number(of: e.name).map(String.init) ?? "?")\(r.name.uppercased())"
+    guard let table = layout.tables[tableName], table.has(column) else {
+      warnings.append(
+        "\(e.name).\(r.name) is a to-many without an inverse and \(tableName) has no column \(column) for it; its links are not read")
+      missingColumns += 1
+      return
+    }
+    let fok = "Z_FOK_" + column.dropFirst()
+    joins.append(
+      Join(
+        table: tableName,
+        sides: [
+          JoinSide(owner: e.name, name: r.name, destination: r.destination, column: "Z_PK", positionColumn: table.has(fok) ? fok : nil),
+          JoinSide(owner: r.destination, name: "", destination: e.name, column: column),
+        ], ownerKey: column))
+  }
+
   /// Many-to-many pairs: the table holding `Z_<dest><NAME>` for both sides.
   private mutating func findJoins(_ schema: Schema, _ graph: ModelGraph) throws {
     var done: Set<String> = []
     for e in schema.entities {
       for r in e.relationships where r.toMany {
         guard let inverseName = r.inverse, let inverse = graph.inverse(of: r), inverse.toMany else {
-          if r.inverse == nil { warnings.append("\(e.name).\(r.name) is a to-many without an inverse; its links are not read") }
+          if r.inverse == nil { linksInDestination(e, r, graph) }
           continue
         }
         let key = [e.name + "." + r.name, r.destination + "." + inverseName].sorted().joined(separator: "|")
@@ -86,6 +113,7 @@ extension CoreDataMapping {
           })
         else {
           warnings.append("no join table holds \(e.name).\(r.name) (columns \(wantMine), \(wantTheirs)); its links are not read")
+          missingColumns += 1
           continue
         }
         func side(_ owner: String, _ name: String, _ destination: String, _ column: String) -> JoinSide {

@@ -30,12 +30,15 @@ struct CoreDataMapping {
     var destination: String
     var column: String
     /// `Z_FOK_<column>`: the destination's position in the owner's ordered list.
-    var positionColumn: String?
+    var positionColumn: String? = nil
   }
 
   struct Join {
     var table: String
     var sides: [JoinSide]
+    /// For a to-many without an inverse, whose links are rows of the destination's table:
+    /// the column holding the owner's key (a row without one is no link).
+    var ownerKey: String? = nil
   }
 
   var layout: CoreDataLayout
@@ -46,13 +49,18 @@ struct CoreDataMapping {
   var joins: [Join] = []
   var uniqueness: [String: [[String]]] = [:]
   var warnings: [String] = []
+  /// With a model: its entities without a table and properties without a column (each
+  /// also in `warnings`); with `unmappedColumns`, how far the model is from the tables.
+  var missingColumns = 0
   /// The model's schema, when one was given (see `CoreDataMapping+Model`).
   var modelSchema: Schema?
+  /// Where each table's rows are read from (keys stored as text read as integers).
+  var rows: CoreDataRows { CoreDataRows(self) }
 
   /// Columns of the mapped tables that hold no mapped property (Core Data's own columns,
   /// `Z<n>_` companions and `Z_FOK_` positions aside).
   var unmappedColumns: Int {
-    let used = Set(attributes.map(\.column) + toOnes.map(\.column))
+    let used = Set(attributes.map(\.column) + toOnes.map(\.column) + joins.compactMap(\.ownerKey))
     return Set(entities.map(\.table)).reduce(0) { n, table in
       n
         + (layout.tables[table]?.columns ?? []).filter {

@@ -17,8 +17,11 @@ final class CoreDataSource {
 
   /// Attaches `path` as `schemaName` (outside any transaction: SQLite refuses ATTACH
   /// inside one) and reads it. On failure nothing stays attached.
+  /// The model version the store is read with, and why (with `model`).
+  let modelChoice: CoreDataModelChoice?
+
   init(
-    path: String, model: String? = nil, connection c: any DatabaseConnection, schemaName: String,
+    path: String, model: CoreDataModelRequest? = nil, connection c: any DatabaseConnection, schemaName: String,
     beforeAttach: (() -> Void)? = nil
   ) throws {
     self.path = path
@@ -34,9 +37,13 @@ final class CoreDataSource {
       do {
         layout = try CoreDataLayout.read(c, schemaName: schemaName, path: path)
         if let model {
-          mapping = try Self.modelMapping(model, layout, c)
+          var choice = try CoreDataModelChoice.choose(model, layout, c)
+          choice.mapping.warnings += choice.warnings
+          mapping = choice.mapping
+          modelChoice = choice
         } else {
           mapping = try CoreDataMapping(layout: layout, connection: c)
+          modelChoice = nil
         }
       } catch let e as any DatabaseError {
         throw StoreError(.storage, "cannot read Core Data store '\(path)': \(e.message)", ["path": .string(path)])
@@ -55,40 +62,6 @@ final class CoreDataSource {
       file.cleanUp()
       throw error
     }
-  }
-
-  /// The mapping for the version of the model at `path` the store was written with: of
-  /// the versions with exactly the store's entity names, the one whose properties and the
-  /// store's columns match best (fewest properties without a column plus columns without
-  /// a property); ties go to the current version, then the newest.
-  static func modelMapping(_ path: String, _ layout: CoreDataLayout, _ c: any DatabaseConnection) throws -> CoreDataMapping {
-    let model: ImportedModel
-    do {
-      model = try CoreDataModelImporter.importModel(at: path)
-    } catch let e as ToolingError {
-      throw StoreError(e)
-    }
-    let stored = Set(layout.entities.map(\.name))
-    let readable = model.versions.filter { $0.schema != nil }.reversed().sorted { $0.isCurrent && !$1.isCurrent }
-    guard !readable.isEmpty else {
-      let reason = model.current?.unsupportedReason ?? model.allErrors.first?.description ?? "no version could be read"
-      throw StoreError(
-        .invalidModel, at: ErrorPlace(.model), "'\(path)' has no usable model version: \(reason)", ["path": .string(path)],
-        placeInData: false)
-    }
-    var best: (mapping: CoreDataMapping, score: Int)? = nil
-    for version in readable where Set(version.schema!.entities.map(\.name)) == stored {
-      let m = try CoreDataMapping(layout: layout, model: version.schema!, externalStorage: version.details.externalStorage, connection: c)
-      let score = m.warnings.count + m.unmappedColumns
-      if best == nil || score < best!.score { best = (m, score) }
-    }
-    guard let best else {
-      throw StoreError(
-        .invalidModel, at: ErrorPlace(.model),
-        "no version of '\(path)' (\(readable.map(\.name).joined(separator: ", "))) has exactly the store's entities (\(stored.sorted().joined(separator: ", ")))",
-        ["path": .string(path)], placeInData: false)
-    }
-    return best.mapping
   }
 
   /// Detaches the store and removes any temporary copy.
@@ -114,6 +87,7 @@ final class CoreDataSource {
     if let ids = layout.metadata?["NSStoreModelVersionIdentifiers"] { o.append("modelVersionIdentifiers", ids.json) }
     if let v = layout.metadata?["NSPersistenceFrameworkVersion"] { o.append("frameworkVersion", v.json) }
     if let problem = layout.metadataProblem { o.append("metadataProblem", .string(problem)) }
+    if let modelChoice { o.append("modelVersion", modelChoice.json) }
     o.append(
       "entities",
       .array(

@@ -14,15 +14,19 @@ enum CoreDataViews {
     var table: String
     /// Its columns, in order.
     var columns: [String]
-    /// The Core Data table it reads (qualified and quoted).
+    /// What it reads: the Core Data table (qualified and quoted), or the subquery that
+    /// reads its keys as integers (`CoreDataRows`).
     var source: String
+    /// True when `source` is the table itself, whose Z_PK is its rowid: a range of keys is
+    /// a seek (the import copies a hierarchy in such ranges).
+    var keyedByRowid = false
     var sql: String
   }
 
   /// The views for `graph` (the schema built from `mapping`); each is named `prefix + table`;
   /// `_ent` holds `codes`' code of each entity.
   static func views(_ mapping: CoreDataMapping, graph: ModelGraph, prefix: String, codes: EntityCodes) -> [View] {
-    let source = mapping.layout.schema
+    let rows = mapping.rows
     var out: [View] = []
     for root in graph.ordered where root.isRoot {
       guard let table = mapping.entities.first(where: { $0.entity.name == root.name })?.table else { continue }
@@ -65,14 +69,13 @@ enum CoreDataViews {
         select.append("\(expression) AS \(Identifier.quote(c.name))")
         columns.append(c.name)
       }
+      let from = rows.source(table, mapping.layout)
       out.append(
         View(
-          table: root.name, columns: columns, source: "\(source).\(Identifier.quote(table))",
-          sql:
-            "CREATE TEMP VIEW \(Identifier.quote(prefix + root.name)) AS SELECT \(select.joined(separator: ", ")) FROM \(source).\(Identifier.quote(table)) t"
-        ))
+          table: root.name, columns: columns, source: from, keyedByRowid: rows.converted[table] == nil,
+          sql: "CREATE TEMP VIEW \(Identifier.quote(prefix + root.name)) AS SELECT \(select.joined(separator: ", ")) FROM \(from) t"))
     }
-    var joinColumns: [String: (source: String, columns: [String: String])] = [:]
+    var joinColumns: [String: (source: String, columns: [String: String], ownerKey: String?)] = [:]
     for m in graph.ordered {
       for r in m.entity.relationships {
         guard case .joinTable(let table, let src, let dst, let pos) = StorageLayout.storage(of: r, in: m, graph: graph) else { continue }
@@ -80,7 +83,7 @@ enum CoreDataViews {
           guard let i = j.sides.firstIndex(where: { $0.owner == m.name && $0.name == r.name }) else { continue }
           let mine = j.sides[i]
           let other = j.sides[1 - i]
-          var entry = joinColumns[table] ?? (j.table, [:])
+          var entry = joinColumns[table] ?? (j.table, [:], j.ownerKey)
           entry.columns[src] = "j." + Identifier.quote(other.column)
           entry.columns[dst] = "j." + Identifier.quote(mine.column)
           entry.columns[pos] = mine.positionColumn.map { "coalesce(j.\(Identifier.quote($0)), 0)" } ?? "0"
@@ -90,12 +93,12 @@ enum CoreDataViews {
     }
     for (table, entry) in joinColumns.sorted(by: { $0.key < $1.key }) {
       let select = ["src", "dst", "spos", "dpos"].map { "\(entry.columns[$0] ?? "0") AS \"\($0)\"" }
+      let from = rows.source(entry.source, mapping.layout)
+      let links = entry.ownerKey.map { " WHERE j.\(Identifier.quote($0)) IS NOT NULL" } ?? ""
       out.append(
         View(
-          table: table, columns: ["src", "dst", "spos", "dpos"], source: "\(source).\(Identifier.quote(entry.source))",
-          sql:
-            "CREATE TEMP VIEW \(Identifier.quote(prefix + table)) AS SELECT \(select.joined(separator: ", ")) FROM \(source).\(Identifier.quote(entry.source)) j"
-        ))
+          table: table, columns: ["src", "dst", "spos", "dpos"], source: from,
+          sql: "CREATE TEMP VIEW \(Identifier.quote(prefix + table)) AS SELECT \(select.joined(separator: ", ")) FROM \(from) j\(links)"))
     }
     return out
   }

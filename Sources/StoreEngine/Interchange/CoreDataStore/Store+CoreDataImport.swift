@@ -25,10 +25,13 @@ extension Store {
   /// with `INSERT ... SELECT`, and checks each entity's count against the source. Object
   /// ids keep their key: Core Data's `<Entity>/p<Z_PK>` becomes `<Entity>/<Z_PK>`, so
   /// the imported entities must have no objects yet. `model` (a .xcdatamodel(d) path)
-  /// gives exact names and types instead of inferring them. `progress(phase, done,
-  /// total)` reports `rows` after every chunk of 50,000 keys of a table.
+  /// gives exact names and types instead of inferring them, read with the version
+  /// `modelVersion` names or the one that fits the store (`CoreDataModelChoice`), its
+  /// versions in `versionOrder` if given. `progress(phase, done, total)` reports `rows`
+  /// after every chunk of 50,000 keys of a table.
   public func importCoreData(
-    path: String, model: String? = nil, progress: ((_ phase: ImportPhase, _ done: Int, _ total: Int?) -> Void)? = nil
+    path: String, model: String? = nil, modelVersion: String? = nil, versionOrder: [String]? = nil,
+    progress: ((_ phase: ImportPhase, _ done: Int, _ total: Int?) -> Void)? = nil
   ) throws -> CoreDataImportSummary {
     try checkWritable()
     if !database.attachesSQLiteFiles {
@@ -41,7 +44,8 @@ extension Store {
       throw StoreError(
         .transaction, "import.coreData cannot run inside a client transaction (it attaches the source file); commit or roll back first")
     }
-    let source = try CoreDataSource(path: path, model: model, connection: connection, schemaName: "ms_coredata_source")
+    let request = try CoreDataModelRequest(model: model, version: modelVersion, versionOrder: versionOrder)
+    let source = try CoreDataSource(path: path, model: request, connection: connection, schemaName: "ms_coredata_source")
     defer { source.close(connection) }
     var summary = CoreDataImportSummary()
     summary.source = source.metadataJSON
@@ -109,7 +113,8 @@ extension Store {
   }
 
   /// Rows per `INSERT ... SELECT` of a hierarchy table: progress and cancellation are
-  /// looked at between chunks.
+  /// looked at between chunks. (A table whose keys are stored as text is copied at once:
+  /// its keys are no rowid to seek by.)
   static let coreDataChunkKeys: Int64 = 50_000
 
   /// Copies one view into its table: a hierarchy in ranges of `Z_PK` (the view's `_pk`,
@@ -119,7 +124,7 @@ extension Store {
     let insert =
       "INSERT INTO main.\(Identifier.quote(view.table)) (\(view.columns.map(Identifier.quote).joined(separator: ", "))) SELECT * FROM temp.\(Identifier.quote("_ms_coredata_" + view.table))"
     do {
-      guard isHierarchy,
+      guard isHierarchy, view.keyedByRowid,
         let (low, high) = try connection.prepare("SELECT min(\"Z_PK\"), max(\"Z_PK\") FROM \(view.source)").first(
           [], { $0.isNull(0) ? nil : ($0.int(0), $0.int(1)) }) ?? nil
       else {
@@ -156,7 +161,9 @@ extension Store {
   private func checkSource(_ source: CoreDataSource, _ summary: inout CoreDataImportSummary) throws -> [String: Int] {
     let m = source.mapping
     let schema = m.layout.schema
+    let rows = m.rows
     var counts: [String: Int] = [:]
+    try checkTextKeys(m, rows, &summary)
     let modelGraph = m.modelSchema.map { ModelGraph($0) }
     for system in m.layout.systemEntities {
       let table = "A" + system.name
@@ -167,7 +174,7 @@ extension Store {
       }
     }
     for table in Set(m.entities.map(\.table)).sorted() {
-      let from = "\(schema).\(Identifier.quote(table))"
+      let from = rows.source(table, m.layout)
       let members = m.entities.filter { $0.table == table }
       var known = Set<Int64>()
       for e in members { known.insert(e.entity.number) }
@@ -266,9 +273,11 @@ extension Store {
       s.counts.append((e.name, got))
       s.objects += got
     }
+    let rows = source.mapping.rows
     for j in source.mapping.joins {
+      let links = j.ownerKey.map { " WHERE \(Identifier.quote($0)) IS NOT NULL" } ?? ""
       guard
-        case .integer(let n)? = try connection.scalar("SELECT count(*) FROM \(source.mapping.layout.schema).\(Identifier.quote(j.table))")
+        case .integer(let n)? = try connection.scalar("SELECT count(*) FROM \(rows.source(j.table, source.mapping.layout))\(links)")
       else { continue }
       let name = "\(j.sides[0].owner).\(j.sides[0].name)"
       let written = s.links.first {

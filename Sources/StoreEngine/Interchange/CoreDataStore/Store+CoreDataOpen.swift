@@ -7,11 +7,15 @@ extension Store {
   /// the file attached read-only and TEMP views named after ModelStore's storage layout
   /// (`CoreDataViews`), so fetch, count, aggregate and get run unchanged. Every write is
   /// refused with `readOnly`; nothing is written beside the file (`CoreDataFile`).
-  public static func openCoreData(path: String, model: String? = nil) throws -> Store {
+  /// `model`, `modelVersion` and `versionOrder` as for `importCoreData`.
+  public static func openCoreData(
+    path: String, model: String? = nil, modelVersion: String? = nil, versionOrder: [String]? = nil
+  ) throws -> Store {
+    let request = try CoreDataModelRequest(model: model, version: modelVersion, versionOrder: versionOrder)
     let store = try Store(path: nil)
     do {
       let signature = CoreDataFollower.signature(path)
-      let source = try CoreDataSource(path: path, model: model, connection: store.connection, schemaName: "coredata")
+      let source = try CoreDataSource(path: path, model: request, connection: store.connection, schemaName: "coredata")
       let follower = CoreDataFollower(path: path, schemaName: source.schemaName, file: source.file, signature: signature)
       store.outsideHistory.coreData = follower
       store.closeActions.append { follower.file.cleanUp() }
