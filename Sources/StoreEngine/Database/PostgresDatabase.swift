@@ -143,7 +143,7 @@ final class PostgresDatabase: StoreDatabase {
   func followCopiedIdentities() throws {
     for (table, column) in [(StorageLayout.versionsTable, "seq"), (EntityCodes.table, "code")] {
       try postgres.execute(
-        "SELECT setval(pg_get_serial_sequence('\(Identifier.quote(table).replacingQuotes)', '\(column)'), coalesce(max(\(Identifier.quote(column))), 0) + 1, false) FROM \(Identifier.quote(table))"
+        "SELECT setval(pg_get_serial_sequence(\(StringLiteral.quote(Identifier.quote(table))), \(StringLiteral.quote(column))), coalesce(max(\(Identifier.quote(column))), 0) + 1, false) FROM \(Identifier.quote(table))"
       )
     }
   }
