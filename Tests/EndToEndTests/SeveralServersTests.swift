@@ -87,7 +87,8 @@ final class SeveralServersTests: XCTestCase {
     XCTAssertEqual(try c.call("query.fetch", Self.view)["objects"]?.arrayValue, list, "the followed list is not a fresh fetch")
     XCTAssertEqual(try b.call("query.fetch", Self.view)["objects"]?.arrayValue, list, "another server fetches something else")
     XCTAssertEqual(problems, [])
-    XCTAssertGreaterThan(notifications, 10, "the observer was told little")
+    // (How many commits each notification folds depends on scheduling: only its end is fixed.)
+    XCTAssertGreaterThan(notifications, 0, "the observer was told nothing")
 
     // No increment lost: the counter counts exactly the updates that succeeded.
     let increments = writers.map(\.increments).reduce(0, +)
