@@ -13,8 +13,9 @@ import XCTest
 /// PostgreSQL schema and back (MODELSTORE_TEST_PG, skipped without it) and from file to
 /// file: the same export bytes, the same bookkeeping rows, keys and tokens going on where
 /// the source's would; a copy that fails part way, or is interrupted, leaves no target;
-/// bad input gets a precise error and creates nothing.
-final class StoreCopyTests: XCTestCase {
+/// bad input gets a precise error and creates nothing. It names both engines itself, so it
+/// runs in `make swift-test` only (a `Postgres` test: skipped by the PostgreSQL pass).
+final class PostgresCopyTests: XCTestCase {
   private var dir: TemporaryDirectory!
   private var schemas: [PostgresTestSchema] = []
 
