@@ -105,7 +105,10 @@ public final class Store {
     keys = KeyAllocator(connection: connection)
     catalog = SchemaCatalog(database: database)
     connection.willCommit = { [keys] in try keys.flush() }
-    connection.didEndTransaction = { [keys] in keys.reset() }
+    connection.didEndTransaction = { [keys, catalog] in
+      keys.reset()
+      catalog.versions.endTransaction()
+    }
     do {
       if options.holdsTransaction { try connection.begin() }
       try prepare(create: options.create, existing: options.existing)

@@ -46,9 +46,11 @@ struct StageApplier {
     try dropStaleIndexes()
     for root in new.ordered where root.isRoot {
       if try tableExists(root.name) {
+        try addEntityColumn(root)
         try addAndConvertColumns(root)
       } else {
         try connection.execute(StorageLayout.createTableSQL(root, graph: new, dialect: connection.dialect))
+        codes.setTagged(root.name, root.hasSubentities)
         report.steps.append(.init("create table \(root.name)"))
       }
     }
@@ -62,6 +64,16 @@ struct StageApplier {
     }
     try moveRelationshipLinks()
     try throwIfBlocked("the new schema cannot be applied")
+  }
+
+  /// A hierarchy of one entity that gains sub-entities gets `_ent`, its rows reading the
+  /// root's code from the column's `DEFAULT` (no row rewritten). A hierarchy that loses its
+  /// last sub-entity keeps the column.
+  private mutating func addEntityColumn(_ root: EntityModel) throws {
+    guard root.hasSubentities, !codes.isTagged(root.name), let code = codes.code(root.name) else { return }
+    try connection.execute(StorageLayout.addEntityColumnSQL(root.name, code: code, dialect: connection.dialect))
+    codes.setTagged(root.name, true)
+    report.steps.append(.init("add column \(root.name)._ent"))
   }
 
   private mutating func addAndConvertColumns(_ root: EntityModel) throws {
@@ -125,8 +137,8 @@ struct StageApplier {
         var writes: [(Int64, SQLValue)] = []
         var failing: [String] = []
         var failures = 0
-        let filter = "\(codes.filter("\"_ent\"", m.concreteNames)) AND \(col) IS NOT NULL"
-        try connection.prepare("SELECT \"_ent\", \"_pk\", \(col) FROM \(table) WHERE \(filter)").forEachRow { row in
+        let filter = "\(codes.filter(codes.column(root.name), m.concreteNames)) AND \(col) IS NOT NULL"
+        try connection.prepare("SELECT \(codes.column(root.name)), \"_pk\", \(col) FROM \(table) WHERE \(filter)").forEachRow { row in
           let stored = row.value(2)
           guard let converted = ValueConversion.convert(stored, from: b.type, to: a.type, rule: rule, defaultValue: defaultValue) else {
             failures += 1
@@ -195,13 +207,14 @@ struct StageApplier {
     guard mayHoldOtherEntities(root) else { return }
     let table = Identifier.quote(root.name)
     var counts: [(Int64, String, Int)] = []
+    let ent = codes.column(root.name)
     try connection.prepare(
-      "SELECT \"_ent\", count(*) FROM \(table) WHERE \"_ent\" NOT IN (\(codes.list(root.hierarchy.flatMap(\.concreteNames)))) GROUP BY \"_ent\""
-    ).forEachRow { counts.append(($0.int(0), codes.name($0, 0), Int($0.int(1)))) }
+      codes.countsSQL(root.name, from: "\(table) WHERE \(ent) NOT IN (\(codes.list(root.hierarchy.flatMap(\.concreteNames))))")
+    ).forEachRow { if $0.int(1) > 0 { counts.append(($0.int(0), codes.name($0, 0), Int($0.int(1)))) } }
     for (code, entity, n) in counts {
       if let model = new[entity], model.root === root {
         var ids: [String] = []
-        try connection.prepare("SELECT \"_pk\" FROM \(table) WHERE \"_ent\" = ? LIMIT 20").forEachRow([.integer(code)]) {
+        try connection.prepare("SELECT \"_pk\" FROM \(table) WHERE \(ent) = ? LIMIT 20").forEachRow([.integer(code)]) {
           ids.append(ObjectID.text(entity, $0.int(0)))
         }
         report.blockers.append(
@@ -212,7 +225,7 @@ struct StageApplier {
       let merged = moved.contains("entity:\(entity)")
       if !merged { try loseData(MigrationReport.place(entity, "entity '\(entity)' is removed with its \(n) objects", count: n)) }
       if allowDataLoss || merged {
-        try connection.run("DELETE FROM \(table) WHERE \"_ent\" = ?", [.integer(code)])
+        try connection.run("DELETE FROM \(table) WHERE \(ent) = ?", [.integer(code)])
         report.steps.append(.init("delete the objects of removed entity \(entity)", rows: n))
         deletedObjects = true
       }
@@ -252,7 +265,7 @@ struct StageApplier {
     guard let old else { return }
     for m in new.ordered {
       guard let before = old[m.name], before.root.name != m.root.name, try tableExists(before.root.name) else { continue }
-      let n = try count(before.root.name, where: codes.filter("t.\"_ent\"", [m.name]))
+      let n = try count(before.root.name, where: codes.filter(codes.column(before.root.name, alias: "t"), [m.name]))
       if n > 0 {
         report.blockers.append(
           MigrationReport.place(

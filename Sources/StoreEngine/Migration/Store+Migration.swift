@@ -273,9 +273,11 @@ extension Store {
   private func prepareStage(old: Schema?, new: Schema, stage: MigrationStage, options: MigrationOptions) throws -> StageApplier {
     var applier: StageApplier
     /// The applier sees `_ms_entities` after the renames, with a code for every new entity.
-    func codes() throws -> EntityCodes {
+    func codes(_ graphs: ModelGraph...) throws -> EntityCodes {
       try EntityCodes.assign(new, connection: connection)
-      return try EntityCodes(connection: connection)
+      let codes = try EntityCodes(connection: connection)
+      try codes.readLayout(Set(graphs.flatMap { $0.ordered.filter(\.isRoot).map(\.name) }), connection: connection)
+      return codes
     }
     if let old {
       let d = SchemaDiff(from: old, to: new)
@@ -294,11 +296,14 @@ extension Store {
       var renamer = LayoutRenamer(connection: connection, keys: keys, mapping: d.mapping)
       connection.clearCache()
       try renamer.apply()
+      let renamedOld = ModelGraph(d.mapping.renamedOld)
+      let newGraph = ModelGraph(new)
       applier = StageApplier(
-        connection: connection, codes: try codes(), keys: keys, old: ModelGraph(d.mapping.renamedOld), new: ModelGraph(new))
+        connection: connection, codes: try codes(renamedOld, newGraph), keys: keys, old: renamedOld, new: newGraph)
       applier.report.steps = renamer.steps
     } else {
-      applier = StageApplier(connection: connection, codes: try codes(), keys: keys, old: nil, new: ModelGraph(new))
+      let newGraph = ModelGraph(new)
+      applier = StageApplier(connection: connection, codes: try codes(newGraph), keys: keys, old: nil, new: newGraph)
     }
     applier.allowDataLoss = options.allowDataLoss
     for t in stage.transforms {

@@ -108,7 +108,9 @@ extension Store {
 
   /// The object's change counter (`_opt`).
   func version(of id: ObjectID) throws -> Int64 {
-    try connection.cached("SELECT \"_opt\" FROM \(try plan(id.entity).table) WHERE \"_pk\" = ?").first([.integer(id.pk)]) { $0.int(0) } ?? 0
+    let plan = try plan(id.entity)
+    let version = try catalog.versions.expression(plan.tableName, alias: nil, connection)
+    return try connection.cached("SELECT \(version) FROM \(plan.table) WHERE \"_pk\" = ?").first([.integer(id.pk)]) { $0.int(0) } ?? 0
   }
 
   /// Inserts, or updates the object that matches on a uniqueness constraint (SwiftData's
@@ -130,7 +132,7 @@ extension Store {
       let ent = plan.entityFilter(alias: "t")
       if !ent.isEmpty { filter.append(ent) }
       let existing = try connection.cached(
-        "SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t WHERE \(filter.joined(separator: " AND ")) LIMIT 1"
+        "SELECT \(entityCodes.column(plan.tableName, alias: "t")), t.\"_pk\" FROM \(plan.table) t WHERE \(filter.joined(separator: " AND ")) LIMIT 1"
       )
       .first(args) { ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1)) }
       let id: ObjectID
@@ -345,7 +347,7 @@ extension Store {
     }
     bound[bound.count - 1] = .integer(pk)
     do {
-      try plan.insertStatement(connection).execute(bound)
+      try plan.insertStatement(connection).execute(plan.insertValues(bound))
       // A duplicate the insert skipped (`guardsUniqueWrites`): a uniqueness refused it.
       if plan.guardsUniqueWrites && connection.changes == 0 {
         throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path())
@@ -400,9 +402,9 @@ extension Store {
       let vals = keys.map { values[$0] ?? .null }
       if vals.contains(.null) { continue }
       // The constraint covers the objects of the entity that declares it (and below).
-      let scope = entityCodes.filter("\"_ent\"", catalog.plans[owner]?.model.concreteNames ?? [owner])
+      let scope = entityCodes.filter(entityCodes.column(plan.tableName), catalog.plans[owner]?.model.concreteNames ?? [owner])
       var sql =
-        "SELECT \"_ent\", \"_pk\" FROM \(plan.table) WHERE \(scope) AND "
+        "SELECT \(entityCodes.column(plan.tableName)), \"_pk\" FROM \(plan.table) WHERE \(scope) AND "
         + keys.map { "\(Identifier.quote($0)) = ?" }.joined(separator: " AND ")
       var args = vals
       if let excluding {
@@ -476,7 +478,7 @@ extension Store {
     }
     if !sets.isEmpty {
       args.append(.integer(id.pk))
-      let update = "UPDATE \(plan.table) SET \(sets.joined(separator: ", ")), \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?"
+      let update = "UPDATE \(plan.table) SET \(sets.joined(separator: ", ")), \(try versionBump(plan.tableName)) WHERE \"_pk\" = ?"
       do {
         if plan.guardsUniqueWrites {
           try connection.inTransaction { try connection.cached(update).execute(args) }
