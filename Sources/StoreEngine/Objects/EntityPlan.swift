@@ -22,10 +22,14 @@ final class EntityPlan {
   /// True when the table has an `_ent` column (a hierarchy of several entities, or a
   /// table written before format 2 left it out of the others).
   let tagged: Bool
-  /// `INSERT INTO t ("_ent", attrs..., toOnes..., "_pk") VALUES (?, ...)` (without
-  /// `"_ent"` in an untagged table, slot 0 then left unbound: `insertValues`): the key is
-  /// bound last (`KeyAllocator`).
+  /// `INSERT INTO t ("_ent", attrs..., toOnes..., "_pk") VALUES (?, ...)`: the key is
+  /// bound last (`KeyAllocator`). Without `"_ent"` in an untagged table, slot 0 is not
+  /// inserted (`insertValues`).
   let insertSQL: String
+  /// True when the insert binds slot 0 without referring to it (an untagged table where
+  /// parameters need no type, SQLite: `VALUES (?2, ?3, ...)`), so the bound values need
+  /// no copy without it.
+  private let bindsUnusedSlotZero: Bool
   /// Entities whose relationships point here without an inverse (cleared on delete).
   let incomingWithoutInverse: [(EntityModel, Relationship)]
   /// True when a write must re-check required to-ones or to-many counts.
@@ -78,7 +82,7 @@ final class EntityPlan {
 
   /// The values an insert binds: `bound` (the template's layout) without slot 0 where the
   /// table has no `_ent`.
-  func insertValues(_ bound: [SQLValue]) -> [SQLValue] { tagged ? bound : Array(bound.dropFirst()) }
+  func insertValues(_ bound: [SQLValue]) -> [SQLValue] { tagged || bindsUnusedSlotZero ? bound : Array(bound.dropFirst()) }
 
   /// `SELECT "_ent" FROM table WHERE "_pk" = ?`, kept here like the insert: every to-one
   /// a write sets looks its target up with it (`Store.concreteID`).
@@ -122,7 +126,10 @@ final class EntityPlan {
       (tagged ? ["\"_ent\""] : []) + storedAttributes.map { Identifier.quote($0.name) } + toOne.map { Identifier.quote($0.name) } + [
         "\"_pk\""
       ]
-    let insert = "\(table) (\(cols.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: cols.count).joined(separator: ", ")))"
+    // A parameter that needs no type (SQLite) may go unreferenced; PostgreSQL types each one.
+    bindsUnusedSlotZero = !tagged && dialect.parameter("?1", .integer(0)) == "?1"
+    let values = bindsUnusedSlotZero ? (2...cols.count + 1).map { "?\($0)" } : Array(repeating: "?", count: cols.count)
+    let insert = "\(table) (\(cols.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
     insertSQL = guardsUniqueWrites ? dialect.insertSkippingDuplicates(insert) : "INSERT INTO " + insert
     var slots: [String: Int] = [:]
     var template: [SQLValue] = [.integer(code)]
