@@ -1,9 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import TestSupport
 import XCTest
 
 @testable import SQLiteCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// A fresh in-memory connection.
 func memoryDB(file: StaticString = #filePath, line: UInt = #line) throws -> Connection {
@@ -46,13 +48,5 @@ func column(_ db: Connection, _ sql: String, _ args: [SQLValue] = []) throws -> 
 
 /// Expects an SQLiteError from `body` and returns it.
 func sqliteError<T>(_ body: () throws -> T, file: StaticString = #filePath, line: UInt = #line) -> SQLiteError? {
-  do {
-    let v = try body()
-    XCTFail("expected an SQLiteError, got \(v)", file: file, line: line)
-  } catch let e as SQLiteError {
-    return e
-  } catch {
-    XCTFail("expected SQLiteError, got \(error)", file: file, line: line)
-  }
-  return nil
+  expectError(SQLiteError.self, body, file: file, line: line)
 }
