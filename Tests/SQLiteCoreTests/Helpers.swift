@@ -3,10 +3,6 @@ import XCTest
 
 @testable import SQLiteCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A fresh in-memory connection.
 func memoryDB(file: StaticString = #filePath, line: UInt = #line) throws -> Connection {
   try Connection(path: ":memory:")
@@ -14,29 +10,7 @@ func memoryDB(file: StaticString = #filePath, line: UInt = #line) throws -> Conn
 
 /// A unique path in a fresh temporary directory, removed when the test case ends.
 func temporaryPath(_ test: XCTestCase, _ name: String = "db.sqlite") -> String {
-  var template = Array("/tmp/sqlitecore-test-XXXXXX".utf8CString)
-  let dir = template.withUnsafeMutableBufferPointer { buf -> String in
-    guard let p = mkdtemp(buf.baseAddress!) else { return "/tmp" }
-    return String(cString: p)
-  }
-  test.addTeardownBlock {
-    _ = try? FileManagerLite.removeTree(dir)
-  }
-  return dir + "/" + name
-}
-
-/// Minimal recursive delete without Foundation.
-enum FileManagerLite {
-  static func removeTree(_ dir: String) throws {
-    guard let d = opendir(dir) else { return }
-    while let e = readdir(d) {
-      let name = withUnsafePointer(to: e.pointee.d_name) { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
-      if name == "." || name == ".." { continue }
-      unlink(dir + "/" + name)
-    }
-    closedir(d)
-    rmdir(dir)
-  }
+  temporaryFile(name, label: "sqlitecore-test", removedAfter: test)
 }
 
 /// All values of the first column of `sql`.
