@@ -54,6 +54,9 @@ public final class Store {
   var afterObjectRead: (() -> Void)?
   /// Time zones loaded for date buckets (`ms_bucket`, request validation).
   let timeZones = TimeZoneCache()
+  /// The `commits` of a PostgreSQL store this opening made, read once it was made
+  /// (`discardCreatedStore`); nil when the store was there before.
+  var createdStoreCommits: Int64?
 
   public struct OpenOptions {
     public var readOnly: Bool
@@ -109,6 +112,7 @@ public final class Store {
     do {
       if options.holdsTransaction { try connection.begin() }
       try prepare(create: options.create, existing: options.existing)
+      if let server = database as? PostgresDatabase, server.createdSchema { createdStoreCommits = try database.dataVersion() }
       if !options.history { historySettings.enabled = false }
       historyRetention = options.historyRetention
     } catch let e as any DatabaseError where e.isNotADatabase {

@@ -138,7 +138,8 @@ enum CommandHelp {
         modelstore import --store PATH FILE|- [options]
 
       Reads an interchange file ('-': standard input) into the store, all or nothing; the
-      store is created if it does not exist (and removed again if the import fails). With
+      store is created if it does not exist (and removed again if the import fails: a file,
+      or a PostgreSQL schema the command created and nobody wrote to since). With
       --csv, FILE is CSV of one entity: its header row names the columns, each a stored
       attribute of the entity (or '_id'); values are converted by the attribute's type; an
       empty field is no value, a quoted empty field ("") the empty string. The store must
@@ -235,7 +236,8 @@ enum CommandHelp {
       .xcdatamodel or contents file): of its versions, the one --model-version names, else
       the one whose properties fit the store's columns best; the command prints which and
       why, with a confidence. --version-order gives the versions' names oldest first. An
-      OUT the command created is removed again if the import fails.
+      OUT the command created (a file, or a PostgreSQL schema) is removed again if the
+      import fails.
 
       EXAMPLE
         modelstore import-coredata Tasks.sqlite --store tasks.store

@@ -98,14 +98,22 @@ final class PostgresDatabase: StoreDatabase {
   /// that of several servers creating the store at once exactly one does. (A schema that
   /// exists needs no right to create schemas in the database.)
   func initialize(_ create: () throws -> Void) throws {
+    var made = false
     try postgres.inTransaction {
-      if case .missing = try contents() { try postgres.execute("CREATE SCHEMA \(Identifier.quote(postgres.schema))") }
+      if case .missing = try contents() {
+        try postgres.execute("CREATE SCHEMA \(Identifier.quote(postgres.schema))")
+        made = true
+      }
       if try contents() == .empty {
         try create()
         try installFunctions()
       }
     }
+    createdSchema = made
   }
+
+  /// This opening made the schema (`CREATE SCHEMA`), which `discardCreated` may drop again.
+  private(set) var createdSchema = false
 
   /// The tables of `SQLiteDatabase.bookkeepingStatements` in PostgreSQL's types; the
   /// versions are numbered by an identity column (never reused, as AUTOINCREMENT), and
