@@ -166,7 +166,8 @@ enum CommandHelp {
       Migrates the store to the schema version SCHEMA.json holds (a lightweight stage from
       the store's version), or along PLAN.json's {schemas, stages}; '-' reads it from
       standard input. Prints the plan and what was done; a backup of the file is written
-      first (PATH.before-FROM-to-TO.backup) and removed again if the migration is refused
+      first (PATH.before-FROM-to-TO.backup; for a PostgreSQL store, the schema
+      SCHEMA_before_FROM_to_TO beside it) and removed again if the migration is refused
       before any stage is applied.
 
       OPTIONS

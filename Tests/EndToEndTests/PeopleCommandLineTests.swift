@@ -94,8 +94,13 @@ final class PeopleCommandLineTests: XCTestCase {
 
     let allowed = try runModelstore(["migrate", "--store", store, "--to", v2, "--allow-data-loss"])
     XCTAssertEqual(allowed.status, 0, allowed.stderr)
-    // (A PostgreSQL store gets no backup file: protocol.md, "What differs on PostgreSQL".)
+    // (A PostgreSQL store's backup is a schema beside the store's: protocol.md, "What differs on PostgreSQL".)
     XCTAssertEqual(dir.listing().filter { $0.contains("backup") }, TestEngine.isPostgres ? [] : ["m.store.before-1.0.0-to-2.0.0.backup"])
+    if TestEngine.isPostgres, let schema = store.split(separator: "schema=").last.map(String.init) {
+      let backup = PostgresTestSchema(adopting: "\(schema)_before_1.0.0_to_2.0.0", clusterURL: try PostgresTestCluster.requireURL())
+      defer { backup.drop() }
+      XCTAssertTrue(allowed.stdout.contains("backup: \(backup.storeURL)"), allowed.stdout)
+    }
   }
 
   /// Before: `import --store NEW bad-file` failed and left NEW behind, an empty store.

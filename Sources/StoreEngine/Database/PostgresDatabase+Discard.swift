@@ -1,28 +1,34 @@
 import DatabaseKit
-import PostgresCore
 
-/// Taking back a store this opening made, when the command that made it failed
-/// (`modelstore import`, `import-coredata`): the schema is dropped again, as a store file
-/// the command created is removed.
+/// Taking back a store that was made for something that then failed: the schema a failed
+/// `modelstore import` or `import-coredata` created (as a store file the command created
+/// is removed), and the backup schema of a migration refused before any stage was applied.
 extension PostgresDatabase {
   /// Drops the schema this opening created (`createdSchema`), with the store's tables and
   /// functions, when it is still as it was made: under the store's write lock, only when
   /// no write transaction committed to it since `commits` was read (another server that
   /// opened the new store and wrote to it keeps it) and it holds nothing but the store's
-  /// own tables and functions (`DROP SCHEMA` without `CASCADE`: anything else in it, or
-  /// anything elsewhere that depends on it, keeps it). True when it was dropped.
+  /// bookkeeping tables and functions. True when it was dropped.
   func discardCreated(commits: Int64?) throws -> Bool {
     guard createdSchema, let commits else { return false }
+    return try dropStoreSchema(tables: []) { try dataVersion() == commits }
+  }
+
+  /// Drops the store's schema with its tables (the bookkeeping tables and `tables`) and
+  /// functions, in one transaction under the store's write lock, when `stillSo` holds
+  /// there and the schema holds nothing else: `DROP SCHEMA` without `CASCADE`, so anything
+  /// else in it, or anything elsewhere that depends on it, keeps it. True when dropped.
+  func dropStoreSchema(tables storeTables: Set<String>, when stillSo: () throws -> Bool = { true }) throws -> Bool {
     let schema = postgres.schema
     // The commit counts no commit in `_ms_meta`, which it drops.
     let prelude = postgres.commitPrelude
     postgres.commitPrelude = nil
     defer { postgres.commitPrelude = prelude }
     return try postgres.inTransaction {
-      guard case .store = try contents(), try dataVersion() == commits else { return false }
-      let ownTables: Set<String> = [
+      guard case .store = try contents(), try stillSo() else { return false }
+      let own = storeTables.union([
         StorageLayout.metaTable, StorageLayout.versionsTable, EntityCodes.table, KeyAllocator.table, Store.historyTable,
-      ]
+      ])
       var tables: [String] = []
       try postgres.prepare(
         """
@@ -30,7 +36,7 @@ extension PostgresDatabase {
         WHERE n.nspname = ? AND c.relkind IN ('r', 'p', 'v', 'm', 'f') ORDER BY c.relname
         """
       ).forEachRow([.text(schema)]) { tables.append($0.text(0)) }
-      guard tables.allSatisfy({ ownTables.contains($0) }) else { return false }
+      guard tables.allSatisfy({ own.contains($0) }) else { return false }
       var functions: [String] = []
       try postgres.prepare(
         """
@@ -56,5 +62,19 @@ extension Store {
   public func discardCreatedStore() -> Bool {
     guard let server = database as? PostgresDatabase, writes.atRest else { return false }
     return (try? server.discardCreated(commits: createdStoreCommits)) ?? false
+  }
+
+  /// Drops the PostgreSQL store at `location` (a migration's backup that was not needed),
+  /// its schema with it, when it holds only the store. Best effort: it is only a copy.
+  static func dropBackupStore(_ location: String) {
+    guard let store = try? Store(path: location, options: OpenOptions(create: false)) else { return }
+    defer { store.close() }
+    guard let server = store.database as? PostgresDatabase else { return }
+    var tables: Set<String> = []
+    if let graph = store.graph {
+      tables = Set(graph.ordered.filter(\.isRoot).map(\.name))
+      tables.formUnion(StorageLayout.joinTables(graph, dialect: store.connection.dialect).map(\.name))
+    }
+    _ = try? server.dropStoreSchema(tables: tables)
   }
 }

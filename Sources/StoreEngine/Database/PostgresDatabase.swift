@@ -224,9 +224,10 @@ final class PostgresDatabase: StoreDatabase {
     return names
   }
 
-  var backupRefusal: String? {
-    "a PostgreSQL store is not copied into a file by the server: back it up with PostgreSQL's tools (pg_dump --schema=\(Identifier.quote(postgres.schema)))"
-  }
+  var backsUpByCopyingRows: Bool { true }
+
+  /// The URL of the schema `schema` of this store's database, for opening a store there.
+  func location(schema: String) -> String { postgres.url.location(schema: schema) }
 
   func willClose() {}
 }

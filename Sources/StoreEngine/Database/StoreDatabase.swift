@@ -59,8 +59,9 @@ protocol StoreDatabase: AnyObject {
   func integrityCheck() throws -> [String]?
   /// The columns of the store's table `table`.
   func columnNames(_ table: String) throws -> Set<String>
-  /// Why `store.backup` cannot copy this store into a file; nil when it can.
-  var backupRefusal: String? { get }
+  /// The database cannot copy itself into a file (SQLite's online backup): `store.backup`
+  /// copies the store's rows into a new SQLite file instead (`StoreCopy.backup`).
+  var backsUpByCopyingRows: Bool { get }
   /// Maintenance before the connection closes (a checkpoint).
   func willClose()
 }
