@@ -163,14 +163,15 @@ public final class PostgresConnection: DatabaseConnection {
 
   public func clearCache() { cache.removeAll() }
 
-  /// Runs one or more statements without parameters (DDL) as one simple query.
+  /// Runs one or more statements without parameters (DDL) as one simple query, names
+  /// longer than 63 bytes in their stored form (`Placeholders`).
   /// Rows its last INSERT, UPDATE or DELETE changed count in `changes`, as a prepared
   /// statement's do (a migration reports them).
   public func execute(_ sql: String) throws {
     try beforeStatement()
     statementsRun &+= 1
     epoch &+= 1
-    try simple(sql, countingChanges: true)
+    try simple(Placeholders.rewrite(sql, parameters: false).sql, countingChanges: true)
   }
 
   public func run(_ sql: String, _ values: [SQLValue]) throws { try cached(sql).execute(values) }
@@ -183,7 +184,7 @@ public final class PostgresConnection: DatabaseConnection {
   public func hasTable(_ name: String) throws -> Bool {
     try scalar(
       "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
-      [.text(url.schema), .text(name)]) != nil
+      [.text(url.schema), .text(dialect.storedName(name))]) != nil
   }
 
   public func createFunction(

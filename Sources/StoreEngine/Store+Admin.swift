@@ -95,7 +95,8 @@ extension Store {
             problems.append(.object(["entity": .string(root.name), "message": .string("table '\(root.name)' is missing")]))
             continue
           }
-          for c in StorageLayout.columns(ofHierarchy: root, graph: graph) where !existing.contains(c.name) {
+          for c in StorageLayout.columns(ofHierarchy: root, graph: graph)
+          where !existing.contains(connection.dialect.storedName(c.name)) {
             problems.append(
               .object(["entity": .string(root.name), "attribute": .string(c.name), "message": .string("column '\(c.name)' is missing")]))
           }

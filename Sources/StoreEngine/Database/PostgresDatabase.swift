@@ -220,7 +220,7 @@ final class PostgresDatabase: StoreDatabase {
       JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
       WHERE n.nspname = ? AND c.relname = ? AND a.attnum > 0 AND NOT a.attisdropped
       """
-    ).forEachRow([.text(postgres.schema), .text(table)]) { names.insert($0.text(0)) }
+    ).forEachRow([.text(postgres.schema), .text(postgres.dialect.storedName(table))]) { names.insert($0.text(0)) }
     return names
   }
 

@@ -57,7 +57,8 @@ protocol StoreDatabase: AnyObject {
   /// The engine's check of its own structures for `store.check`: `["ok"]` when sound, the
   /// problems otherwise; nil when the engine offers none.
   func integrityCheck() throws -> [String]?
-  /// The columns of the store's table `table`.
+  /// The columns of the store's table `table`, by their stored names
+  /// (`SQLDialect.storedName`).
   func columnNames(_ table: String) throws -> Set<String>
   /// The database cannot copy itself into a file (SQLite's online backup): `store.backup`
   /// copies the store's rows into a new SQLite file instead (`StoreCopy.backup`).

@@ -66,7 +66,7 @@ struct TableCopier {
       try to.execute(StorageLayout.createTableSQL(root, graph: graph, dialect: to.dialect))
       let columns = ["_pk", "_ent", "_opt"] + StorageLayout.columns(ofHierarchy: root, graph: graph).map(\.name)
       let have = try source.database.columnNames(root.name)
-      if let missing = columns.first(where: { !have.contains($0) }) {
+      if let missing = columns.first(where: { !have.contains(from.dialect.storedName($0)) }) {
         throw StoreError(
           .schemaMismatch, "the source's table '\(root.name)' has no column '\(missing)', which its schema needs",
           ["table": .string(root.name), "column": .string(missing)])
