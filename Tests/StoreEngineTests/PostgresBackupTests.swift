@@ -123,9 +123,16 @@ final class PostgresBackupTests: XCTestCase {
       entity("Tag", [attr("label", "string", unique: true)], relationships: [rel("notes", "Note", inverse: "tags", toMany: true)]),
       version: "2")
     let chain = try source.decodeChain([Self.v1, v2], path: ErrorPlace(.schemas))
+    // A schema of the first name exists (empty, someone else's): the backup takes the next.
+    let taken = PostgresTestSchema(adopting: "\(pg.name)_before_1_to_2", clusterURL: pg.clusterURL)
+    others.append(taken)
+    XCTAssertEqual(try PostgresTestCluster.psql("CREATE SCHEMA \"\(taken.name)\"", url: pg.clusterURL).status, 0)
     let result = try source.migrate(chain: chain, stages: [], options: MigrationOptions(backup: true))
-    let backupName = "\(pg.name)_before_1_to_2"
+    let backupName = "\(pg.name)_before_1_to_2_2"
     let backupSchema = PostgresTestSchema(adopting: backupName, clusterURL: pg.clusterURL)
+    XCTAssertEqual(
+      try taken.psql("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '\(taken.name)'")
+        .stdout, "0")
     others.append(backupSchema)
     XCTAssertEqual(result.backupPath, PostgresTestCluster.adding("schema=\(backupName)", to: pg.clusterURL))
     let backup = try Store(path: backupSchema.storeURL, options: Store.OpenOptions(readOnly: true, create: false))

@@ -226,6 +226,11 @@ final class PostgresDatabase: StoreDatabase {
 
   var backsUpByCopyingRows: Bool { true }
 
+  /// True when the database has a schema named `name`.
+  func schemaExists(_ name: String) throws -> Bool {
+    try postgres.scalar("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = ?", [.text(name)]) != nil
+  }
+
   /// The URL of the schema `schema` of this store's database, for opening a store there.
   func location(schema: String) -> String { postgres.url.location(schema: schema) }
 

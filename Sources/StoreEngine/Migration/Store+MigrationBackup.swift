@@ -23,14 +23,17 @@ enum MigrationBackup {
 extension Store {
   /// A PostgreSQL store's backup before a migration: a copy of the whole store, history
   /// included, read in one snapshot, into the new schema `SCHEMA_before_FROM_to_TO` of
-  /// the same database (`_2`, `_3`... when that holds a store or anything else; a name
+  /// the same database (`_2`, `_3`... when a schema of that name exists, even empty, so
+  /// that dropping an unused backup never drops a schema of someone else's; a name
   /// longer than PostgreSQL's 63 bytes in its short form, `Identifier.fitted`), made and filled in
   /// one transaction (`StoreCopy`). It opens as a store (`?schema=NAME`) and copies back
   /// with `modelstore copy --force`.
   func backupSchemaBeforeMigration(_ server: PostgresDatabase, from: String, to: String) throws -> MigrationBackup {
     let base = "\(server.postgres.schema)_before_\(MigrationBackup.safe(from))_to_\(MigrationBackup.safe(to))"
     for n in 1...100 {
-      let location = server.location(schema: connection.dialect.storedName(n == 1 ? base : "\(base)_\(n)"))
+      let name = connection.dialect.storedName(n == 1 ? base : "\(base)_\(n)")
+      if try server.schemaExists(name) { continue }
+      let location = server.location(schema: name)
       do {
         _ = try StoreCopy.backup(self, intoServer: location)
         return .schema(location: location, shown: Store.displayName(of: location))
