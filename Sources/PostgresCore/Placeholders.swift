@@ -54,7 +54,7 @@ enum Placeholders {
         let start = out.count
         copyQuoted(c, escapes: false)
         if out.count - start > limit + 2 && out.last == UInt8(ascii: "\"") {
-          let name = String(decoding: out[(start + 1)..<(out.count - 1)], as: UTF8.self).replacingAll("\"\"", with: "\"")
+          let name = String(decoding: out[(start + 1)..<(out.count - 1)], as: UTF8.self).replacing("\"\"", with: "\"")
           if name.utf8.count > limit {
             out.removeSubrange(start...)
             out += Array(Identifier.quote(Identifier.fitted(name, limit: limit)).utf8)
