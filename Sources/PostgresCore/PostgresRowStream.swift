@@ -130,6 +130,10 @@ final class RowStream {
     switch PQresultStatus(r) {
     case PGRES_SINGLE_TUPLE:
       if keeping { append(r) }
+    case PGRES_TUPLES_OK where PQntuples(r) > 0 && parked == nil:
+      // Rows that came whole (single-row mode was not taken): they are given out as parked.
+      (parked, parkedRows) = (r, PQntuples(r))
+      return
     case PGRES_TUPLES_OK, PGRES_PIPELINE_ABORTED:
       break
     case PGRES_COMMAND_OK:
