@@ -160,6 +160,8 @@ public final class PostgresConnection: DatabaseConnection {
   public func close() {
     guard !isClosed else { return }
     isClosed = true
+    // A stream still open reads its rest now, while the connection is there.
+    parkStream()
     cache.removeAll()
     PQfreeCancel(cancel)
     PQfinish(handle)

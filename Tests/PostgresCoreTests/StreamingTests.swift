@@ -90,6 +90,17 @@ final class StreamingTests: XCTestCase {
     try assertUsable(db, count: 20_002)
   }
 
+  func testAConnectionClosedWhileAStreamIsOpenGivesTheRestOfItsRows() throws {
+    let schema = try PostgresTestSchema("closing")
+    let db = try numbers(schema, 5_000)
+    var seen: [Int64] = []
+    try db.cached("SELECT v FROM t ORDER BY v").forEachRow { row in
+      seen.append(row.int(0))
+      if row.int(0) == 10 { db.close() }
+    }
+    XCTAssertEqual(seen, Array(1...5_000), "the rest was read before the connection closed")
+  }
+
   func testAnotherStatementWhileAStreamIsOpenParksItsRest() throws {
     let schema = try PostgresTestSchema("nested")
     let db = try numbers(schema, 3_000)
