@@ -42,20 +42,13 @@ final class CancellationTests: XCTestCase {
     _ = try server.call("context.save", ["changes": .array(changes)], timeout: 120)
   }
 
-  /// The CPU time the server spends on `body`.
-  private func serverCPU<T>(_ server: ServerProcess, _ body: () throws -> T) throws -> (T, TimeInterval) {
-    let before = try XCTUnwrap(server.cpuSeconds, "cannot read the server's CPU time")
-    let value = try body()
-    return (value, try XCTUnwrap(server.cpuSeconds) - before)
-  }
-
   private func makeLongScan() throws -> LongScan {
     let server = try ServerProcess()
     _ = try server.call("model.define", ["schema": itemSchema])
     var rows = 6000
     try insertRows(server, from: 0, count: rows)
     func count() throws -> (Int64?, TimeInterval) {
-      try serverCPU(server) {
+      try server.cpuSpent {
         try server.call("query.count", ["entity": "Item", "where": Self.slowPredicate], timeout: 120)["count"]?.intValue
       }
     }
@@ -81,107 +74,14 @@ final class CancellationTests: XCTestCase {
     XCTAssertEqual(try s.call("store.info")["openTransactions"], 0, file: file, line: line)
   }
 
-  /// Reads messages until the reply to `id` (skipping `$/progress`).
-  private func reply(_ server: ServerProcess, to id: JSONValue, file: StaticString = #filePath, line: UInt = #line) throws -> JSONObject {
-    while true {
-      let message = try XCTUnwrap(try server.readReply(timeout: 120), "no reply to \(id); stderr: \(server.stderr)", file: file, line: line)
-      if message["method"] == "$/progress" { continue }
-      XCTAssertEqual(message["id"], id, "\(message)", file: file, line: line)
-      return message
-    }
-  }
-
   // MARK: - Stopped midway
-
-  /// Sends `method` with a `workDoneToken` (its `begin` report is written before the method
-  /// runs) and stops the server once it has spent a twentieth of `cpu` (the CPU time the
-  /// whole request takes) on it; sends the cancel while it is stopped and lets it go on.
-  /// Returns the reply; nil when the stop landed past half of `cpu` with the server having
-  /// run on while the test waited for the processor: that attempt proves nothing, and the
-  /// server is killed (its store may have been changed) for the caller to start again.
-  private func cancelMidway(
-    _ server: ServerProcess, _ method: String, _ params: JSONObject, cpu: TimeInterval, file: StaticString = #filePath, line: UInt = #line
-  )
-    throws -> JSONObject?
-  {
-    var params = params
-    params["workDoneToken"] = "midway"
-    let id = server.sendRequest(method, params)
-    let begin = try XCTUnwrap(try server.readReply(timeout: 60), "no begin report", file: file, line: line)
-    XCTAssertEqual(begin["params"]?["value"]?["kind"], "begin", "\(begin)", file: file, line: line)
-    let start = try XCTUnwrap(server.cpuSeconds, file: file, line: line)
-    var spent = 0.0
-    let deadline = Date().addingTimeInterval(120)  // a bound for failures only
-    while true {
-      XCTAssertTrue(server.pause(), "the server did not stop", file: file, line: line)
-      spent = (server.cpuSeconds ?? start) - start
-      if spent >= cpu / 20 || server.unreadOutput != 0 { break }
-      if Date() > deadline {
-        XCTFail("the server spent \(spent) s of CPU in 120 s", file: file, line: line)
-        break
-      }
-      server.resume()
-      usleep(500)
-    }
-    // Stopped, with nothing written since `begin` and most of the work ahead.
-    guard server.unreadOutput == 0 && spent <= cpu / 2 else {
-      print("CancellationTests: the stop came after \(spent) s of \(cpu) s of CPU; starting again")
-      kill(server.process.processIdentifier, SIGKILL)
-      server.resume()
-      _ = server.waitForExit()
-      return nil
-    }
-    print("CancellationTests: \(method) stopped after \(Int(spent * 1000)) of \(Int(cpu * 1000)) ms of CPU, then cancelled")
-    server.sendNotification("$/cancelRequest", ["id": id])
-    server.resume()
-    return try reply(server, to: id, file: file, line: line)
-  }
-
-  /// On PostgreSQL: sends `method` while a psql session holds an exclusive lock on the
-  /// `Item` table of the server's schema, waits until its statement waits for that lock
-  /// (`pg_locks`), sends the cancel, and lets the lock go once the server has read it.
-  /// Returns the reply.
-  private func cancelWhileLocked(
-    _ server: ServerProcess, _ method: String, _ params: JSONObject, file: StaticString = #filePath, line: UInt = #line
-  )
-    throws -> JSONObject
-  {
-    let schema = try XCTUnwrap(server.schema, "a server on PostgreSQL serves a schema of its own", file: file, line: line)
-    let psql = try ServerProcess(
-      arguments: ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", schema.clusterURL], executable: PostgresTestCluster.psql)
-    psql.sendLine("BEGIN; LOCK TABLE \"\(schema.name)\".\"Item\" IN ACCESS EXCLUSIVE MODE; SELECT 'locked';")
-    XCTAssertEqual(psql.readLine(timeout: 60), "locked", "psql: \(psql.stderr)", file: file, line: line)
-    let id = server.sendRequest(method, params)
-    let waiting = """
-      SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE NOT l.granted AND c.relname = 'Item' AND n.nspname = '\(schema.name)'
-      """
-    let deadline = Date().addingTimeInterval(60)  // a bound for failures only
-    while try PostgresTestCluster.psql(waiting, url: schema.clusterURL).stdout == "0" {
-      if Date() > deadline {
-        XCTFail("\(method) never waited for the lock; stderr: \(server.stderr)", file: file, line: line)
-        break
-      }
-      usleep(5_000)
-    }
-    server.sendNotification("$/cancelRequest", ["id": id])
-    XCTAssertTrue(server.waitUntilInputIsRead(), "the server did not read the cancel", file: file, line: line)
-    psql.sendLine("COMMIT;")
-    psql.closeInput()
-    XCTAssertEqual(psql.waitForExit(), 0, psql.stderr, file: file, line: line)
-    return try reply(server, to: id, file: file, line: line)
-  }
 
   /// The reply to `method` cancelled while it provably runs (see the class's comment); nil
   /// when an attempt on SQLite must start again.
   private func cancelRunning(
     _ server: ServerProcess, _ method: String, _ params: JSONObject, cpu: TimeInterval, file: StaticString = #filePath, line: UInt = #line
-  )
-    throws -> JSONObject?
-  {
-    TestEngine.isPostgres
-      ? try cancelWhileLocked(server, method, params, file: file, line: line)
-      : try cancelMidway(server, method, params, cpu: cpu, file: file, line: line)
+  ) throws -> JSONObject? {
+    try server.cancelWhileRunning(method, params, cpu: cpu, table: "Item", file: file, line: line)
   }
 
   /// Runs `body` with a fresh long scan until `cancelMidway` in it gets a reply (a few
@@ -253,7 +153,7 @@ final class CancellationTests: XCTestCase {
       _ = try server.call("context.save", ["changes": .array(changes)], timeout: 120)
       rows += more
       // Every row gets a new value (so no update is skipped as unchanged).
-      let (updated, spent) = try serverCPU(server) {
+      let (updated, spent) = try server.cpuSpent {
         try server.call("objects.updateWhere", ["entity": "Item", "where": "n >= 0", "values": ["n": .int(Int64(rows))]], timeout: 120)
       }
       cpu = spent
@@ -354,7 +254,7 @@ final class CancellationTests: XCTestCase {
     let id = try sendHeld(server, "import.json", ["path": .string(file)], objects: objects)
     server.sendNotification("$/cancelRequest", ["id": id])
     XCTAssertTrue(server.waitUntilInputIsRead(), "the server did not read the cancel; stderr: \(server.stderr)")
-    let reply = try reply(server, to: id)
+    let reply = try server.reply(to: id)
     XCTAssertEqual(reply.errorCode, -32800, "the held import was not cancelled: \(reply)")
     XCTAssertEqual(reply.errorKind, "cancelled")
 
@@ -393,7 +293,7 @@ final class CancellationTests: XCTestCase {
     let (server, id, out, rows) = try heldExport(dir)
     server.sendNotification("$/cancelRequest", ["id": id])
     XCTAssertTrue(server.waitUntilInputIsRead(), "the server did not read the cancel; stderr: \(server.stderr)")
-    let reply = try reply(server, to: id)
+    let reply = try server.reply(to: id)
     XCTAssertEqual(reply.errorCode, -32800, "the held export was not cancelled: \(reply)")
     XCTAssertEqual(reply.errorKind, "cancelled")
     XCTAssertFalse(FileManager.default.fileExists(atPath: out), "the cancelled export left its file")
@@ -418,7 +318,7 @@ final class CancellationTests: XCTestCase {
         (requestLine(queuedID, "query.count", ["entity": "Item"]) + "\n" + notificationLine("$/cancelRequest", ["id": queuedID]) + "\n"
           + requestLine("after", "store.info") + "\n").utf8))
     XCTAssertTrue(server.waitUntilInputIsRead(), "the server did not read the queued requests; stderr: \(server.stderr)")
-    let first = try reply(server, to: longID)
+    let first = try server.reply(to: longID)
     XCTAssertEqual(first["result"]?["objects"]?.intValue, Int64(rows), "the running request was not the one cancelled: \(first)")
     let second = try XCTUnwrap(try server.readReply())
     XCTAssertEqual(second["id"], queuedID)
