@@ -141,7 +141,9 @@ final class FormatUpgradeCrashTests: XCTestCase {
     let expected = try summary(source)
     let path = try copy(source, dir, "after.store")
     let out = Pipe()
-    let capacity = Int(fcntl(out.fileHandleForWriting.fileDescriptor, 1031, 4096))  // F_SETPIPE_SZ
+    _ = fcntl(out.fileHandleForWriting.fileDescriptor, 1031, 4096)  // F_SETPIPE_SZ: one page
+    let capacity = Int(fcntl(out.fileHandleForWriting.fileDescriptor, 1032))  // F_GETPIPE_SZ
+    guard capacity > 0 else { return XCTFail("cannot read the pipe's capacity") }
     try out.fileHandleForWriting.write(contentsOf: Data(repeating: 0x2E, count: capacity))
     let p = try upgrade(path, stdout: out)
     let deadline = Date().addingTimeInterval(300)  // a bound for failures only
