@@ -20,8 +20,8 @@ extension Store {
   /// resolved: the text is written from them, member by member, instead of reading the
   /// row back and building an object (the hot path of bulk inserts).
   public func insertEncoded(entity: String, values: JSONObject, toMany: ToManyMode = .none) throws -> EncodedJSON {
-    try write {
-      let ctx = WriteContext()
+    let ctx = WriteContext()
+    return try writeOpeningLevelOnDemand(ctx) {
       let id = try insertObject(entity, values, ctx, path: ErrorPlace(.values))
       try finish(ctx)
       if let bound = ctx.lastInsertBound {
@@ -344,6 +344,17 @@ extension Store {
       pk = try keys.allocate(table)
     }
     bound[bound.count - 1] = .integer(pk)
+    if ctx.levelOnDemand {
+      // Nothing is written yet (`Store.writeOpeningLevelOnDemand`): the INSERT needs no
+      // level of its own only if nothing after it can fail.
+      ctx.levelOnDemand = false
+      if toManyValues || !deferredValues.isEmpty || !plan.insertEndsAtItsRow(toOneTargets) {
+        try connection.begin()
+      } else {
+        // The last point where a cancel still wins: nothing after the INSERT can undo it.
+        try checkCancelled()
+      }
+    }
     do {
       try plan.insertStatement(connection).execute(bound)
       // A duplicate the insert skipped (`guardsUniqueWrites`): a uniqueness refused it.

@@ -23,6 +23,10 @@ final class WriteContext {
   /// order: the index there, the target and its plan.
   var lastInsertToOne: [(index: Int, target: ObjectID, plan: EntityPlan)] = []
   let allowsRefs: Bool
+  /// Set by `Store.writeOpeningLevelOnDemand`: the request has no transaction level of its
+  /// own yet, and the insert opens one before its first change unless that change is the
+  /// last thing of the request that can fail (`EntityPlan.insertEndsAtItsRow`).
+  var levelOnDemand = false
 
   init(allowsRefs: Bool = false) { self.allowsRefs = allowsRefs }
 
