@@ -15,7 +15,9 @@ public protocol PreparedStatement: AnyObject {
   func reset()
   /// Binds, runs to completion, resets. For INSERT/UPDATE/DELETE.
   func execute(_ values: [SQLValue]) throws
-  /// Binds, calls `body` once per row, resets.
+  /// Binds, calls `body` once per row, resets. The rows are read as they come, never held
+  /// whole (a large result takes the memory of one row); `body` may run other statements
+  /// of the connection meanwhile.
   func forEachRow(_ values: [SQLValue], _ body: (any ResultRow) throws -> Void) throws
   /// Binds and returns the first row mapped by `body`, or nil.
   func first<T>(_ values: [SQLValue], _ body: (any ResultRow) throws -> T) throws -> T?

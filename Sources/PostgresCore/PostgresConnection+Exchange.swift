@@ -38,10 +38,7 @@ extension PostgresConnection {
   /// (running the cancellation probe while it waits) and returns the command's last one,
   /// or throws the first failure.
   func exchange(_ command: Command, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
-    if snapshotCommitSent { try readSnapshotCommit() }
-    let controls = pendingControl.flatMap(\.statements)
-    pendingControl = []
-    roundTrips &+= 1
+    let controls = try takeControls()
     switch command {
     case .simple(let text):
       // A simple query ends the server's unnamed statement.
@@ -58,6 +55,55 @@ extension PostgresConnection {
     }
   }
 
+  /// Sends the command `send` sends (after the pending transaction control) and returns
+  /// its rows as they arrive (`RowStream`, libpq's single-row mode), once the control
+  /// before it has answered; a failure of the control is thrown here.
+  func openStream(_ send: () -> Int32, sql: String, interruptible: Bool) throws -> RowStream {
+    let controls = try takeControls()
+    guard !controls.isEmpty else {
+      guard send() == 1 else { throw failure(nil, sql: sql) }
+      PQsetSingleRowMode(handle)
+      return RowStream(connection: self, sql: sql, interruptible: interruptible, pipelined: false)
+    }
+    try sendPipeline(controls, send, sql: sql)
+    var failed: OpaquePointer?
+    do {
+      for _ in controls {
+        while let r = try nextResult(sql: sql) {
+          let status = PQresultStatus(r)
+          if failed == nil && status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK { failed = r } else { PQclear(r) }
+        }
+      }
+    } catch {
+      leavePipeline(left: controls.count + 4)
+      throw error
+    }
+    // (In pipeline mode, single-row mode is set for the next command before its results are read.)
+    PQsetSingleRowMode(handle)
+    let stream = RowStream(connection: self, sql: sql, interruptible: interruptible, pipelined: true)
+    guard let failed else { return stream }
+    // The statement was skipped: its result and the sync are left to read.
+    stream.close()
+    let e = failure(failed, sql: sql)
+    PQclear(failed)
+    throw e
+  }
+
+  /// Parks the rows of a statement still arriving (`RowStream.park`), so that another
+  /// command can use the connection.
+  func parkStream() { activeStream?.park() }
+
+  /// Makes the connection ready for a command (a stream's rest parked, a read snapshot's
+  /// COMMIT answered) and takes the pending transaction control, which goes first.
+  func takeControls() throws -> [String] {
+    parkStream()
+    if snapshotCommitSent { try readSnapshotCommit() }
+    let controls = pendingControl.flatMap(\.statements)
+    pendingControl = []
+    roundTrips &+= 1
+    return controls
+  }
+
   /// Reads the answer to a read snapshot's COMMIT (`readingOneSnapshot`).
   func readSnapshotCommit() throws {
     snapshotCommitSent = false
@@ -67,22 +113,37 @@ extension PostgresConnection {
   /// `controls` (statements without parameters) and the command `send` sends, in one
   /// round trip (libpq's pipeline mode): a failure skips what follows it, and is thrown.
   private func pipeline(_ controls: [String], _ send: () -> Int32, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
+    try sendPipeline(controls, send, sql: sql)
+    defer { leavePipeline(left: controls.count + 4) }
+    return try collect(commands: controls.count + 1, sql: sql, interruptible: interruptible, pipelined: true)
+  }
+
+  /// Enters pipeline mode and sends `controls`, the command `send` sends and a sync; leaves
+  /// pipeline mode again when sending fails.
+  func sendPipeline(_ controls: [String], _ send: () -> Int32, sql: String?) throws {
     guard PQenterPipelineMode(handle) == 1 else { throw failure(nil, sql: sql) }
-    defer {
-      // After a failure part way (a lost connection) results may be left: read them first.
-      var left = controls.count + 4
-      while PQexitPipelineMode(handle) == 0 && left > 0 {
-        while let r = PQgetResult(handle) { PQclear(r) }
-        left -= 1
-      }
-    }
     for c in controls {
-      guard PQsendQueryParams(handle, c, 0, nil, nil, nil, nil, 0) == 1 else { throw failure(nil, sql: sql) }
+      guard PQsendQueryParams(handle, c, 0, nil, nil, nil, nil, 0) == 1 else {
+        leavePipeline(left: controls.count + 4)
+        throw failure(nil, sql: sql)
+      }
     }
     // The controls went through the unnamed statement.
     server.unnamedOwner = nil
-    guard send() == 1, PQpipelineSync(handle) == 1 else { throw failure(nil, sql: sql) }
-    return try collect(commands: controls.count + 1, sql: sql, interruptible: interruptible, pipelined: true)
+    guard send() == 1, PQpipelineSync(handle) == 1 else {
+      leavePipeline(left: controls.count + 4)
+      throw failure(nil, sql: sql)
+    }
+  }
+
+  /// Leaves pipeline mode; after a failure part way (a lost connection) results may be
+  /// left: they are read first (at most `left` commands' worth).
+  func leavePipeline(left: Int = 4) {
+    var left = left
+    while PQexitPipelineMode(handle) == 0 && left > 0 {
+      while let r = PQgetResult(handle) { PQclear(r) }
+      left -= 1
+    }
   }
 
   /// The results of `commands` commands (each ended by a null result in pipeline mode,
@@ -98,13 +159,7 @@ extension PostgresConnection {
       if let failed { PQclear(failed) }
       (last, failed) = (nil, nil)
     }
-    func next() throws -> OpaquePointer? {
-      while PQisBusy(handle) != 0 {
-        try waitForInput(sql: sql)
-        guard PQconsumeInput(handle) != 0 else { throw failure(nil, sql: sql) }
-      }
-      return PQgetResult(handle)
-    }
+    func next() throws -> OpaquePointer? { try nextResult(sql: sql) }
     do {
       for i in 0..<commands {
         while let r = try next() {
@@ -139,6 +194,18 @@ extension PostgresConnection {
       throw e
     }
     return last
+  }
+
+  /// The next result of the command being read (nil at its end), waiting for it (a wait
+  /// that `interrupt` may cancel when `interruptible`).
+  func nextResult(sql: String?, interruptible: Bool = false) throws -> OpaquePointer? {
+    while PQisBusy(handle) != 0 {
+      if interruptible { setInterruptible(true) }
+      defer { if interruptible { setInterruptible(false) } }
+      try waitForInput(sql: sql)
+      guard PQconsumeInput(handle) != 0 else { throw failure(nil, sql: sql) }
+    }
+    return PQgetResult(handle)
   }
 
   /// Waits until the socket has something to read, running the cancellation probe every

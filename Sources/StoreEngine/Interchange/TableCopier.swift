@@ -77,7 +77,7 @@ struct TableCopier {
       let columns =
         ["_pk"] + (tagged ? ["_ent"] : []) + (versioned ? ["_opt"] : [])
         + StorageLayout.columns(ofHierarchy: root, graph: graph).map(\.name)
-      if let missing = columns.first(where: { !have.contains($0) }) {
+      if let missing = columns.first(where: { !have.contains(from.dialect.storedName($0)) }) {
         throw StoreError(
           .schemaMismatch, "the source's table '\(root.name)' has no column '\(missing)', which its schema needs",
           ["table": .string(root.name), "column": .string(missing)])

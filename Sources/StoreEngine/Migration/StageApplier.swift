@@ -300,9 +300,11 @@ struct StageApplier {
 
   func tableExists(_ name: String) throws -> Bool { try connection.hasTable(name) }
 
+  /// The store's tables but its bookkeeping, by the engine's names of them.
   func managedTables() throws -> [String] {
     var out: [String] = []
-    try connection.prepare(connection.dialect.tablesSQL).forEachRow { out.append($0.text(0)) }
+    let names = knownNames()
+    try connection.prepare(connection.dialect.tablesSQL).forEachRow { out.append(names[$0.text(0)] ?? $0.text(0)) }
     return out
   }
 
@@ -312,9 +314,31 @@ struct StageApplier {
     return 0
   }
 
+  /// The columns of `table` (their types), by the engine's names of them.
   func existingColumns(_ table: String) throws -> [String: String] {
     var out: [String: String] = [:]
-    try connection.prepare(connection.dialect.columnsSQL).forEachRow([.text(table)]) { out[$0.text(0)] = $0.text(1) }
+    let names = knownNames()
+    try connection.prepare(connection.dialect.columnsSQL).forEachRow([.text(connection.dialect.storedName(table))]) {
+      out[names[$0.text(0)] ?? $0.text(0)] = $0.text(1)
+    }
+    return out
+  }
+
+  /// The names of the tables and columns of both versions, by the names the database keeps
+  /// (PostgreSQL's short forms of names longer than 63 bytes, `SQLDialect.storedName`), so
+  /// what a catalog lists is compared with the schemas' names.
+  private func knownNames() -> [String: String] {
+    let dialect = connection.dialect
+    guard dialect.identifierLimit != nil else { return [:] }
+    var out: [String: String] = [:]
+    for graph in [old, new].compactMap({ $0 }) {
+      for root in graph.ordered where root.isRoot {
+        for name in [root.name] + StorageLayout.columns(ofHierarchy: root, graph: graph).map(\.name) {
+          out[dialect.storedName(name)] = name
+        }
+      }
+      for name in StorageLayout.joinTableNames(graph) { out[dialect.storedName(name)] = name }
+    }
     return out
   }
 
@@ -334,7 +358,7 @@ struct StageApplier {
   /// copies of one); the others stay under their names, so a stage rebuilds only the
   /// indexes it changes (big tables migrate fast). See StageApplier+Indexes.
   private func dropStaleIndexes() throws {
-    let wanted = Set(wantedIndexes().map(Self.indexDefinition))
+    let wanted = Set(wantedIndexes().map { Self.indexDefinition(connection.dialect.storedNames(inSQL: $0)) })
     var kept: Set<String> = []
     for (name, sql) in try managedIndexes().sorted(by: { $0.key < $1.key }) {
       let definition = Self.indexDefinition(sql)
@@ -346,8 +370,8 @@ struct StageApplier {
   /// Files written before the destination index covered `dpos` get the current one.
   private func upgradeDestinationIndex(_ table: String) throws {
     let wanted = StorageLayout.destinationIndexSQL(table)
-    let current = try connection.scalar(connection.dialect.indexDefinitionSQL, [.text(table + "_dst")])
-    guard current != .text(wanted) else { return }
+    let current = try connection.scalar(connection.dialect.indexDefinitionSQL, [.text(connection.dialect.storedName(table + "_dst"))])
+    guard current != .text(connection.dialect.storedNames(inSQL: wanted)) else { return }
     try connection.execute("DROP INDEX IF EXISTS \(Identifier.quote(table + "_dst"))")
     try connection.execute(wanted)
   }
@@ -355,7 +379,11 @@ struct StageApplier {
   /// Drops every index that covers `column` of `table` (before the column is dropped).
   func dropIndexes(on table: String, column: String) throws {
     var names: [String] = []
-    try connection.prepare(connection.dialect.indexesOnColumnSQL).forEachRow([.text(table), .text(column)]) { names.append($0.text(0)) }
-    for n in names where !n.hasSuffix("_dst") { try connection.execute("DROP INDEX \(Identifier.quote(n))") }
+    let (storedTable, storedColumn) = (connection.dialect.storedName(table), connection.dialect.storedName(column))
+    try connection.prepare(connection.dialect.indexesOnColumnSQL).forEachRow([.text(storedTable), .text(storedColumn)]) {
+      names.append($0.text(0))
+    }
+    let destinationIndex = connection.dialect.storedName(table + "_dst")
+    for n in names where !n.hasSuffix("_dst") && n != destinationIndex { try connection.execute("DROP INDEX \(Identifier.quote(n))") }
   }
 }

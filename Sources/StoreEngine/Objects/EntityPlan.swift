@@ -34,6 +34,9 @@ final class EntityPlan {
   let incomingWithoutInverse: [(EntityModel, Relationship)]
   /// True when a write must re-check required to-ones or to-many counts.
   let needsRelationshipValidation: Bool
+  /// For each of `toOne`: setting it on a new row changes no other row (no inverse, or an
+  /// unordered to-many one, read through this row's column).
+  private let toOneStaysInRow: [Bool]
   /// True where a statement a uniqueness refuses would abort the transaction
   /// (`SQLDialect.failedStatementAbortsTransaction`; never on SQLite), so that the object
   /// holding the value can still be looked up after the refusal: an update runs in a
@@ -173,6 +176,17 @@ final class EntityPlan {
     needsRelationshipValidation = model.relationships.contains {
       (!$0.toMany && !$0.optional) || ($0.toMany && (($0.minCount ?? 0) > 0 || ($0.maxCount ?? 0) > 0))
     }
+    toOneStaysInRow = toOne.map { r in graph.inverse(of: r).map { $0.toMany && !$0.ordered } ?? true }
+  }
+
+  /// True when nothing an insert of this entity does after its INSERT can fail or write,
+  /// given the to-one targets it sets (`Store.insertObject`, the order there): no
+  /// relationship of the new object or of a target to check again (`finish`), and no
+  /// inverse kept in another row (`linkToOne` then only notes the target as touched).
+  func insertEndsAtItsRow(_ targets: [(index: Int, target: ObjectID, plan: EntityPlan)]) -> Bool {
+    if needsRelationshipValidation { return false }
+    for t in targets where !toOneStaysInRow[t.index] || t.plan.needsRelationshipValidation { return false }
+    return true
   }
 
   let codes: EntityCodes

@@ -65,10 +65,11 @@ extension Store {
 
   /// The concrete id of the object with key `pk` in `plan`'s hierarchy, if present.
   /// `concreteID` of a to-one target, remembered for the rest of the write transaction
-  /// where each lookup is a round trip to a server (a connection with a `rowsEpoch`):
-  /// writers of a store are serialized, so only this transaction can take a target away,
-  /// by a rollback, a deletion or a schema change, each of which moves the epoch and
-  /// forgets what was remembered.
+  /// (on a connection with a `rowsEpoch`, both engines): writers of a store are serialized
+  /// (SQLite's write lock, PostgreSQL's advisory lock), so only this transaction can take a
+  /// target away, by a rollback, a deletion or a schema change, each of which moves the
+  /// epoch and forgets what was remembered. A bulk insert into a few categories looks each
+  /// one up once instead of once per insert.
   func targetID(pk: Int64, plan: EntityPlan) throws -> ObjectID? {
     guard connection.transactionDepth > 0, let epoch = connection.rowsEpoch else { return try concreteID(pk: pk, plan: plan) }
     if targets.epoch != epoch || targets.known.count >= TargetMemo.capacity { targets = TargetMemo(epoch: epoch) }

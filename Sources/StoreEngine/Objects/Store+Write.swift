@@ -20,8 +20,8 @@ extension Store {
   /// resolved: the text is written from them, member by member, instead of reading the
   /// row back and building an object (the hot path of bulk inserts).
   public func insertEncoded(entity: String, values: JSONObject, toMany: ToManyMode = .none) throws -> EncodedJSON {
-    try write {
-      let ctx = WriteContext()
+    let ctx = WriteContext()
+    return try writeOpeningLevelOnDemand(ctx) {
       let id = try insertObject(entity, values, ctx, path: ErrorPlace(.values))
       try finish(ctx)
       if let bound = ctx.lastInsertBound {
@@ -196,7 +196,9 @@ extension Store {
     }
     if writes.recordsObjectHistory {
       // Objects whose links changed as a side effect (inverses, nullified references).
-      for id in ctx.touched where !writes.requestLog.wasInserted(id) { writes.requestLog.update(id, keys: EmptyCollection()) }
+      // (With `ctx.historyLog`, the request inserted one object, never in `touched`.)
+      let log = ctx.historyLog ?? writes.requestLog
+      for id in ctx.touched where !writes.requestLog.wasInserted(id) { log.update(id, keys: EmptyCollection()) }
     }
     try validateTouched(ctx)
   }
@@ -346,6 +348,19 @@ extension Store {
       pk = try keys.allocate(table)
     }
     bound[bound.count - 1] = .integer(pk)
+    if ctx.levelOnDemand {
+      // Nothing is written yet (`Store.writeOpeningLevelOnDemand`): the INSERT needs no
+      // level of its own only if nothing after it can fail.
+      ctx.levelOnDemand = false
+      if toManyValues || !deferredValues.isEmpty || !plan.insertEndsAtItsRow(toOneTargets) {
+        try connection.begin()
+      } else {
+        // The last point where a cancel still wins: nothing after the INSERT can undo it.
+        try checkCancelled()
+        // Recorded straight into the transaction's log: no merge and clear per request.
+        ctx.historyLog = writes.transactionLogs.last
+      }
+    }
     do {
       try plan.insertStatement(connection).execute(plan.insertValues(bound))
       // A duplicate the insert skipped (`guardsUniqueWrites`): a uniqueness refused it.
@@ -357,7 +372,7 @@ extension Store {
       throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path()) ?? StoreError(sqlite: e)
     }
     let id = ObjectID(entity: entity, pk: pk)
-    if writes.recordsObjectHistory { writes.requestLog.insert(id) }
+    if writes.recordsObjectHistory { (ctx.historyLog ?? writes.requestLog).insert(id) }
     // A new object is in `touched` only for the relationship checks at the end (history
     // has it as inserted): a save of 100,000 inserts kept 100,000 entries (4 MB) otherwise.
     if plan.needsRelationshipValidation { ctx.touch(id) }
