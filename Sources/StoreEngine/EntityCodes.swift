@@ -45,7 +45,9 @@ final class EntityCodes {
     untagged = [:]
     for table in tables {
       var columns: Set<String> = []
-      try connection.prepare(connection.dialect.columnsSQL).forEachRow([.text(table)]) { columns.insert($0.text(0)) }
+      try connection.prepare(connection.dialect.columnsSQL).forEachRow([.text(connection.dialect.storedName(table))]) {
+        columns.insert($0.text(0))
+      }
       if !columns.isEmpty && !columns.contains("_ent") { setTagged(table, false) }
     }
   }
