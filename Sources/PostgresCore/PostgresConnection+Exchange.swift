@@ -5,17 +5,24 @@ import DatabaseKit
   import Glibc
 #endif
 
-/// Talking to the server: a command and its results, with the transaction control the
-/// connection has not sent yet (`pendingControl`) going first in the same round trip
-/// (as statements before a simple query's text, or as commands before an extended one in
-/// libpq's pipeline mode).
+/// Talking to the server: a command and its results, with what the connection has not
+/// sent yet (`pendingControl`: transaction control, writes held back) going first in the
+/// same round trip (as statements before a simple query's text, or as commands before
+/// the others in libpq's pipeline mode).
 extension PostgresConnection {
-  /// What goes to the server: a simple query (one or more statements, no parameters), or
-  /// an extended-protocol command sent by the closure (`PQsendQueryPrepared`, ...).
+  /// What goes to the server: a simple query (one or more statements, no parameters),
+  /// statements without parameters sent as commands of their own (one simple query when
+  /// nothing held back goes with them), or an extended-protocol command sent by the
+  /// closure (`PQsendQueryPrepared`, ...).
   enum Command {
     case simple(String)
+    case statements([String])
     case extended(() -> Int32)
   }
+
+  /// One command of a pipeline: what sends it, and the statement its failure names
+  /// (nil: the exchange's own).
+  private typealias Send = (sql: String?, send: () -> Int32)
 
   /// Runs `sql` (one or more statements) as a simple query; the first failure is thrown.
   /// Returns the last statement's command tag (`COMMIT`). With `countingChanges`, the rows
@@ -34,65 +41,102 @@ extension PostgresConnection {
     return status
   }
 
-  /// Sends `command` after the pending transaction control, waits for the results
-  /// (running the cancellation probe while it waits) and returns the command's last one,
-  /// or throws the first failure.
+  /// Runs `list` after what is queued, in one round trip; the first failure is thrown.
+  /// Returns the last one's command tag. An empty list sends what is queued alone.
+  @discardableResult
+  func statements(_ list: [String]) throws -> String? {
+    let sql = list.last
+    guard let result = try exchange(.statements(list), sql: sql, interruptible: false) else { return nil }
+    defer { PQclear(result) }
+    return String(cString: PQcmdStatus(result))
+  }
+
+  /// Sends `command` after the pending transaction control and held writes, waits for the
+  /// results (running the cancellation probe while it waits) and returns the command's
+  /// last one, or throws the first failure (a held write's names its own statement).
   func exchange(_ command: Command, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
     if snapshotCommitSent { try readSnapshotCommit() }
-    let controls = pendingControl.flatMap(\.statements)
+    let queued = pendingControl
     pendingControl = []
-    roundTrips &+= 1
+    var controls = queued.flatMap(\.statements)
+    var sends: [Send] = []
+    for q in queued {
+      if let write = q.write { sends.append(write) } else { sends += q.statements.map(textCommand) }
+    }
+    let holds = queued.contains { $0.write != nil }
     switch command {
     case .simple(let text):
-      // A simple query ends the server's unnamed statement.
-      server.unnamedOwner = nil
-      let whole = (controls + [text]).joined(separator: "; ")
-      guard PQsendQuery(handle, whole) == 1 else { throw failure(nil, sql: sql) }
-      return try collect(commands: 1, sql: sql, interruptible: interruptible)
-    case .extended(let send):
-      guard !controls.isEmpty else {
-        guard send() == 1 else { throw failure(nil, sql: sql) }
-        return try collect(commands: 1, sql: sql, interruptible: interruptible)
+      if holds {
+        // A simple query cannot join a pipeline: what is queued goes first, on its own.
+        if let r = try pipeline(sends, sql: sql, interruptible: false) { PQclear(r) }
+        controls = []
       }
-      return try pipeline(controls, send, sql: sql, interruptible: interruptible)
+      return try simpleQuery(controls + [text], sql: sql, interruptible: interruptible)
+    case .statements(let list):
+      if holds { return try pipeline(sends + list.map(textCommand), sql: sql, interruptible: interruptible) }
+      guard !(controls + list).isEmpty else { return nil }
+      return try simpleQuery(controls + list, sql: sql, interruptible: interruptible)
+    case .extended(let send):
+      guard !sends.isEmpty else {
+        roundTrips &+= 1
+        guard send() == 1 else { throw failure(nil, sql: sql) }
+        return try collect(commands: [nil], sql: sql, interruptible: interruptible)
+      }
+      return try pipeline(sends + [(nil, send)], sql: sql, interruptible: interruptible)
     }
+  }
+
+  /// `list` as one simple query (which ends the server's unnamed statement).
+  private func simpleQuery(_ list: [String], sql: String?, interruptible: Bool) throws -> OpaquePointer? {
+    roundTrips &+= 1
+    server.unnamedOwner = nil
+    guard PQsendQuery(handle, list.joined(separator: "; ")) == 1 else { throw failure(nil, sql: sql) }
+    return try collect(commands: [nil], sql: sql, interruptible: interruptible)
+  }
+
+  /// A statement without parameters as a command of a pipeline (through the unnamed statement).
+  private func textCommand(_ text: String) -> Send {
+    (nil, { [handle, server] in
+      server.unnamedOwner = nil
+      return PQsendQueryParams(handle, text, 0, nil, nil, nil, nil, 0)
+    })
   }
 
   /// Reads the answer to a read snapshot's COMMIT (`readingOneSnapshot`).
   func readSnapshotCommit() throws {
     snapshotCommitSent = false
-    if let r = try collect(commands: 1, sql: "COMMIT", interruptible: false) { PQclear(r) }
+    if let r = try collect(commands: [nil], sql: "COMMIT", interruptible: false) { PQclear(r) }
   }
 
-  /// `controls` (statements without parameters) and the command `send` sends, in one
-  /// round trip (libpq's pipeline mode): a failure skips what follows it, and is thrown.
-  private func pipeline(_ controls: [String], _ send: () -> Int32, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
+  /// `sends` in one round trip (libpq's pipeline mode): a failure skips what follows it,
+  /// and is thrown.
+  private func pipeline(_ sends: [Send], sql: String?, interruptible: Bool) throws -> OpaquePointer? {
+    roundTrips &+= 1
     guard PQenterPipelineMode(handle) == 1 else { throw failure(nil, sql: sql) }
     defer {
       // After a failure part way (a lost connection) results may be left: read them first.
-      var left = controls.count + 4
+      var left = sends.count + 4
       while PQexitPipelineMode(handle) == 0 && left > 0 {
         while let r = PQgetResult(handle) { PQclear(r) }
         left -= 1
       }
     }
-    for c in controls {
-      guard PQsendQueryParams(handle, c, 0, nil, nil, nil, nil, 0) == 1 else { throw failure(nil, sql: sql) }
+    for s in sends {
+      guard s.send() == 1 else { throw failure(nil, sql: s.sql ?? sql) }
     }
-    // The controls went through the unnamed statement.
-    server.unnamedOwner = nil
-    guard send() == 1, PQpipelineSync(handle) == 1 else { throw failure(nil, sql: sql) }
-    return try collect(commands: controls.count + 1, sql: sql, interruptible: interruptible, pipelined: true)
+    guard PQpipelineSync(handle) == 1 else { throw failure(nil, sql: sql) }
+    return try collect(commands: sends.map(\.sql), sql: sql, interruptible: interruptible, pipelined: true)
   }
 
-  /// The results of `commands` commands (each ended by a null result in pipeline mode,
-  /// then the pipeline's sync): the last command's last result, or the first failure
-  /// thrown.
-  private func collect(commands: Int, sql: String?, interruptible: Bool, pipelined: Bool = false) throws -> OpaquePointer? {
+  /// The results of the commands sent (each ended by a null result in pipeline mode, then
+  /// the pipeline's sync; `commands` names the statement of each, nil for the exchange's
+  /// own `sql`): the last command's last result, or the first failure thrown.
+  private func collect(commands: [String?], sql: String?, interruptible: Bool, pipelined: Bool = false) throws -> OpaquePointer? {
     if interruptible { setInterruptible(true) }
     defer { if interruptible { setInterruptible(false) } }
     var last: OpaquePointer?
     var failed: OpaquePointer?
+    var failedSQL = sql
     func discard() {
       if let last { PQclear(last) }
       if let failed { PQclear(failed) }
@@ -106,15 +150,20 @@ extension PostgresConnection {
       return PQgetResult(handle)
     }
     do {
-      for i in 0..<commands {
+      for (i, statement) in commands.enumerated() {
         while let r = try next() {
           switch PQresultStatus(r) {
           case PGRES_FATAL_ERROR, PGRES_BAD_RESPONSE, PGRES_NONFATAL_ERROR:
-            if failed == nil { failed = r } else { PQclear(r) }
+            if failed == nil {
+              failed = r
+              failedSQL = statement ?? sql
+            } else {
+              PQclear(r)
+            }
           case PGRES_PIPELINE_ABORTED:
             PQclear(r)
           default:
-            if i == commands - 1 {
+            if i == commands.count - 1 {
               if let last { PQclear(last) }
               last = r
             } else {
@@ -134,7 +183,7 @@ extension PostgresConnection {
       throw error
     }
     if let failed {
-      let e = failure(failed, sql: sql)
+      let e = failure(failed, sql: failedSQL)
       discard()
       throw e
     }

@@ -62,9 +62,9 @@ public final class PostgresConnection: DatabaseConnection {
   // Transaction state (PostgresConnection+Transactions.swift).
   public internal(set) var transactionDepth = 0
   public var willCommit: (() throws -> Void)?
-  /// Statements sent with the outermost COMMIT, in the same message (no round trip of
-  /// their own): the last writes every transaction makes, after `willCommit`.
-  public var commitPrelude: String?
+  /// Statements (without parameters) sent with the outermost COMMIT, in the same round
+  /// trip: the last writes every transaction makes, after `willCommit`.
+  public var commitPrelude: [String] = []
   public var didEndTransaction: (() -> Void)?
   public var transactionWasLost = false
   /// A statement failed inside the open transaction, which PostgreSQL now refuses to go

@@ -135,26 +135,7 @@ public final class PostgresStatement: PreparedStatement {
       if let prepared { PQclear(prepared) }
       preparedIn = connection.server.generation
     }
-    var buffer: [UInt8] = []
-    var offsets: [Int] = []
-    var lengths: [Int32] = []
-    var formats: [Int32] = []
-    offsets.reserveCapacity(parameterCount)
-    for (i, v) in bindings.enumerated() {
-      let (bytes, format): ([UInt8]?, Int32)
-      switch try ValueConversion.parameter(v, type: parameterTypes[i], index: i + 1) {
-      case .null: (bytes, format) = (nil, 0)
-      case .text(let b): (bytes, format) = (b, 0)
-      case .binary(let b): (bytes, format) = (b, 1)
-      }
-      offsets.append(bytes == nil ? -1 : buffer.count)
-      lengths.append(Int32(bytes?.count ?? 0))
-      formats.append(format)
-      if let bytes {
-        buffer += bytes
-        buffer.append(0)
-      }
-    }
+    let (buffer, offsets, lengths, formats) = try encodedBindings()
     let handle = connection.handle
     let me = ObjectIdentifier(self)
     let result = try buffer.withUnsafeBufferPointer { base -> OpaquePointer? in
@@ -178,6 +159,52 @@ public final class PostgresStatement: PreparedStatement {
       connection.totalChanges &+= connection.changes
     }
     return result
+  }
+
+  /// The bindings as libpq sends them: one buffer of NUL-ended values, each value's
+  /// offset in it (-1 for NULL), length and format (0 text, 1 binary).
+  private func encodedBindings() throws -> (buffer: [UInt8], offsets: [Int], lengths: [Int32], formats: [Int32]) {
+    var buffer: [UInt8] = []
+    var offsets: [Int] = []
+    var lengths: [Int32] = []
+    var formats: [Int32] = []
+    offsets.reserveCapacity(parameterCount)
+    for (i, v) in bindings.enumerated() {
+      let (bytes, format): ([UInt8]?, Int32)
+      switch try ValueConversion.parameter(v, type: parameterTypes[i], index: i + 1) {
+      case .null: (bytes, format) = (nil, 0)
+      case .text(let b): (bytes, format) = (b, 0)
+      case .binary(let b): (bytes, format) = (b, 1)
+      }
+      offsets.append(bytes == nil ? -1 : buffer.count)
+      lengths.append(Int32(bytes?.count ?? 0))
+      formats.append(format)
+      if let bytes {
+        buffer += bytes
+        buffer.append(0)
+      }
+    }
+    return (buffer, offsets, lengths, formats)
+  }
+
+  /// Held back until the connection next talks to the server (`PostgresConnection.hold`)
+  /// inside a transaction, for a cached statement prepared on this connection; run at once
+  /// otherwise. `changes` does not count it.
+  public func executeLater(_ values: [SQLValue]) throws {
+    guard !name.isEmpty, connection.transactionDepth > 0, preparedIn == server.generation else { return try execute(values) }
+    defer { reset() }
+    connection.statementsRun &+= 1
+    try bind(values)
+    try connection.beforeStatement()
+    if mayRemoveRows { connection.epoch &+= 1 }
+    let (buffer, offsets, lengths, formats) = try encodedBindings()
+    connection.hold(sql: sql) { [handle = connection.handle, name, parameterCount] in
+      buffer.withUnsafeBufferPointer { base in
+        let start = base.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+        let values = offsets.map { offset -> UnsafePointer<CChar>? in offset < 0 ? nil : start.map { $0 + offset } }
+        return PQsendQueryPrepared(handle, name, Int32(parameterCount), values, lengths, formats, 0)
+      }
+    }
   }
 
   @discardableResult public func step() throws -> Bool {

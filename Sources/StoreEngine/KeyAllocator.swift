@@ -63,8 +63,10 @@ final class KeyAllocator {
 
   /// Records that keys (or history tokens, under `_ms_history`) up to `max` were given
   /// for `name`, keeping a larger maximum already recorded.
+  /// (Nothing reads its outcome: a server's connection sends it with its next statement
+  /// or the COMMIT, `executeLater`.)
   static func raise(_ name: String, to max: Int64, connection: any DatabaseConnection) throws {
-    try connection.cached(raiseSQL).execute([.text(name), .integer(max)])
+    try connection.cached(raiseSQL).executeLater([.text(name), .integer(max)])
   }
 
   /// The largest key recorded for `name`, 0 when none is.
