@@ -18,11 +18,20 @@ extension PostgresConnection {
     case simple(String)
     case statements([String])
     case extended(() -> Int32)
+
+    var isExtended: Bool {
+      if case .extended = self { return true }
+      return false
+    }
   }
 
-  /// One command of a pipeline: what sends it, and the statement its failure names
-  /// (nil: the exchange's own).
-  private typealias Send = (sql: String?, send: () -> Int32)
+  /// One command of a pipeline: what sends it, the statement its failure names (nil: the
+  /// exchange's own), and for a prefetch what takes its result.
+  private struct Send {
+    var sql: String?
+    var send: () -> Int32
+    var receive: ((OpaquePointer) -> Void)? = nil
+  }
 
   /// Runs `sql` (one or more statements) as a simple query; the first failure is thrown.
   /// Returns the last statement's command tag (`COMMIT`). With `countingChanges`, the rows
@@ -57,32 +66,62 @@ extension PostgresConnection {
   func exchange(_ command: Command, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
     if snapshotCommitSent { try readSnapshotCommit() }
     let queued = pendingControl
+    prefetchFailed = false
+    do {
+      let result = try exchangeQueued(command, sql: sql, interruptible: interruptible)
+      // Answers read before a write in the same round trip are stale (a read's own
+      // command is no write: `PostgresStatement.run` drops them after a write's).
+      if queued.contains(where: { $0.kind == .write }) || !command.isExtended { dropPrefetched() }
+      return result
+    } catch  where prefetchFailed {
+      // The transaction opened, then a prefetch failed (its table is gone: the schema
+      // changed since it was asked): undone, and sent again without prefetches.
+      prefetchFailed = false
+      prefetches = []
+      dropPrefetched()
+      if let r = try simpleQuery(["ROLLBACK"], sql: sql, interruptible: false) { PQclear(r) }
+      transactionFailed = false
+      pendingControl = queued.filter { $0.kind != .prefetch }
+      return try exchange(command, sql: sql, interruptible: interruptible)
+    } catch {
+      dropPrefetched()
+      throw error
+    }
+  }
+
+  /// `exchange` of what is queued now and `command`.
+  private func exchangeQueued(_ command: Command, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
+    let queued = pendingControl
     pendingControl = []
     var controls = queued.flatMap(\.statements)
     var sends: [Send] = []
     for q in queued {
-      if let write = q.write { sends.append(write) } else { sends += q.statements.map(textCommand) }
+      if let c = q.command {
+        sends.append(Send(sql: c.sql, send: c.send, receive: q.receive))
+      } else {
+        sends += q.statements.map(textCommand)
+      }
     }
-    let holds = queued.contains { $0.write != nil }
+    let pipelined = queued.contains { $0.command != nil }
     switch command {
     case .simple(let text):
-      if holds {
+      if pipelined {
         // A simple query cannot join a pipeline: what is queued goes first, on its own.
         if let r = try pipeline(sends, sql: sql, interruptible: false) { PQclear(r) }
         controls = []
       }
       return try simpleQuery(controls + [text], sql: sql, interruptible: interruptible)
     case .statements(let list):
-      if holds { return try pipeline(sends + list.map(textCommand), sql: sql, interruptible: interruptible) }
+      if pipelined { return try pipeline(sends + list.map(textCommand), sql: sql, interruptible: interruptible) }
       guard !(controls + list).isEmpty else { return nil }
       return try simpleQuery(controls + list, sql: sql, interruptible: interruptible)
     case .extended(let send):
       guard !sends.isEmpty else {
         roundTrips &+= 1
         guard send() == 1 else { throw failure(nil, sql: sql) }
-        return try collect(commands: [nil], sql: sql, interruptible: interruptible)
+        return try collect([Send(sql: nil, send: send)], sql: sql, interruptible: interruptible)
       }
-      return try pipeline(sends + [(nil, send)], sql: sql, interruptible: interruptible)
+      return try pipeline(sends + [Send(sql: nil, send: send)], sql: sql, interruptible: interruptible)
     }
   }
 
@@ -91,21 +130,21 @@ extension PostgresConnection {
     roundTrips &+= 1
     server.unnamedOwner = nil
     guard PQsendQuery(handle, list.joined(separator: "; ")) == 1 else { throw failure(nil, sql: sql) }
-    return try collect(commands: [nil], sql: sql, interruptible: interruptible)
+    return try collect([Send(sql: nil, send: { 1 })], sql: sql, interruptible: interruptible)
   }
 
   /// A statement without parameters as a command of a pipeline (through the unnamed statement).
   private func textCommand(_ text: String) -> Send {
-    (nil, { [handle, server] in
+    Send(sql: nil) { [handle, server] in
       server.unnamedOwner = nil
       return PQsendQueryParams(handle, text, 0, nil, nil, nil, nil, 0)
-    })
+    }
   }
 
   /// Reads the answer to a read snapshot's COMMIT (`readingOneSnapshot`).
   func readSnapshotCommit() throws {
     snapshotCommitSent = false
-    if let r = try collect(commands: [nil], sql: "COMMIT", interruptible: false) { PQclear(r) }
+    if let r = try collect([Send(sql: nil, send: { 1 })], sql: "COMMIT", interruptible: false) { PQclear(r) }
   }
 
   /// `sends` in one round trip (libpq's pipeline mode): a failure skips what follows it,
@@ -125,13 +164,14 @@ extension PostgresConnection {
       guard s.send() == 1 else { throw failure(nil, sql: s.sql ?? sql) }
     }
     guard PQpipelineSync(handle) == 1 else { throw failure(nil, sql: sql) }
-    return try collect(commands: sends.map(\.sql), sql: sql, interruptible: interruptible, pipelined: true)
+    return try collect(sends, sql: sql, interruptible: interruptible, pipelined: true)
   }
 
   /// The results of the commands sent (each ended by a null result in pipeline mode, then
-  /// the pipeline's sync; `commands` names the statement of each, nil for the exchange's
-  /// own `sql`): the last command's last result, or the first failure thrown.
-  private func collect(commands: [String?], sql: String?, interruptible: Bool, pipelined: Bool = false) throws -> OpaquePointer? {
+  /// the pipeline's sync): the last command's last result, or the first failure thrown
+  /// (naming its command's statement; a failed prefetch sets `prefetchFailed`). A
+  /// prefetch's result goes to its `receive`.
+  private func collect(_ commands: [Send], sql: String?, interruptible: Bool, pipelined: Bool = false) throws -> OpaquePointer? {
     if interruptible { setInterruptible(true) }
     defer { if interruptible { setInterruptible(false) } }
     var last: OpaquePointer?
@@ -150,18 +190,21 @@ extension PostgresConnection {
       return PQgetResult(handle)
     }
     do {
-      for (i, statement) in commands.enumerated() {
+      for (i, command) in commands.enumerated() {
         while let r = try next() {
           switch PQresultStatus(r) {
           case PGRES_FATAL_ERROR, PGRES_BAD_RESPONSE, PGRES_NONFATAL_ERROR:
             if failed == nil {
               failed = r
-              failedSQL = statement ?? sql
+              failedSQL = command.sql ?? sql
+              prefetchFailed = command.receive != nil
             } else {
               PQclear(r)
             }
           case PGRES_PIPELINE_ABORTED:
             PQclear(r)
+          case PGRES_TUPLES_OK where command.receive != nil:
+            command.receive?(r)
           default:
             if i == commands.count - 1 {
               if let last { PQclear(last) }

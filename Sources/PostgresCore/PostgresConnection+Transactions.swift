@@ -23,19 +23,24 @@ extension PostgresConnection {
       case savepoint(Int)
       /// Closes savepoint N, keeping or undoing its work.
       case release(Int), rollbackTo(Int)
-      /// A write held back (`write`).
+      /// A write held back (`command`).
       case write
+      /// A read asked in a write transaction's opening round trip (`command`; its result
+      /// goes to `receive`, PostgresConnection+Prefetch.swift).
+      case prefetch
     }
     var kind: Kind
     var statements: [String]
-    /// A held-back write: its statement (for its error) and what sends it (a prepared
-    /// statement with its values, owned by the closure).
-    var write: (sql: String, send: () -> Int32)? = nil
+    /// A write held back or a prefetch: its statement (for its error) and what sends it
+    /// (a prepared statement with its values, owned by the closure).
+    var command: (sql: String, send: () -> Int32)? = nil
+    /// Takes a prefetch's result (its owner then).
+    var receive: ((OpaquePointer) -> Void)? = nil
   }
 
   /// Holds back a write (`PostgresStatement.executeLater`) until the next round trip.
   func hold(sql: String, send: @escaping () -> Int32) {
-    pendingControl.append(PendingControl(kind: .write, statements: [], write: (sql, send)))
+    pendingControl.append(PendingControl(kind: .write, statements: [], command: (sql, send)))
   }
 
   /// Writes are held back, not sent yet.
@@ -75,7 +80,8 @@ extension PostgresConnection {
     }
     try beforeStatement()
     let lock = isReadOnly ? [] : ["SELECT pg_advisory_xact_lock(\(writeLockKey))"]
-    pendingControl = [PendingControl(kind: .begin, statements: ["BEGIN"] + lock + ["SAVEPOINT ms_sp0"])]
+    dropPrefetched()
+    pendingControl = [PendingControl(kind: .begin, statements: ["BEGIN"] + lock + ["SAVEPOINT ms_sp0"])] + prefetchCommands()
     transactionDepth = 1
   }
 
@@ -93,6 +99,7 @@ extension PostgresConnection {
     }
     if depth == 1 {
       try willCommit?()
+      pendingControl.removeAll { $0.kind == .prefetch }
       if beginIsPending && !holdsWrites {
         // No statement ran: there is nothing to commit.
         pendingControl = []
@@ -119,6 +126,7 @@ extension PostgresConnection {
     undoneLevels.remove(depth)
     if transactionDepth == 0 {
       epoch &+= 1
+      dropPrefetched()
       didEndTransaction?()
     }
   }
@@ -140,6 +148,7 @@ extension PostgresConnection {
   public func rollback() {
     precondition(transactionDepth > 0, "rollback without begin")
     epoch &+= 1
+    dropPrefetched()
     undoneLevels.remove(transactionDepth)
     transactionDepth -= 1
     let n = transactionDepth
@@ -164,6 +173,7 @@ extension PostgresConnection {
   /// inside it were open, `transactionWasLost`): no level, nothing queued.
   private func finishTransaction(lost: Bool) {
     epoch &+= 1
+    dropPrefetched()
     if lost { transactionWasLost = true }
     transactionDepth = 0
     pendingControl = []

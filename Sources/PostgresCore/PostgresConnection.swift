@@ -83,6 +83,12 @@ public final class PostgresConnection: DatabaseConnection {
   var snapshotCommitSent = false
   /// Transaction control queued for the next round trip (PostgresConnection+Transactions).
   var pendingControl: [PendingControl] = []
+  /// Reads asked in every write transaction's opening round trip, and the answers of the
+  /// open transaction's, kept until it writes (PostgresConnection+Prefetch.swift).
+  var prefetches: [Prefetch] = []
+  var prefetched: [Prefetched] = []
+  /// The last exchange failed in a prefetch (`exchange` then sends it again without them).
+  var prefetchFailed = false
 
   let options: Options
   private let cancel: OpaquePointer?
@@ -155,6 +161,7 @@ public final class PostgresConnection: DatabaseConnection {
   public func close() {
     guard !isClosed else { return }
     isClosed = true
+    dropPrefetched()
     cache.removeAll()
     PQfreeCancel(cancel)
     PQfinish(handle)
@@ -187,7 +194,11 @@ public final class PostgresConnection: DatabaseConnection {
     try PostgresStatement(connection: self, sql: sql, persistent: false)
   }
 
-  public func clearCache() { cache.removeAll() }
+  public func clearCache() {
+    cache.removeAll()
+    prefetches = []
+    dropPrefetched()
+  }
 
   /// Runs one or more statements without parameters (DDL) as one simple query.
   /// Rows its last INSERT, UPDATE or DELETE changed count in `changes`, as a prepared
@@ -196,6 +207,7 @@ public final class PostgresConnection: DatabaseConnection {
     try beforeStatement()
     statementsRun &+= 1
     epoch &+= 1
+    dropPrefetched()
     try simple(sql, countingChanges: true)
   }
 

@@ -128,6 +128,10 @@ public final class PostgresStatement: PreparedStatement {
   private func run() throws -> OpaquePointer {
     try connection.beforeStatement()
     if mayRemoveRows { connection.epoch &+= 1 }
+    // A read asked in the transaction's opening round trip answers from there
+    // (PostgresConnection+Prefetch.swift); a write makes every such answer stale.
+    if isReadOnly, let result = connection.takePrefetched(sql, bindings) { return result }
+    if !isReadOnly { connection.dropPrefetched() }
     if !name.isEmpty && preparedIn != server.generation {
       // The connection was made again: the server lost the statement.
       let prepared = try connection.exchange(
@@ -135,7 +139,7 @@ public final class PostgresStatement: PreparedStatement {
       if let prepared { PQclear(prepared) }
       preparedIn = connection.server.generation
     }
-    let (buffer, offsets, lengths, formats) = try encodedBindings()
+    let (buffer, offsets, lengths, formats) = try encoded(bindings)
     let handle = connection.handle
     let me = ObjectIdentifier(self)
     let result = try buffer.withUnsafeBufferPointer { base -> OpaquePointer? in
@@ -153,6 +157,7 @@ public final class PostgresStatement: PreparedStatement {
       return try connection.exchange(.extended(send), sql: sql, interruptible: isReadOnly)
     }
     guard let result else { throw PostgresError(sqlState: "XX000", message: "PostgreSQL returned no result", sql: sql) }
+    if !isReadOnly { connection.dropPrefetched() }
     // Rows changed, as SQLite counts them: by INSERT, UPDATE and DELETE only.
     if PQresultStatus(result) == PGRES_COMMAND_OK {
       connection.changes = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
@@ -161,15 +166,15 @@ public final class PostgresStatement: PreparedStatement {
     return result
   }
 
-  /// The bindings as libpq sends them: one buffer of NUL-ended values, each value's
-  /// offset in it (-1 for NULL), length and format (0 text, 1 binary).
-  private func encodedBindings() throws -> (buffer: [UInt8], offsets: [Int], lengths: [Int32], formats: [Int32]) {
+  /// `values` (one per parameter) as libpq sends them: one buffer of NUL-ended values,
+  /// each value's offset in it (-1 for NULL), length and format (0 text, 1 binary).
+  private func encoded(_ values: [SQLValue]) throws -> (buffer: [UInt8], offsets: [Int], lengths: [Int32], formats: [Int32]) {
     var buffer: [UInt8] = []
     var offsets: [Int] = []
     var lengths: [Int32] = []
     var formats: [Int32] = []
     offsets.reserveCapacity(parameterCount)
-    for (i, v) in bindings.enumerated() {
+    for (i, v) in values.enumerated() {
       let (bytes, format): ([UInt8]?, Int32)
       switch try ValueConversion.parameter(v, type: parameterTypes[i], index: i + 1) {
       case .null: (bytes, format) = (nil, 0)
@@ -187,24 +192,36 @@ public final class PostgresStatement: PreparedStatement {
     return (buffer, offsets, lengths, formats)
   }
 
-  /// Held back until the connection next talks to the server (`PostgresConnection.hold`)
-  /// inside a transaction, for a cached statement prepared on this connection; run at once
-  /// otherwise. `changes` does not count it.
-  public func executeLater(_ values: [SQLValue]) throws {
-    guard !name.isEmpty, connection.transactionDepth > 0, preparedIn == server.generation else { return try execute(values) }
-    defer { reset() }
-    connection.statementsRun &+= 1
-    try bind(values)
-    try connection.beforeStatement()
-    if mayRemoveRows { connection.epoch &+= 1 }
-    let (buffer, offsets, lengths, formats) = try encodedBindings()
-    connection.hold(sql: sql) { [handle = connection.handle, name, parameterCount] in
+  /// `values` with NULL for the parameters they leave out, as bound.
+  func padded(_ values: [SQLValue]) -> [SQLValue] {
+    values + Array(repeating: .null, count: max(0, parameterCount - values.count))
+  }
+
+  /// What sends this statement (cached, prepared on the server) with `values` later, in
+  /// a pipeline (`PostgresConnection.pendingControl`): the values are converted now and
+  /// owned by the closure. Nil for a statement that cannot be sent so.
+  func sender(_ values: [SQLValue]) throws -> (() -> Int32)? {
+    guard !name.isEmpty, preparedIn == server.generation, values.count <= parameterCount else { return nil }
+    let (buffer, offsets, lengths, formats) = try encoded(padded(values))
+    return { [handle = connection.handle, name, parameterCount] in
       buffer.withUnsafeBufferPointer { base in
         let start = base.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
         let values = offsets.map { offset -> UnsafePointer<CChar>? in offset < 0 ? nil : start.map { $0 + offset } }
         return PQsendQueryPrepared(handle, name, Int32(parameterCount), values, lengths, formats, 0)
       }
     }
+  }
+
+  /// Held back until the connection next talks to the server (`PostgresConnection.hold`)
+  /// inside a transaction, for a cached statement prepared on this connection; run at once
+  /// otherwise. `changes` does not count it.
+  public func executeLater(_ values: [SQLValue]) throws {
+    guard connection.transactionDepth > 0, let send = try sender(values) else { return try execute(values) }
+    connection.statementsRun &+= 1
+    try connection.beforeStatement()
+    if mayRemoveRows { connection.epoch &+= 1 }
+    connection.dropPrefetched()
+    connection.hold(sql: sql, send: send)
   }
 
   @discardableResult public func step() throws -> Bool {

@@ -47,7 +47,11 @@ final class KeyAllocator {
     // The larger of the two as an aggregate: SQLite's two-argument max() is GREATEST in PostgreSQL.
     let sql =
       "SELECT max(\"m\") FROM (SELECT coalesce((SELECT \"max\" FROM \"_ms_keys\" WHERE \"name\" = ?), 0) AS \"m\" UNION ALL SELECT coalesce((SELECT max(\"_pk\") FROM \(Identifier.quote(table))), 0)) AS \"k\""
-    return (try connection.cached(sql).first([.text(table)]) { $0.int(0) } ?? 0) + 1
+    let start = (try connection.cached(sql).first([.text(table)]) { $0.int(0) } ?? 0) + 1
+    // A server's connection asks it in the round trip that opens the next write
+    // transaction (after the store's lock), so a first key is no round trip of its own there.
+    connection.prefetchInWriteTransactions(sql, [.text(table)])
+    return start
   }
 
   /// Writes the largest key taken per touched table and forgets the counters (inside

@@ -24,11 +24,6 @@ final class HeldWriteTests: XCTestCase {
 
   private func commits(_ db: PostgresConnection) throws -> SQLValue? { try db.scalar("SELECT n FROM c") }
 
-  private func trips(_ db: PostgresConnection, _ body: () throws -> Void) rethrows -> Int {
-    let before = db.roundTrips
-    try body()
-    return db.roundTrips - before
-  }
 
   func testHeldWritesGoWithTheNextStatementOrTheCommit() throws {
     let schema = try PostgresTestSchema("held")
@@ -37,7 +32,7 @@ final class HeldWriteTests: XCTestCase {
     // The transaction's opening with the first statement, the held writes with the
     // prelude and the COMMIT.
     XCTAssertEqual(
-      try trips(db) {
+      try roundTrips(db) {
         try db.begin()
         try insert.execute([.integer(1)])
         try insert.executeLater([.integer(2)])
@@ -47,18 +42,18 @@ final class HeldWriteTests: XCTestCase {
     XCTAssertEqual(try values(db), [1, 2, 3])
     // A transaction of held writes alone: one round trip, opening to COMMIT.
     XCTAssertEqual(
-      try trips(db) {
+      try roundTrips(db) {
         try db.inTransaction { try insert.executeLater([.integer(4)]) }
       }, 1)
     XCTAssertEqual(try commits(db), .integer(2))
     // The next statement sees them (they went first, in its round trip).
     try db.begin()
     try insert.executeLater([.integer(5)])
-    XCTAssertEqual(try trips(db) { XCTAssertEqual(try values(db), [1, 2, 3, 4, 5]) }, 1)
+    XCTAssertEqual(try roundTrips(db) { XCTAssertEqual(try values(db), [1, 2, 3, 4, 5]) }, 1)
     db.rollback()
     XCTAssertEqual(try values(db), [1, 2, 3, 4])
     // Outside a transaction there is nothing to hold them in: they run at once.
-    XCTAssertEqual(try trips(db) { try insert.executeLater([.integer(6)]) }, 1)
+    XCTAssertEqual(try roundTrips(db) { try insert.executeLater([.integer(6)]) }, 1)
     XCTAssertEqual(try values(db), [1, 2, 3, 4, 6])
   }
 
@@ -102,11 +97,11 @@ final class HeldWriteTests: XCTestCase {
     // answered only once its writes are done).
     try db.begin()
     try insert.executeLater([.integer(3)])
-    XCTAssertEqual(try trips(db) { try db.commit() }, 1)
+    XCTAssertEqual(try roundTrips(db) { try db.commit() }, 1)
     // Rolling a level back drops what it holds, unsent.
     try db.begin()
     try insert.executeLater([.integer(4)])
-    XCTAssertEqual(trips(db) { db.rollback() }, 0)
+    XCTAssertEqual(roundTrips(db) { db.rollback() }, 0)
     // A held write that fails when its level closes: the close is refused, the level stays
     // open, and rolling it back keeps the outer level's work.
     try db.begin()
