@@ -120,20 +120,6 @@ public enum MermaidWriter {
         out.unicodeScalars.append(u)
       }
     }
-    return out.replacingOccurrences("direction", with: "#100;irection")
-  }
-}
-
-extension String {
-  /// Every occurrence of `target` replaced (Foundation-free).
-  func replacingOccurrences(_ target: String, with replacement: String) -> String {
-    guard !target.isEmpty, contains(target) else { return self }
-    var out = ""
-    var rest = Substring(self)
-    while let r = rest.firstRange(of: target) {
-      out += rest[..<r.lowerBound] + replacement
-      rest = rest[r.upperBound...]
-    }
-    return out + rest
+    return out.replacing("direction", with: "#100;irection")
   }
 }

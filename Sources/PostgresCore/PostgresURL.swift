@@ -57,7 +57,7 @@ public struct PostgresURL: Sendable, Equatable {
   /// the text it could not read).
   public func scrubbed(_ message: String) -> String {
     var out = message
-    for s in secrets { out = out.replacingAll(s, with: "***") }
+    for s in secrets { out = out.replacing(s, with: "***") }
     return out
   }
 
@@ -265,18 +265,6 @@ public struct PostgresURL: Sendable, Equatable {
 }
 
 extension String {
-  /// Every occurrence of `target` replaced (no Foundation here).
-  func replacingAll(_ target: String, with replacement: String) -> String {
-    guard !target.isEmpty else { return self }
-    var out = ""
-    var rest = Substring(self)
-    while let r = rest.firstRange(of: target) {
-      out += rest[..<r.lowerBound] + replacement
-      rest = rest[r.upperBound...]
-    }
-    return out + rest
-  }
-
   fileprivate func trimmingCharacters(in set: String) -> String {
     var s = Substring(self)
     while let c = s.first, set.contains(c) { s.removeFirst() }

@@ -3,9 +3,9 @@
 1. keyset.test.mjs with `node --test`: the page's keyset paging against a real server;
 2. test_*.py here in a virtual environment, VENV (default .build/pyvenv-browser), made with
    `python3 -m venv` and `pip install 'selenium>=4.10,<5'` from PyPI the first time and
-   reused after: a scripted session in headless Chromium (Debian's `chromium` and
-   `chromium-driver`) against `modelstore studio`, saving screenshots of the main views to
-   ARTIFACTS (default .build/browser-artifacts).
+   reused after (scripts/pyvenv.py): a scripted session in headless Chromium (Debian's
+   `chromium` and `chromium-driver`) against `modelstore studio`, saving screenshots of the
+   main views to ARTIFACTS (default .build/browser-artifacts).
 
 The browser session is skipped, with a message saying why, only when Chromium or its
 driver is not installed (scripts/ensure-deps.sh test installs them where it can), or when
@@ -19,12 +19,15 @@ import os
 import shutil
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 
-REQUIREMENT = "selenium>=4.10,<5"
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import pyvenv  # noqa: E402 (scripts/pyvenv.py, by path)
+
+REQUIREMENT = "selenium>=4.10,<5"
+PROBE = "import selenium; print(selenium.__version__)"
 CHROMIUM = ("chromium", "chromium-browser")
 DRIVER = ("chromedriver",)
 
@@ -35,22 +38,6 @@ def which(names: tuple[str, ...]) -> str | None:
         if found:
             return found
     return None
-
-
-def selenium_version(python: Path) -> str | None:
-    if not python.exists():
-        return None
-    p = subprocess.run([str(python), "-c", "import selenium; print(selenium.__version__)"], capture_output=True, text=True)
-    version = p.stdout.strip()
-    return version if p.returncode == 0 and version.startswith("4.") else None
-
-
-def pypi_reachable() -> bool:
-    try:
-        with urllib.request.urlopen("https://pypi.org/simple/selenium/", timeout=15) as r:
-            return r.status == 200
-    except OSError:
-        return False
 
 
 def main() -> int:
@@ -68,21 +55,10 @@ def main() -> int:
         return 0
 
     venv = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / ".build" / "pyvenv-browser"
-    python = venv / "bin" / "python"
-    if selenium_version(python) is None:
-        print(f"making {venv} with {REQUIREMENT} (once; reused by later runs)", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
-        pip = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", REQUIREMENT])
-        if pip.returncode != 0 and not pypi_reachable():
-            print(f"SKIPPED: the studio's browser session needs {REQUIREMENT} from PyPI, which cannot be reached", file=sys.stderr)
-            return 0
-        if pip.returncode != 0 or selenium_version(python) is None:
-            print(f"{venv}: pip could not install {REQUIREMENT} (PyPI is reachable)", file=sys.stderr)
-            return 1
-    print(f"selenium {selenium_version(python)} in {venv}; {chromium}, {driver}", file=sys.stderr)
     env.update(STUDIO_CHROMIUM=chromium, STUDIO_CHROMEDRIVER=driver,
                STUDIO_ARTIFACTS=os.environ.get("STUDIO_ARTIFACTS", str(ROOT / ".build" / "browser-artifacts")))
-    return subprocess.run([str(python), "-m", "unittest", "discover", "-s", str(HERE), "-p", "test_*.py", "-v"], env=env).returncode
+    return pyvenv.PinnedVenv(venv, REQUIREMENT, PROBE, "4.").run_tests(
+        HERE, needing="the studio's browser session needs", env=env, note=f"; {chromium}, {driver}")
 
 
 if __name__ == "__main__":

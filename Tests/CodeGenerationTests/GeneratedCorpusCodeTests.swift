@@ -10,40 +10,10 @@ import XCTest
 /// toolchains, and its SwiftData code type-checks against SwiftData's API for the deployment
 /// target it implies (`SwiftDataTypeChecker`).
 final class GeneratedCorpusCodeTests: XCTestCase {
-  /// Every `.xcdatamodeld` bundle and `.xcdatamodel` outside one under `root`, sorted.
-  static func modelUnits(under root: String) -> [String] {
-    var units: [String] = []
-    let walker = FileManager.default.enumerator(atPath: root)
-    while let relative = walker?.nextObject() as? String {
-      if relative.hasSuffix(".xcdatamodeld") || relative.hasSuffix(".xcdatamodel") {
-        units.append(root + "/" + relative)
-        walker?.skipDescendants()
-      }
-    }
-    return units.sorted()
-  }
-
-  static var wildDirectory: String {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/CoreDataWild")
-      .path
-  }
-
-  /// The units of the corpus and of CoreDataWild that are there (a message for each that is not).
-  static func availableUnits() -> [String] {
-    var units: [String] = []
-    do { units += try CoreDataModelCorpus.modelUnits() } catch { print("skipped the shared corpus: \(error)") }
-    if FileManager.default.fileExists(atPath: wildDirectory) {
-      units += modelUnits(under: wildDirectory)
-    } else {
-      print("skipped Tests/Fixtures/CoreDataWild: not there")
-    }
-    return units
-  }
-
   /// Code for every model without errors in every target, checked by the toolchains in one run
   /// each (swiftc -parse, tsc --noEmit, py_compile); skipped per missing tool.
   func testGeneratedCodeForEveryCorpusModelIsAccepted() throws {
-    let units = Self.availableUnits()
+    let units = CoreDataModelCorpus.availableUnits()
     guard !units.isEmpty else { throw XCTSkip("no model corpus found") }
     var byTarget: [CodeGenerator.Target: [CodeGenerator.File]] = [:]
     for unit in units {
@@ -83,7 +53,7 @@ final class GeneratedCorpusCodeTests: XCTestCase {
   /// The SwiftData code of every model whose current version imports, type-checked unit by
   /// unit (a bundle's versioned schemas and migration plan are one unit).
   func testGeneratedSwiftDataOfEveryCorpusModelTypeChecks() throws {
-    let units = Self.availableUnits()
+    let units = CoreDataModelCorpus.availableUnits()
     guard !units.isEmpty else { throw XCTSkip("no model corpus found") }
     var checkUnits: [SwiftDataTypeChecker.Unit] = []
     for unit in units {

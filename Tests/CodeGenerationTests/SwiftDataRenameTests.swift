@@ -95,7 +95,7 @@ final class SwiftDataRenameTests: XCTestCase {
   /// finds between the two versions (given their schemas as a client would, as JSON) that need
   /// a custom stage, and is `.custom` exactly when there are some.
   func testMigrationPlansAgreeWithModelDiffStepByStep() throws {
-    var bundles = GeneratedCorpusCodeTests.availableUnits().filter { $0.hasSuffix(".xcdatamodeld") }
+    var bundles = CoreDataModelCorpus.availableUnits().filter { $0.hasSuffix(".xcdatamodeld") }
     bundles.append(CoreDataModelFixtures.tasksBundle)
     bundles.append(try ModelFixture.bundle("Player", Self.chain, in: self))
     var steps = 0

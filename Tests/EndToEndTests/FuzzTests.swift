@@ -6,17 +6,8 @@ import XCTest
 /// Random bytes and mutated requests: the process never dies and answers every line that
 /// needs an answer, exactly once.
 final class FuzzTests: XCTestCase {
-  /// SplitMix64: small, seedable, identical on every platform.
-  struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
+  /// SplitMix64 (TestSupport): small, seedable, identical on every platform.
+  typealias SeededRandom = TestSupport.SeededRandom
 
   /// Requests whose mutations cannot end the session or touch the file system.
   static let seeds: [String] = [

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 @testable import JSONCore
@@ -18,15 +19,7 @@ func parseOK(_ text: String, maxDepth: Int = JSONParser.defaultMaxDepth, file: S
 func parseError(_ bytes: [UInt8], maxDepth: Int = JSONParser.defaultMaxDepth, file: StaticString = #filePath, line: UInt = #line)
   -> JSONParseError?
 {
-  do {
-    let v = try JSONParser.parse(bytes, maxDepth: maxDepth)
-    XCTFail("expected a parse error, got \(v)", file: file, line: line)
-  } catch let e as JSONParseError {
-    return e
-  } catch {
-    XCTFail("expected JSONParseError, got \(error)", file: file, line: line)
-  }
-  return nil
+  expectError(JSONParseError.self, { try JSONParser.parse(bytes, maxDepth: maxDepth) }, file: file, line: line)
 }
 
 func parseError(_ text: String, maxDepth: Int = JSONParser.defaultMaxDepth, file: StaticString = #filePath, line: UInt = #line)
@@ -37,15 +30,7 @@ func parseError(_ text: String, maxDepth: Int = JSONParser.defaultMaxDepth, file
 
 /// Expects `body` to throw a JSONReadError and returns it.
 func readError<T>(_ body: () throws -> T, file: StaticString = #filePath, line: UInt = #line) -> JSONReadError? {
-  do {
-    let v = try body()
-    XCTFail("expected a JSONReadError, got \(v)", file: file, line: line)
-  } catch let e as JSONReadError {
-    return e
-  } catch {
-    XCTFail("expected JSONReadError, got \(error)", file: file, line: line)
-  }
-  return nil
+  expectError(JSONReadError.self, body, file: file, line: line)
 }
 
 /// `depth` nested arrays around `1`.

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import TestSupport
 import XCTest
 
 @testable import SQLiteCore
@@ -12,29 +10,7 @@ func memoryDB(file: StaticString = #filePath, line: UInt = #line) throws -> Conn
 
 /// A unique path in a fresh temporary directory, removed when the test case ends.
 func temporaryPath(_ test: XCTestCase, _ name: String = "db.sqlite") -> String {
-  var template = Array("/tmp/sqlitecore-test-XXXXXX".utf8CString)
-  let dir = template.withUnsafeMutableBufferPointer { buf -> String in
-    guard let p = mkdtemp(buf.baseAddress!) else { return "/tmp" }
-    return String(cString: p)
-  }
-  test.addTeardownBlock {
-    _ = try? FileManagerLite.removeTree(dir)
-  }
-  return dir + "/" + name
-}
-
-/// Minimal recursive delete without Foundation.
-enum FileManagerLite {
-  static func removeTree(_ dir: String) throws {
-    guard let d = opendir(dir) else { return }
-    while let e = readdir(d) {
-      let name = withUnsafePointer(to: e.pointee.d_name) { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
-      if name == "." || name == ".." { continue }
-      unlink(dir + "/" + name)
-    }
-    closedir(d)
-    rmdir(dir)
-  }
+  temporaryFile(name, label: "sqlitecore-test", removedAfter: test)
 }
 
 /// All values of the first column of `sql`.
@@ -46,13 +22,5 @@ func column(_ db: Connection, _ sql: String, _ args: [SQLValue] = []) throws -> 
 
 /// Expects an SQLiteError from `body` and returns it.
 func sqliteError<T>(_ body: () throws -> T, file: StaticString = #filePath, line: UInt = #line) -> SQLiteError? {
-  do {
-    let v = try body()
-    XCTFail("expected an SQLiteError, got \(v)", file: file, line: line)
-  } catch let e as SQLiteError {
-    return e
-  } catch {
-    XCTFail("expected SQLiteError, got \(error)", file: file, line: line)
-  }
-  return nil
+  expectError(SQLiteError.self, body, file: file, line: line)
 }

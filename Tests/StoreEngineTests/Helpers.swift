@@ -39,22 +39,7 @@ func makeStore(_ schema: JSONValue, file: StaticString = #filePath, line: UInt =
 
 /// A unique file path in a fresh temporary directory, removed after the test.
 func temporaryPath(_ test: XCTestCase, _ name: String = "store.modelstore") -> String {
-  var template = Array("/tmp/storeengine-test-XXXXXX".utf8CString)
-  let dir = template.withUnsafeMutableBufferPointer { buf -> String in
-    guard let p = mkdtemp(buf.baseAddress!) else { return "/tmp" }
-    return String(cString: p)
-  }
-  test.addTeardownBlock {
-    if let d = opendir(dir) {
-      while let e = readdir(d) {
-        let n = withUnsafePointer(to: e.pointee.d_name) { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
-        if n != "." && n != ".." { unlink(dir + "/" + n) }
-      }
-      closedir(d)
-    }
-    rmdir(dir)
-  }
-  return dir + "/" + name
+  temporaryFile(name, label: "storeengine-test", removedAfter: test)
 }
 
 func fileExists(_ path: String) -> Bool {

@@ -15,15 +15,7 @@ final class PredicateJSONFormTests: XCTestCase {
   private func decodeError(_ text: String, args: [JSONValue] = [], file: StaticString = #filePath, line: UInt = #line)
     -> PredicateJSONError?
   {
-    do {
-      let p = try decode(try json(text), args: args)
-      XCTFail("expected \(text) to be refused, got \(p)", file: file, line: line)
-    } catch let e as PredicateJSONError {
-      return e
-    } catch {
-      XCTFail("unexpected \(error)", file: file, line: line)
-    }
-    return nil
+    expectError(PredicateJSONError.self, { try decode(try json(text), args: args) }, file: file, line: line)
   }
 
   /// Predicates covering every node kind, operator, option and quantifier.

@@ -39,13 +39,5 @@ func stripped(_ e: Expression) -> Expression {
 
 /// The error parsing `text` fails with (a test failure when it parses).
 func refusal(_ text: String, _ args: [JSONValue] = [], file: StaticString = #filePath, line: UInt = #line) -> PredicateError? {
-  do {
-    let p = try PredicateParser.parse(text, args: args)
-    XCTFail("expected '\(text.prefix(80))' to be refused, got \(p)", file: file, line: line)
-  } catch let e as PredicateError {
-    return e
-  } catch {
-    XCTFail("unexpected \(error)", file: file, line: line)
-  }
-  return nil
+  expectError(PredicateError.self, { try PredicateParser.parse(text, args: args) }, file: file, line: line)
 }

@@ -7,15 +7,7 @@ import XCTest
 
 final class ValueCoderTests: XCTestCase {
   private func encodeError(_ type: AttributeType, _ v: JSONValue, file: StaticString = #filePath, line: UInt = #line) -> ValueError? {
-    do {
-      let stored = try type.encode(v)
-      XCTFail("expected \(v) to be refused for \(type), got \(stored)", file: file, line: line)
-    } catch let e as ValueError {
-      return e
-    } catch {
-      XCTFail("unexpected \(error)", file: file, line: line)
-    }
-    return nil
+    expectError(ValueError.self, { try type.encode(v) }, file: file, line: line)
   }
 
   /// encode then decode gives `wire` back (defaults to the input).

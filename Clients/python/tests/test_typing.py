@@ -2,8 +2,9 @@
 
 The README's typed example (every documented form) must pass; a misspelled key and a
 value of the wrong type must fail with the errors asserted here. mypy comes from PyPI,
-installed into .build/python-typecheck (the test is skipped, saying so, when PyPI cannot
-be reached). Needs MODELSTORE_BIN (the example runs against the server too).
+installed into .build/python-typecheck (scripts/pyvenv.py; the test is skipped, saying
+so, when PyPI cannot be reached, and fails when pip fails otherwise). Needs
+MODELSTORE_BIN (the example runs against the server too).
 """
 
 from __future__ import annotations
@@ -23,18 +24,20 @@ from test_e2e import server_binary  # noqa: E402
 ROOT = Path(__file__).resolve().parents[3]
 SRC = Path(__file__).resolve().parents[1] / "src"
 VENV = ROOT / ".build" / "python-typecheck"
+sys.path.insert(0, str(ROOT / "scripts"))
+import pyvenv  # noqa: E402 (scripts/pyvenv.py, by path)
 
 
 def mypy() -> Path:
     """The venv's mypy, installed on first use."""
-    exe = VENV / "bin" / "mypy"
-    if exe.exists():
-        return exe
-    subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-    pip = subprocess.run([str(VENV / "bin" / "pip"), "install", "-q", "mypy"], capture_output=True, text=True)
-    if pip.returncode != 0:
-        raise unittest.SkipTest(f"mypy could not be installed from PyPI (no network?): {pip.stderr.strip()[-300:]}")
-    return exe
+    venv = pyvenv.PinnedVenv(VENV, "mypy", "import mypy.version; print(mypy.version.__version__)", "")
+    try:
+        venv.ensure()
+    except pyvenv.Unavailable as e:
+        if e.offline:
+            raise unittest.SkipTest(f"mypy --strict needs {e}")
+        raise
+    return VENV / "bin" / "mypy"
 
 
 class GeneratedTypesTests(unittest.TestCase):

@@ -13,28 +13,6 @@ import XCTest
 /// store; every multi-version bundle gives a migration chain the engine classifies.
 /// (The code generated for the corpus is checked in CodeGenerationTests.)
 final class CoreDataModelCorpusTests: XCTestCase {
-  static var wildDirectory: String {
-    URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent()  // CoreDataModel
-      .deletingLastPathComponent()  // StoreEngineTests
-      .deletingLastPathComponent()  // Tests
-      .appendingPathComponent("Fixtures/CoreDataWild").path
-  }
-
-  /// Every `.xcdatamodeld` bundle and every `.xcdatamodel` outside one under `root`.
-  static func units(under root: String) -> [String] {
-    let root = URL(fileURLWithPath: root).resolvingSymlinksInPath().path
-    var units: [String] = []
-    let walker = FileManager.default.enumerator(atPath: root)
-    while let relative = walker?.nextObject() as? String {
-      if relative.hasSuffix(".xcdatamodeld") || relative.hasSuffix(".xcdatamodel") {
-        units.append(root + "/" + relative)
-        walker?.skipDescendants()
-      }
-    }
-    return units.sorted()
-  }
-
   /// Imports `units`, installs every clean version, and asserts the rate; returns the
   /// number of versions.
   @discardableResult
@@ -89,13 +67,7 @@ final class CoreDataModelCorpusTests: XCTestCase {
   }
 
   func testEveryWildModelImportsAndInstalls() throws {
-    let root = Self.wildDirectory
-    guard FileManager.default.fileExists(atPath: root) else {
-      throw XCTSkip("no collection of further real-world models at \(root) (Tests/Fixtures/CoreDataWild, gathered for issue #16)")
-    }
-    let units = Self.units(under: root)
-    guard !units.isEmpty else { throw XCTSkip("\(root) holds no .xcdatamodeld or .xcdatamodel") }
-    try checkImportRate(units, corpus: "Core Data models in Tests/Fixtures/CoreDataWild")
+    try checkImportRate(try CoreDataModelCorpus.wildModelUnits(), corpus: "Core Data models in Tests/Fixtures/CoreDataWild")
   }
 
   /// Every multi-version bundle gives a chain (its error-free versions in natural name

@@ -33,13 +33,7 @@ final class CoreDataCorpusTests: XCTestCase {
 
   /// Stores gathered for issue #16 beside the models of `Tests/Fixtures/CoreDataWild`
   /// (absent until that collection is merged).
-  static var wildDirectory: URL {
-    URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent()  // CoreDataStore
-      .deletingLastPathComponent()  // Tests/StoreEngineTests
-      .deletingLastPathComponent()  // Tests
-      .appendingPathComponent("Fixtures/CoreDataWild").resolvingSymlinksInPath()
-  }
+  static var wildDirectory: URL { CoreDataModelCorpus.wildDirectory }
 
   /// Main store files: SQLite files with Z_PRIMARYKEY and Z_METADATA (any name, such as
   /// `Model.sqlite.v1.original`); side files are not stores.

@@ -1,17 +1,11 @@
-/// SplitMix64: a tiny, seedable PRNG whose sequence is fixed by this file alone (Swift's
-/// `random(in:using:)` is not specified to be stable), so a seed reproduces a run exactly.
+/// The differential tests' draws, from TestSupport's `SeededRandom` (SplitMix64, fixed by
+/// that file alone), so a seed reproduces a run exactly.
 struct DiffRandom {
-  private var state: UInt64
+  private var source: SeededRandom
 
-  init(seed: UInt64) { state = seed }
+  init(seed: UInt64) { source = SeededRandom(state: seed) }
 
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+  mutating func next() -> UInt64 { source.next() }
 
   /// 0 ..< n (n > 0).
   mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }

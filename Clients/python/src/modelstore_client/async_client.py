@@ -25,7 +25,7 @@ from .async_methods import AsyncStoreMethods
 from .binary import cannot_start, resolve_binary
 from .client import STDERR_TAIL_LINES, _encode
 from .errors import ModelStoreError, RequestTimeout, RPCError, ServerExited, error_from_response
-from .methods import _list, _params
+from .methods import _migration_apply_params, _migration_hooks
 from .policy import cancels_on_timeout, time_limit
 from .values import RESULT_SHAPES, SchemaTypes, objects_in
 
@@ -239,26 +239,9 @@ class AsyncClient(AsyncStoreMethods):
         timeout: Optional[float] = None,
     ) -> Any:
         """As ``Client.migration_apply``; the hooks may be coroutine functions."""
-        hooks = {"migration/willMigrate": will_migrate, "migration/didMigrate": did_migrate}
-        for method, handler in hooks.items():
-            if handler is not None:
-                self.on_request(method, handler)
-        try:
-            return await self._schema_call(
-                "migration.apply",
-                _params(
-                    schemas=list(schemas),
-                    stages=_list(stages),
-                    allowDataLoss=allow_data_loss,
-                    backup=backup,
-                    progressToken=progress_token,
-                ),
-                timeout=timeout,
-            )
-        finally:
-            for method, handler in hooks.items():
-                if handler is not None:
-                    self.on_request(method, None)
+        params = _migration_apply_params(schemas, stages, allow_data_loss, backup, progress_token)
+        with _migration_hooks(self, will_migrate, did_migrate):
+            return await self._schema_call("migration.apply", params, timeout=timeout)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator["AsyncClient"]:

@@ -12,7 +12,7 @@ import inspect
 from collections import deque
 from typing import Any, AsyncIterator, Callable, Deque, Dict, Generic, List, Mapping, Optional, TypeVar
 
-from .live import apply_change
+from .live import carried_objects, take_change
 
 O = TypeVar("O")
 
@@ -62,17 +62,10 @@ class AsyncLiveQuery(Generic[O]):
     async def _apply(self, params: Dict[str, Any]) -> None:
         if params.get("subscription") != self.subscription or self.closed:
             return
-        if "error" in params:
-            self.error = params["error"]
-            self.closed = True
-        else:
-            carried = [i.get("object") for k in ("inserted", "updated", "moved") for i in params.get(k, [])]
-            types = await self._client._converter(carried)
+        if "error" not in params:
+            types = await self._client._converter(carried_objects(params))
             params = types.change(params) if types is not None else params
-            self.objects = apply_change(self.objects, params)
-            if "sections" in params:
-                self.sections = params["sections"]
-            self.token = int(params["token"])
+        take_change(self, params)
         if self._callback is not None:
             outcome = self._callback(self, params)
             if inspect.isawaitable(outcome):

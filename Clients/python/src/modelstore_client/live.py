@@ -34,11 +34,28 @@ def apply_change(objects: List[Any], change: Mapping[str, Any]) -> List[Any]:
     return out
 
 
+def carried_objects(change: Mapping[str, Any]) -> List[Any]:
+    """The objects a change carries (inserted, updated, moved), whose values are converted."""
+    return [item.get("object") for key in ("inserted", "updated", "moved") for item in change.get(key, [])]
+
+
 def converted(client: Any, change: Dict[str, Any]) -> Dict[str, Any]:
     """``change`` with its objects' values converted as the client converts values."""
-    carried = [item.get("object") for key in ("inserted", "updated", "moved") for item in change.get(key, [])]
-    types = client._converter(carried)
+    types = client._converter(carried_objects(change))
     return types.change(change) if types is not None else change
+
+
+def take_change(query: Any, change: Mapping[str, Any]) -> None:
+    """One change of a live query's subscription applied to its state (sync and async):
+    an error ends it; otherwise its objects, sections and token follow the change."""
+    if "error" in change:
+        query.error = change["error"]
+        query.closed = True
+    else:
+        query.objects = apply_change(query.objects, change)
+        if "sections" in change:
+            query.sections = change["sections"]
+        query.token = int(change["token"])
 
 
 class LiveQuery(Generic[O]):
@@ -104,14 +121,7 @@ class LiveQuery(Generic[O]):
         with self._state:
             if params.get("subscription") != self.subscription or self.closed:
                 return
-            if "error" in params:
-                self.error = params["error"]
-                self.closed = True
-            else:
-                self.objects = apply_change(self.objects, params)
-                if "sections" in params:
-                    self.sections = params["sections"]
-                self.token = int(params["token"])
+            take_change(self, params)
         if self._callback is not None:
             self._callback(self, params)
         with self._state:

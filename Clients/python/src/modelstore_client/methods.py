@@ -189,26 +189,9 @@ class StoreMethods:
         params ``{from, to, schema}`` and may call any method of this client
         against the store in its intermediate state; raising rolls the stage back.
         """
-        hooks = {"migration/willMigrate": will_migrate, "migration/didMigrate": did_migrate}
-        for method, handler in hooks.items():
-            if handler is not None:
-                self.on_request(method, handler)
-        try:
-            return self._schema_call(
-                "migration.apply",
-                _params(
-                    schemas=list(schemas),
-                    stages=_list(stages),
-                    allowDataLoss=allow_data_loss,
-                    backup=backup,
-                    progressToken=progress_token,
-                ),
-                timeout=timeout,
-            )
-        finally:
-            for method, handler in hooks.items():
-                if handler is not None:
-                    self.on_request(method, None)
+        params = _migration_apply_params(schemas, stages, allow_data_loss, backup, progress_token)
+        with _migration_hooks(self, will_migrate, did_migrate):
+            return self._schema_call("migration.apply", params, timeout=timeout)
 
     def on_request(self, method: str, handler: Optional[Callable[[Any], Any]]) -> None:
         raise NotImplementedError
@@ -864,6 +847,41 @@ class StoreMethods:
             ),
             timeout=timeout,
         )
+
+
+def _migration_apply_params(
+    schemas: Sequence[Mapping[str, Any]],
+    stages: Optional[Sequence[Mapping[str, Any]]],
+    allow_data_loss: Optional[bool],
+    backup: Optional[bool],
+    progress_token: Optional[Any],
+) -> JSONObject:
+    """``migration.apply``'s params (the sync and the async client's)."""
+    return _params(
+        schemas=list(schemas),
+        stages=_list(stages),
+        allowDataLoss=allow_data_loss,
+        backup=backup,
+        progressToken=progress_token,
+    )
+
+
+@contextmanager
+def _migration_hooks(
+    client: Any, will_migrate: Optional[Callable[[Any], Any]], did_migrate: Optional[Callable[[Any], Any]]
+) -> Iterator[None]:
+    """The migration hooks given answer the server's ``migration/willMigrate`` /
+    ``migration/didMigrate`` requests while the block runs (an ``await`` inside it too)."""
+    hooks = {"migration/willMigrate": will_migrate, "migration/didMigrate": did_migrate}
+    for method, handler in hooks.items():
+        if handler is not None:
+            client.on_request(method, handler)
+    try:
+        yield
+    finally:
+        for method, handler in hooks.items():
+            if handler is not None:
+                client.on_request(method, None)
 
 
 def _list(value: Optional[Sequence[Any]]) -> Optional[List[Any]]:
