@@ -21,7 +21,9 @@ public protocol PreparedStatement: AnyObject {
   /// trip fewer; its failure is then thrown by that later call. It never outlives the
   /// level it was queued in: closing the level sends it, rolling it back drops it.
   func executeLater(_ values: [SQLValue]) throws
-  /// Binds, calls `body` once per row, resets.
+  /// Binds, calls `body` once per row, resets. The rows are read as they come, never held
+  /// whole (a large result takes the memory of one row); `body` may run other statements
+  /// of the connection meanwhile.
   func forEachRow(_ values: [SQLValue], _ body: (any ResultRow) throws -> Void) throws
   /// Binds and returns the first row mapped by `body`, or nil.
   func first<T>(_ values: [SQLValue], _ body: (any ResultRow) throws -> T) throws -> T?

@@ -64,36 +64,45 @@ extension PostgresConnection {
   /// results (running the cancellation probe while it waits) and returns the command's
   /// last one, or throws the first failure (a held write's names its own statement).
   func exchange(_ command: Command, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
+    // Answers read before a write in the same round trip are stale (a read's own command
+    // is no write: `PostgresStatement.run` drops them after a write's).
+    try withQueued(sql: sql, writes: !command.isExtended) { queued in
+      try exchange(queued, command, sql: sql, interruptible: interruptible)
+    }
+  }
+
+  /// Makes the connection ready for a command (a stream's rest parked, a read snapshot's
+  /// COMMIT answered) and calls `body` with what is queued (`pendingControl`), which goes
+  /// first. When a prefetch failed (its table is gone: the schema changed since it was
+  /// asked), the transaction that opened is undone and all is sent again without
+  /// prefetches. The answers prefetched are dropped after a held write, or when `writes`.
+  private func withQueued<T>(sql: String?, writes: Bool, _ body: ([PendingControl]) throws -> T) throws -> T {
+    parkStream()
     if snapshotCommitSent { try readSnapshotCommit() }
     let queued = pendingControl
+    pendingControl = []
     prefetchFailed = false
     do {
-      let result = try exchangeQueued(command, sql: sql, interruptible: interruptible)
-      // Answers read before a write in the same round trip are stale (a read's own
-      // command is no write: `PostgresStatement.run` drops them after a write's).
-      if queued.contains(where: { $0.kind == .write }) || !command.isExtended { dropPrefetched() }
+      let result = try body(queued)
+      if writes || queued.contains(where: { $0.kind == .write }) { dropPrefetched() }
       return result
-    } catch  where prefetchFailed {
-      // The transaction opened, then a prefetch failed (its table is gone: the schema
-      // changed since it was asked): undone, and sent again without prefetches.
+    } catch where prefetchFailed {
       prefetchFailed = false
       prefetches = []
       dropPrefetched()
       if let r = try simpleQuery(["ROLLBACK"], sql: sql, interruptible: false) { PQclear(r) }
       transactionFailed = false
       pendingControl = queued.filter { $0.kind != .prefetch }
-      return try exchange(command, sql: sql, interruptible: interruptible)
+      return try withQueued(sql: sql, writes: writes, body)
     } catch {
       dropPrefetched()
       throw error
     }
   }
 
-  /// `exchange` of what is queued now and `command`.
-  private func exchangeQueued(_ command: Command, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
-    let queued = pendingControl
-    pendingControl = []
-    var controls = queued.flatMap(\.statements)
+  /// What is queued as commands of a pipeline, and whether any must go so (a held write
+  /// or a prefetch: otherwise, statements that can go as one simple query).
+  private func sends(_ queued: [PendingControl]) -> (sends: [Send], pipelined: Bool) {
     var sends: [Send] = []
     for q in queued {
       if let c = q.command {
@@ -102,7 +111,13 @@ extension PostgresConnection {
         sends += q.statements.map(textCommand)
       }
     }
-    let pipelined = queued.contains { $0.command != nil }
+    return (sends, queued.contains { $0.command != nil })
+  }
+
+  /// `exchange` of `queued` and `command`.
+  private func exchange(_ queued: [PendingControl], _ command: Command, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
+    var controls = queued.flatMap(\.statements)
+    let (sends, pipelined) = sends(queued)
     switch command {
     case .simple(let text):
       if pipelined {
@@ -141,6 +156,44 @@ extension PostgresConnection {
     }
   }
 
+  /// Sends the command `send` sends (after what is queued: transaction control, held
+  /// writes, prefetches, in the same round trip) and returns its rows as they arrive
+  /// (`RowStream`, libpq's single-row mode), once what went before it has answered; a
+  /// failure there (a held write's names its own statement) is thrown here. `writes`: the
+  /// command may write (the answers prefetched are dropped).
+  func openStream(_ send: @escaping () -> Int32, sql: String, interruptible: Bool, writes: Bool) throws -> RowStream {
+    try withQueued(sql: sql, writes: writes) { queued in
+      roundTrips &+= 1
+      let (sends, _) = sends(queued)
+      guard !sends.isEmpty else {
+        guard send() == 1 else { throw failure(nil, sql: sql) }
+        PQsetSingleRowMode(handle)
+        return RowStream(connection: self, sql: sql, interruptible: interruptible, pipelined: false)
+      }
+      try sendPipeline(sends + [Send(sql: nil, send: send)], sql: sql)
+      var answers: Answers
+      do {
+        answers = try read(sends, sql: sql, keepingLast: false)
+      } catch {
+        leavePipeline(left: sends.count + 4)
+        throw error
+      }
+      // (In pipeline mode, single-row mode is set for the next command before its results are read.)
+      PQsetSingleRowMode(handle)
+      let stream = RowStream(connection: self, sql: sql, interruptible: interruptible, pipelined: true)
+      guard let failed = answers.failed else { return stream }
+      // The statement was skipped: its result and the sync are left to read.
+      stream.close()
+      let e = failure(failed, sql: answers.failedSQL)
+      answers.discard()
+      throw e
+    }
+  }
+
+  /// Parks the rows of a statement still arriving (`RowStream.park`), so that another
+  /// command can use the connection.
+  func parkStream() { activeStream?.park() }
+
   /// Reads the answer to a read snapshot's COMMIT (`readingOneSnapshot`).
   func readSnapshotCommit() throws {
     snapshotCommitSent = false
@@ -151,20 +204,49 @@ extension PostgresConnection {
   /// and is thrown.
   private func pipeline(_ sends: [Send], sql: String?, interruptible: Bool) throws -> OpaquePointer? {
     roundTrips &+= 1
+    try sendPipeline(sends, sql: sql)
+    defer { leavePipeline(left: sends.count + 4) }
+    return try collect(sends, sql: sql, interruptible: interruptible, pipelined: true)
+  }
+
+  /// Enters pipeline mode and sends `sends` and a sync; leaves pipeline mode again when
+  /// sending fails.
+  private func sendPipeline(_ sends: [Send], sql: String?) throws {
     guard PQenterPipelineMode(handle) == 1 else { throw failure(nil, sql: sql) }
-    defer {
-      // After a failure part way (a lost connection) results may be left: read them first.
-      var left = sends.count + 4
-      while PQexitPipelineMode(handle) == 0 && left > 0 {
-        while let r = PQgetResult(handle) { PQclear(r) }
-        left -= 1
+    for s in sends {
+      guard s.send() == 1 else {
+        leavePipeline(left: sends.count + 4)
+        throw failure(nil, sql: s.sql ?? sql)
       }
     }
-    for s in sends {
-      guard s.send() == 1 else { throw failure(nil, sql: s.sql ?? sql) }
+    guard PQpipelineSync(handle) == 1 else {
+      leavePipeline(left: sends.count + 4)
+      throw failure(nil, sql: sql)
     }
-    guard PQpipelineSync(handle) == 1 else { throw failure(nil, sql: sql) }
-    return try collect(sends, sql: sql, interruptible: interruptible, pipelined: true)
+  }
+
+  /// Leaves pipeline mode; after a failure part way (a lost connection) results may be
+  /// left: they are read first (at most `left` commands' worth).
+  func leavePipeline(left: Int = 4) {
+    var left = left
+    while PQexitPipelineMode(handle) == 0 && left > 0 {
+      while let r = PQgetResult(handle) { PQclear(r) }
+      left -= 1
+    }
+  }
+
+  /// What the commands read so far answered: the last command's last result, the first
+  /// failure and the statement it names.
+  private struct Answers {
+    var last: OpaquePointer?
+    var failed: OpaquePointer?
+    var failedSQL: String?
+
+    mutating func discard() {
+      if let last { PQclear(last) }
+      if let failed { PQclear(failed) }
+      (last, failed) = (nil, nil)
+    }
   }
 
   /// The results of the commands sent (each ended by a null result in pipeline mode, then
@@ -174,29 +256,39 @@ extension PostgresConnection {
   private func collect(_ commands: [Send], sql: String?, interruptible: Bool, pipelined: Bool = false) throws -> OpaquePointer? {
     if interruptible { setInterruptible(true) }
     defer { if interruptible { setInterruptible(false) } }
-    var last: OpaquePointer?
-    var failed: OpaquePointer?
-    var failedSQL = sql
-    func discard() {
-      if let last { PQclear(last) }
-      if let failed { PQclear(failed) }
-      (last, failed) = (nil, nil)
-    }
-    func next() throws -> OpaquePointer? {
-      while PQisBusy(handle) != 0 {
-        try waitForInput(sql: sql)
-        guard PQconsumeInput(handle) != 0 else { throw failure(nil, sql: sql) }
+    var answers = try read(commands, sql: sql, keepingLast: true)
+    do {
+      // The sync's own result ends a pipeline.
+      while pipelined, let r = try nextResult(sql: sql) {
+        let status = PQresultStatus(r)
+        PQclear(r)
+        if status == PGRES_PIPELINE_SYNC { break }
       }
-      return PQgetResult(handle)
+    } catch {
+      answers.discard()
+      throw error
     }
+    if let failed = answers.failed {
+      let e = failure(failed, sql: answers.failedSQL)
+      answers.discard()
+      throw e
+    }
+    return answers.last
+  }
+
+  /// Reads the results of `commands` (each to its end), keeping the last command's last
+  /// result when `keepingLast` and the first failure; a prefetch's result goes to its
+  /// `receive`. What was kept is dropped when reading fails.
+  private func read(_ commands: [Send], sql: String?, keepingLast: Bool) throws -> Answers {
+    var answers = Answers(failedSQL: sql)
     do {
       for (i, command) in commands.enumerated() {
-        while let r = try next() {
+        while let r = try nextResult(sql: sql) {
           switch PQresultStatus(r) {
           case PGRES_FATAL_ERROR, PGRES_BAD_RESPONSE, PGRES_NONFATAL_ERROR:
-            if failed == nil {
-              failed = r
-              failedSQL = command.sql ?? sql
+            if answers.failed == nil {
+              answers.failed = r
+              answers.failedSQL = command.sql ?? sql
               prefetchFailed = command.receive != nil
             } else {
               PQclear(r)
@@ -206,31 +298,32 @@ extension PostgresConnection {
           case PGRES_TUPLES_OK where command.receive != nil:
             command.receive?(r)
           default:
-            if i == commands.count - 1 {
-              if let last { PQclear(last) }
-              last = r
+            if keepingLast && i == commands.count - 1 {
+              if let last = answers.last { PQclear(last) }
+              answers.last = r
             } else {
               PQclear(r)
             }
           }
         }
       }
-      // The sync's own result ends a pipeline.
-      while pipelined, let r = try next() {
-        let status = PQresultStatus(r)
-        PQclear(r)
-        if status == PGRES_PIPELINE_SYNC { break }
-      }
     } catch {
-      discard()
+      answers.discard()
       throw error
     }
-    if let failed {
-      let e = failure(failed, sql: failedSQL)
-      discard()
-      throw e
+    return answers
+  }
+
+  /// The next result of the command being read (nil at its end), waiting for it (a wait
+  /// that `interrupt` may cancel when `interruptible`).
+  func nextResult(sql: String?, interruptible: Bool = false) throws -> OpaquePointer? {
+    while PQisBusy(handle) != 0 {
+      if interruptible { setInterruptible(true) }
+      defer { if interruptible { setInterruptible(false) } }
+      try waitForInput(sql: sql)
+      guard PQconsumeInput(handle) != 0 else { throw failure(nil, sql: sql) }
     }
-    return last
+    return PQgetResult(handle)
   }
 
   /// Waits until the socket has something to read, running the cancellation probe every

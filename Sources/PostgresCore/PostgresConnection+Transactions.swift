@@ -217,6 +217,7 @@ extension PostgresConnection {
       } else {
         // Sent without waiting for its answer (read before the next command): a read-only
         // transaction's COMMIT cannot lose anything, and the reply need not wait for it.
+        parkStream()
         guard PQsendQuery(handle, "COMMIT") == 1 else { throw failure(nil, sql: "COMMIT") }
         server.unnamedOwner = nil
         snapshotCommitSent = true
@@ -229,8 +230,8 @@ extension PostgresConnection {
     return result
   }
 
-  /// Forgets the rows of statements stepped part way (their results are held whole, so
-  /// nothing on the server waits for them).
+  /// Forgets the rows of statements stepped part way (`step` holds a result whole, so
+  /// nothing on the server waits for them; `forEachRow` ends its stream before it returns).
   public func resetAllStatements() {
     for s in cache.values { s.reset() }
   }

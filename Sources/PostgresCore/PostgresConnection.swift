@@ -54,6 +54,11 @@ public final class PostgresConnection: DatabaseConnection {
   /// Messages sent to the server that were waited for (each a round trip), for tests that
   /// count them.
   public internal(set) var roundTrips = 0
+  /// Streams whose remaining rows were read into memory because another statement needed
+  /// the connection before their end (`RowStream.park`), for tests that count them.
+  public internal(set) var streamsParked = 0
+  /// The statement whose rows are arriving (`forEachRow`): the next command parks it first.
+  weak var activeStream: RowStream?
   /// PostgreSQL reports no count of the work inside its statements: 0.
   public var vmSteps: Int { 0 }
   public internal(set) var changes = 0
@@ -161,6 +166,8 @@ public final class PostgresConnection: DatabaseConnection {
   public func close() {
     guard !isClosed else { return }
     isClosed = true
+    // A stream still open reads its rest now, while the connection is there.
+    parkStream()
     dropPrefetched()
     cache.removeAll()
     PQfreeCancel(cancel)
@@ -255,6 +262,14 @@ public final class PostgresConnection: DatabaseConnection {
     }
   }
 
+  /// Cancels the running statement at once (`PQcancel`; on this connection's thread): a
+  /// stream that is left before its end while its request is being cancelled.
+  func cancelRunningStatement() {
+    guard let cancel else { return }
+    var buffer = [CChar](repeating: 0, count: 256)
+    _ = PQcancel(cancel, &buffer, Int32(buffer.count))
+  }
+
   public func clearInterrupt() { interruptState.withLock { $0.requested = false } }
 
   public var isInterruptRequested: Bool { interruptState.withLock { $0.requested } }
@@ -277,6 +292,7 @@ public final class PostgresConnection: DatabaseConnection {
   /// connection was lost: the statement would run outside it), rolls back a failed
   /// statement's savepoint, and drops statements that are no longer used on the server.
   func beforeStatement() throws {
+    parkStream()
     if transactionDepth > 0 || snapshotOpen {
       if isAutocommit { throw transactionEnded() }
     } else if PQstatus(handle) == CONNECTION_BAD {

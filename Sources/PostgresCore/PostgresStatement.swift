@@ -5,8 +5,9 @@ import DatabaseKit
 /// (`Placeholders`), its parameter and column types read once (`PQdescribePrepared`).
 /// A cached statement has a name of its own and is deallocated when dropped; a one-off
 /// statement uses the server's unnamed statement while no other statement has taken it,
-/// and is sent with its text otherwise. Each use binds, runs and resets; the rows of a
-/// result are held whole until the reset.
+/// and is sent with its text otherwise. Each use binds, runs and resets. `forEachRow`
+/// reads the rows as they arrive (`RowStream`), one in memory at a time; `first` and
+/// `step` hold their result whole until the reset.
 public final class PostgresStatement: PreparedStatement {
   public let sql: String
   /// The text PostgreSQL reads (`$n` parameters).
@@ -124,12 +125,36 @@ public final class PostgresStatement: PreparedStatement {
 
   // MARK: - Running
 
-  /// Sends the statement with its bindings and returns its result (tuples or a command's).
+  /// Sends the statement with its bindings and returns its result (tuples or a command's),
+  /// held whole.
   private func run() throws -> OpaquePointer {
+    if let result = try prepareToSend() { return result }
+    let result = try withSend { try connection.exchange(.extended($0), sql: sql, interruptible: isReadOnly) }
+    guard let result else { throw PostgresError(sqlState: "XX000", message: "PostgreSQL returned no result", sql: sql) }
+    if !isReadOnly { connection.dropPrefetched() }
+    // Rows changed, as SQLite counts them: by INSERT, UPDATE and DELETE only.
+    if PQresultStatus(result) == PGRES_COMMAND_OK {
+      connection.changes = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
+      connection.totalChanges &+= connection.changes
+    }
+    return result
+  }
+
+  /// Sends the statement with its bindings and returns its rows as they arrive (or as
+  /// prefetched).
+  private func stream() throws -> RowStream {
+    if let result = try prepareToSend() { return RowStream(connection: connection, sql: sql, whole: result) }
+    return try withSend { try connection.openStream($0, sql: sql, interruptible: isReadOnly, writes: !isReadOnly) }
+  }
+
+  /// Before the statement is sent: the connection's checks (`beforeStatement`), and the
+  /// statement prepared again when the connection was made again since. Returns the
+  /// answer a read was asked in the transaction's opening round trip, when it still
+  /// serves (PostgresConnection+Prefetch.swift): then nothing is sent.
+  private func prepareToSend() throws -> OpaquePointer? {
     try connection.beforeStatement()
     if mayRemoveRows { connection.epoch &+= 1 }
-    // A read asked in the transaction's opening round trip answers from there
-    // (PostgresConnection+Prefetch.swift); a write makes every such answer stale.
+    // A write makes every prefetched answer stale.
     if isReadOnly, let result = connection.takePrefetched(sql, bindings) { return result }
     if !isReadOnly { connection.dropPrefetched() }
     if !name.isEmpty && preparedIn != server.generation {
@@ -139,10 +164,16 @@ public final class PostgresStatement: PreparedStatement {
       if let prepared { PQclear(prepared) }
       preparedIn = connection.server.generation
     }
+    return nil
+  }
+
+  /// Calls `body` with a closure that sends the statement with its bindings (valid until
+  /// `body` returns).
+  private func withSend<T>(_ body: (@escaping () -> Int32) throws -> T) throws -> T {
     let (buffer, offsets, lengths, formats) = try encoded(bindings)
     let handle = connection.handle
     let me = ObjectIdentifier(self)
-    let result = try buffer.withUnsafeBufferPointer { base -> OpaquePointer? in
+    return try buffer.withUnsafeBufferPointer { base -> T in
       let start = base.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
       let values = offsets.map { offset -> UnsafePointer<CChar>? in offset < 0 ? nil : start.map { $0 + offset } }
       let send = { [server, name, text, parameterCount, parameterTypes] () -> Int32 in
@@ -154,16 +185,8 @@ public final class PostgresStatement: PreparedStatement {
         }
         return PQsendQueryPrepared(handle, name, Int32(parameterCount), values, lengths, formats, 0)
       }
-      return try connection.exchange(.extended(send), sql: sql, interruptible: isReadOnly)
+      return try body(send)
     }
-    guard let result else { throw PostgresError(sqlState: "XX000", message: "PostgreSQL returned no result", sql: sql) }
-    if !isReadOnly { connection.dropPrefetched() }
-    // Rows changed, as SQLite counts them: by INSERT, UPDATE and DELETE only.
-    if PQresultStatus(result) == PGRES_COMMAND_OK {
-      connection.changes = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
-      connection.totalChanges &+= connection.changes
-    }
-    return result
   }
 
   /// `values` (one per parameter) as libpq sends them: one buffer of NUL-ended values,
@@ -245,12 +268,10 @@ public final class PostgresStatement: PreparedStatement {
     defer { reset() }
     connection.statementsRun &+= 1
     try bind(values)
-    let result = try run()
-    defer { PQclear(result) }
-    var row = PostgresRow(result: result, row: 0, kinds: columnKinds)
-    for i in 0..<PQntuples(result) {
-      row.row = i
-      try body(row)
+    let rows = try stream()
+    defer { rows.close() }
+    while let (result, i) = try rows.next() {
+      try body(PostgresRow(result: result, row: i, kinds: columnKinds))
     }
   }
 

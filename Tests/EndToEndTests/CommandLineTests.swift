@@ -111,24 +111,30 @@ final class CommandLineTests: XCTestCase {
     XCTAssertTrue(stderr.contains(" debug: ") || stderr.contains(" info: "), stderr)
   }
 
-  /// Spawn to `initialize` reply, 20 times; the median is printed, and only a hang fails.
+  /// Spawn to `initialize` reply, 20 times; the median is printed. What fails is a hang or a
+  /// start that works for long: the CPU time the server used up to its reply (which waiting
+  /// for the processor on a busy machine does not grow), median under 0.5 s.
   func testStartupTime() throws {
     var times: [TimeInterval] = []
+    var cpu: [TimeInterval] = []
     for _ in 0..<20 {
       let start = Date()
       let server = try ServerProcess()
-      let reply = try server.request("initialize", timeout: 10)
+      let reply = try server.request("initialize", timeout: 60)
       times.append(Date().timeIntervalSince(start))
+      cpu.append(try XCTUnwrap(server.cpuSeconds, "cannot read the server's CPU time"))
       XCTAssertNotNil(reply["result"])
       server.closeInput()
       XCTAssertEqual(server.waitForExit(), 0)
     }
     times.sort()
+    cpu.sort()
     let median = (times[9] + times[10]) / 2
+    let cpuMedian = (cpu[9] + cpu[10]) / 2
     print(
       String(
-        format: "CommandLineTests: spawn to initialize reply over 20 runs: median %.1f ms, min %.1f ms, max %.1f ms", median * 1000,
-        times[0] * 1000, times[19] * 1000))
-    XCTAssertLessThan(median, 1.0)
+        format: "CommandLineTests: spawn to initialize reply over 20 runs: median %.1f ms, min %.1f ms, max %.1f ms; CPU median %.1f ms",
+        median * 1000, times[0] * 1000, times[19] * 1000, cpuMedian * 1000))
+    XCTAssertLessThan(cpuMedian, 0.5)
   }
 }

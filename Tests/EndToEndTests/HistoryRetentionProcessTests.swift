@@ -58,16 +58,15 @@ final class HistoryRetentionProcessTests: XCTestCase {
     let b = try ServerProcess(arguments: ["serve", "--store", path, "--history-retention", "1"])
     let observed = try a.call("query.observe", ["entity": "Task", "sort": ["title"]])
     XCTAssertEqual(observed["objects"]?.arrayValue, [])
-    let pid = a.process.processIdentifier
-    kill(pid, SIGSTOP)
+    XCTAssertTrue(a.pause(), "the observer did not stop")
     for i in 0..<5 { _ = try b.call("objects.insert", ["entity": "Task", "values": ["title": .string("t\(i)")]]) }
     for i in 0..<3 { _ = try b.call("objects.insert", ["entity": "Note", "values": ["text": .string("n\(i)")]]) }
     let tokens = try XCTUnwrap(try b.call("history.fetch")["transactions"]?.arrayValue).compactMap { $0["token"]?.intValue }
     XCTAssertLessThanOrEqual(tokens.count, 2, "pruned: \(tokens)")
-    kill(pid, SIGCONT)
+    a.resume()
     var inserted: [String] = []
     while inserted.count < 5 {
-      guard let m = try a.readMessage(timeout: 20) else { return XCTFail("no query/changed; saw \(inserted)") }
+      guard let m = try a.readMessage(timeout: 60) else { return XCTFail("no query/changed; saw \(inserted)") }
       guard m["method"] == "query/changed" else { continue }
       inserted += (m["params"]?["inserted"]?.arrayValue ?? []).compactMap { $0["object"]?["title"]?.stringValue }
     }

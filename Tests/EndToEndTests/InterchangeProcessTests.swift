@@ -31,28 +31,38 @@ final class InterchangeProcessTests: XCTestCase {
     let before = try exported(server)
     let header = String(before.split(separator: "\n", maxSplits: 1)[0])
 
-    // A file large enough that its import is still running well after it started.
+    // The import reports progress every 1000 records and writes each report before it goes
+    // on; its stdout is a pipe of one page that the test stops reading after the first
+    // report. From then on the server can write at most one pipe more, far less than the
+    // reports still due before its commit, so the import provably cannot commit before
+    // the kill, however fast the machine (the exact kill point, no waiting).
+    let records = 50_000
     let big = dir.file("big.ndjson")
     var text = header + "\n"
-    text.reserveCapacity(64 << 20)
-    for i in 1...200_000 { text += "{\"_id\":\"Item/\(i)\",\"_entity\":\"Item\",\"title\":\"imported \(i)\",\"n\":\(i)}\n" }
+    text.reserveCapacity(records * 64)
+    for i in 1...records { text += "{\"_id\":\"Item/\(i)\",\"_entity\":\"Item\",\"title\":\"imported \(i)\",\"n\":\(i)}\n" }
     try text.write(toFile: big, atomically: false, encoding: .utf8)
 
-    let importID = server.sendRequest("import.json", ["path": .string(big), "progressToken": "imp"])
-    // The first progress report (written as soon as it is made): the import's transaction
-    // is open and rows are going in.
+    let capacity = server.limitOutputPipe()
+    // A long token makes every report about a kilobyte.
+    let token = JSONValue.string("import-" + String(repeating: "p", count: 1000))
+    let importID = server.sendRequest("import.json", ["path": .string(big), "progressToken": token])
+    // The first report: the import's transaction is open and 1000 rows are in.
     guard let first = try server.readMessage(timeout: 60)?.objectValue else {
       return XCTFail("no progress from the import; stderr: \(server.stderr)")
     }
     XCTAssertEqual(first["method"]?.stringValue, "$/progress", "expected progress before the import ends: \(first)")
-    XCTAssertNil(first["id"], "the import finished before it could be killed: \(first)")
-    usleep(50_000)
-    XCTAssertTrue(server.process.isRunning, "the server ended during the import: \(server.stderr)")
+    let reportBytes = JSONWriter.encodeString(.object(first)).utf8.count + 1
+    let reportsDue = records / 1000 - 1
+    // What was read with the first report (at most a pipe) plus a pipe more is less than
+    // the reports due before the commit: the server is held at one of them.
+    XCTAssertGreaterThan(reportBytes * reportsDue, 2 * capacity, "the reports due must outgrow two pipes (\(capacity) bytes each)")
     XCTAssertEqual(kill(server.process.processIdentifier, SIGKILL), 0)
     XCTAssertNotNil(server.waitForExit(), "the killed server did not end")
     XCTAssertTrue(server.endedBySignal)
-    let rest = String(decoding: server.readToEnd(timeout: 2), as: UTF8.self)
+    let rest = String(decoding: server.readToEnd(timeout: 10), as: UTF8.self)
     XCTAssertFalse(rest.contains("\"id\":\(JSONWriter.encodeString(importID))"), "the import replied before the kill: \(rest)")
+    XCTAssertLessThan(rest.split(separator: "\n").count, reportsDue, "the server wrote every report without being read")
 
     let again = try ServerProcess(arguments: ["serve", "--store", store])
     let check = try again.call("store.check")

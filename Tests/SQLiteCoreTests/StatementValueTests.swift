@@ -223,3 +223,44 @@ final class StatementValueTests: XCTestCase {
     XCTAssertEqual(e?.isInterrupted, true)
   }
 }
+
+/// `interrupt()` called while a write statement runs inside a transaction (from the
+/// cancellation probe, as the server's reading of a `$/cancelRequest` does): SQLite would
+/// roll the whole transaction back if the statement were interrupted, so the statement
+/// runs to its end, the transaction stays open with everything in it, and the flag that
+/// loops check between statements is raised.
+final class WriteInterruptTests: XCTestCase {
+  func testInterruptDuringAWriteStatementKeepsTheTransaction() throws {
+    let db = try memoryDB()
+    try db.execute("CREATE TABLE t (v INTEGER)")
+    try db.begin()
+    try db.execute("INSERT INTO t VALUES (-1)")
+    var probes = 0
+    db.cancellationProbe = {
+      probes += 1
+      db.interrupt()
+    }
+    try db.execute(
+      "INSERT INTO t SELECT x FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) SELECT x FROM c)")
+    db.cancellationProbe = nil
+    XCTAssertGreaterThan(probes, 0, "the probe never ran while the statement stepped")
+    XCTAssertTrue(db.isInterruptRequested)
+    XCTAssertFalse(db.isAutocommit, "the interrupt ended the transaction")
+    XCTAssertEqual(try db.scalar("SELECT count(*) FROM t", []), .integer(100_001))
+    db.clearInterrupt()
+    try db.commit()
+    XCTAssertEqual(try db.scalar("SELECT count(*) FROM t", []), .integer(100_001))
+  }
+
+  /// The same probe during a statement that only reads stops it at once.
+  func testInterruptDuringAReadingStatementStopsIt() throws {
+    let db = try memoryDB()
+    db.cancellationProbe = { db.interrupt() }
+    let e = sqliteError {
+      try db.prepare("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000) SELECT count(*) FROM c").first {
+        $0.int(0)
+      }
+    }
+    XCTAssertEqual(e?.isInterrupted, true)
+  }
+}

@@ -121,6 +121,75 @@ public final class ServerProcess: @unchecked Sendable {
     try? stdoutPipe.fileHandleForReading.close()
   }
 
+  /// Shrinks the pipe of the child's stdout to its smallest capacity (one page) and returns
+  /// the capacity it has. The server writes a notification made while a request runs
+  /// (`$/progress`) before the request goes on, so with the test not reading, the request
+  /// is held at its next notification once the pipe is full: a point the test controls.
+  /// From the moment the test last read, the child writes at most this many bytes more.
+  public func limitOutputPipe() -> Int {
+    let fd = stdoutPipe.fileHandleForReading.fileDescriptor
+    _ = fcntl(fd, Self.setPipeSize, 4096)
+    return Int(fcntl(fd, Self.getPipeSize))
+  }
+
+  /// F_SETPIPE_SZ and F_GETPIPE_SZ (Linux's F_LINUX_SPECIFIC_BASE + 7 and + 8).
+  private static let setPipeSize: Int32 = 1031
+  private static let getPipeSize: Int32 = 1032
+
+  /// Waits until the child has read every byte written to its stdin (the pipe is empty),
+  /// so a message sent before has been read by the server; false after `timeout` (a bound
+  /// for failures only: the server reads its input while it works and while it waits).
+  public func waitUntilInputIsRead(timeout: TimeInterval = 60) -> Bool {
+    let fd = stdinPipe.fileHandleForWriting.fileDescriptor
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+      var unread: Int32 = 0
+      guard ioctl(fd, UInt(FIONREAD), &unread) == 0 else { return false }
+      if unread == 0 { return true }
+      if Date() > deadline || !process.isRunning { return false }
+      usleep(1_000)
+    }
+  }
+
+  /// The CPU time the child has used so far (user and system, all threads), from
+  /// /proc/PID/stat; nil when it cannot be read. Unlike wall-clock time it does not grow
+  /// while the child waits for the processor, so it measures how far its work has gone.
+  public var cpuSeconds: Double? {
+    guard let fields = procStat() else { return nil }
+    // utime and stime: fields 14 and 15, 12 and 13 after the state.
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+  }
+
+  /// Stops the child (SIGSTOP) and waits until it is stopped: it does no work until
+  /// `resume()`; false when it did not stop within `timeout` (a bound for failures only).
+  public func pause(timeout: TimeInterval = 30) -> Bool {
+    guard kill(process.processIdentifier, SIGSTOP) == 0 else { return false }
+    let deadline = Date().addingTimeInterval(timeout)
+    while procStat()?.first != "T" {
+      if Date() > deadline || !process.isRunning { return false }
+      usleep(1_000)
+    }
+    return true
+  }
+
+  /// Lets a child stopped by `pause()` go on.
+  public func resume() { kill(process.processIdentifier, SIGCONT) }
+
+  /// The fields of /proc/PID/stat after the command's name, the state first.
+  private func procStat() -> [Substring]? {
+    guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+      let close = text.lastIndex(of: ")")
+    else { return nil }
+    return text[text.index(after: close)...].split(separator: " ")
+  }
+
+  /// Bytes the child has written to stdout that the test has not read yet (in the pipe).
+  public var unreadOutput: Int {
+    var unread: Int32 = 0
+    return ioctl(stdoutPipe.fileHandleForReading.fileDescriptor, UInt(FIONREAD), &unread) == 0 ? Int(unread) + buffer.count : -1
+  }
+
   /// A fresh request id (the counter `request` uses).
   public func freshID() -> JSONValue {
     defer { nextID += 1 }

@@ -58,22 +58,26 @@ test("an abort after the reply changes nothing", () => withFake(async (client) =
 }));
 
 test("a time-out stops waiting but never cancels: the request completes on the server", () => withFake(async (client) => {
-  await assert.rejects(client.call("sleep", { ms: 300, value: "done" }, { timeoutMs: 20 }), (err: unknown) => {
+  // The fake answers only when woken: no reply can beat the time-out.
+  await assert.rejects(client.call("sleep", { ms: 600_000, value: "done" }, { timeoutMs: 20 }), (err: unknown) => {
     assert.ok(err instanceof RequestTimeoutError);
     assert.match(err.message, /not cancelled and may still complete/);
     return true;
   });
-  // The fake answers requests in order of their timers; this one ends after the sleep.
-  await client.call("sleep", { ms: 400, value: "after" });
-  assert.deepEqual(await client.call("seen"), ["sleep", "sleep", "seen"], "no $/cancelRequest was sent");
+  // The sleeper's reply is written before wake's own, so it has been read when wake answers.
+  assert.equal(await client.call("wake"), 1);
+  assert.deepEqual(await client.call("seen"), ["sleep", "wake", "seen"], "no $/cancelRequest was sent");
   assert.match(client.stderrTail(), /unmatched\] .*"result":"done"/, "the timed-out request completed");
 }));
 
 test("long methods have no default time limit; others have the client's", () => withFake(async (client) => {
+  // Answered after 200 ms, four times the client's 50 ms: only "no limit" lets it through.
   const slow = { data: "{}", _delayMs: 200 } as unknown as Parameters<ModelStoreClient["importJson"]>[0];
   assert.equal((await client.importJson(slow) as unknown as { method: string }).method, "import.json");
-  await assert.rejects(client.call("query.count", { entity: "Task", _delayMs: 200 }), RequestTimeoutError);
-  await assert.rejects(client.importJson(slow, { timeoutMs: 20 }), RequestTimeoutError, "a call's own limit still applies");
+  // Answered after ten minutes: no reply can beat the limit.
+  const never = { data: "{}", _delayMs: 600_000 } as unknown as Parameters<ModelStoreClient["importJson"]>[0];
+  await assert.rejects(client.call("query.count", { entity: "Task", _delayMs: 600_000 }), RequestTimeoutError);
+  await assert.rejects(client.importJson(never, { timeoutMs: 20 }), RequestTimeoutError, "a call's own limit still applies");
 }, 50));
 
 test("Symbol.asyncDispose closes the session", async () => {

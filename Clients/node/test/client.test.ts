@@ -46,12 +46,16 @@ test("spawn passes args and env", () => withFake(async (client) => {
 test("concurrent calls are routed by id", () => withFake(async (client) => {
   const finished: string[] = [];
   const track = <T>(name: string, promise: Promise<T>): Promise<T> => promise.then((v) => { finished.push(name); return v; });
-  const results = await Promise.all([
-    track("slow", client.call("sleep", { ms: 120, value: "slow" })),
-    track("fast", client.call("sleep", { ms: 10, value: "fast" })),
-    track("mid", client.call("sleep", { ms: 60, value: "mid" })),
+  // The sleepers answer only when woken, in the order wake names: not by their timers.
+  const calls = [
+    track("slow", client.call("sleep", { ms: 600_000, value: "slow" })),
+    track("fast", client.call("sleep", { ms: 600_000, value: "fast" })),
+    track("mid", client.call("sleep", { ms: 600_000, value: "mid" })),
     track("echo", client.call("echo", { n: 1 })),
-  ]);
+  ];
+  await calls[3];
+  assert.equal(await client.call("wake", { values: ["fast", "mid", "slow"] }), 3);
+  const results = await Promise.all(calls);
   assert.deepEqual(results, ["slow", "fast", "mid", { n: 1 }]);
   assert.deepEqual(finished, ["echo", "fast", "mid", "slow"]);
 }));

@@ -2,7 +2,8 @@
 // Plain JS kept outside dist/ on purpose: `node --test dist/test/` would run
 // any .js file found there as a test.
 //
-// Methods: echo (params as result), sleep {ms, value}, fail {code, message, data},
+// Methods: echo (params as result), sleep {ms, value}, wake {values?} (answers sleeping
+// requests now: those with these values in this order, or all), fail {code, message, data},
 // notifyMe {method, params}, stage {method, result, before, after} (the next `method`
 // request is answered with `result`, the messages `before` and `after` written around
 // the reply in one write), askClient {method, params} (server->client request,
@@ -13,7 +14,7 @@
 import { createInterface } from "node:readline";
 
 const stubborn = process.argv.includes("--stubborn");
-const sleeping = new Map(); // request id -> timer
+const sleeping = new Map(); // request id -> {timer, value, answer}
 const staged = new Map(); // method -> stage params
 const asked = new Map(); // server request id -> client request id
 const seen = []; // the method of every message received
@@ -28,10 +29,21 @@ process.stderr.write(`fake-server started pid=${process.pid}\n`);
 const handlers = {
   echo: (id, params) => send({ id, result: params ?? null }),
   sleep: (id, params) => {
-    sleeping.set(id, setTimeout(() => {
+    const answer = () => {
+      clearTimeout(timer);
       sleeping.delete(id);
       send({ id, result: params.value ?? null });
-    }, params.ms));
+    };
+    const timer = setTimeout(answer, params.ms);
+    sleeping.set(id, { timer, value: params.value, answer });
+  },
+  // Answers the sleeping requests now (those whose value is in `values`, in that order;
+  // all of them, in the order they came, without it), then itself.
+  wake: (id, params) => {
+    const all = [...sleeping.values()];
+    const order = params?.values ? params.values.map((v) => all.find((s) => s.value === v)).filter(Boolean) : all;
+    for (const s of order) s.answer();
+    send({ id, result: order.length });
   },
   fail: (id, params) => send({ id, error: params }),
   stage: (id, params) => {
@@ -80,9 +92,9 @@ function onRequest(message) {
 function onNotification(message) {
   if (message.method === "$/cancelRequest") {
     const id = message.params.id;
-    const timer = sleeping.get(id);
-    if (timer) {
-      clearTimeout(timer);
+    const sleeper = sleeping.get(id);
+    if (sleeper) {
+      clearTimeout(sleeper.timer);
       sleeping.delete(id);
       send({ id, error: { code: -32800, message: "Request cancelled" } });
     }

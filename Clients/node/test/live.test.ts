@@ -10,7 +10,7 @@ import type { FetchParams, QueryChange, Schema, StoredObject } from "../src/inde
 
 const BIN = process.env["MODELSTORE_BIN"];
 const SKIP = BIN ? false : "MODELSTORE_BIN is not set (point it at the built server, e.g. .build/debug/modelstore)";
-const WAIT_MS = 10_000;
+const WAIT_MS = 60_000; // a wall-clock bound for failures only: a loaded machine must not trip it
 
 const SCHEMA: Schema = {
   version: "1",

@@ -91,7 +91,7 @@ def handle(request_id: Any, method: str, params: Any) -> None:
         stage = staged.pop(method, None)
         hold = held.get(method) if method != "release" else None
     if hold is not None:
-        hold.wait(10)
+        hold.wait(60)
         with state_lock:
             held.pop(method, None)
     if stage is not None:
@@ -117,9 +117,8 @@ def handle(request_id: Any, method: str, params: Any) -> None:
     elif method == "fail":
         respond(request_id, error=params)
     elif method == "sleep":
-        event = threading.Event()
-        with state_lock:
-            cancel_events[request_id] = event
+        with state_lock:  # made by main() before this thread started
+            event = cancel_events[request_id]
         if event.wait(params.get("seconds", 1)):
             respond(request_id, error={"code": -32800, "message": "request cancelled"})
         else:
@@ -188,6 +187,11 @@ def main() -> None:
                 if event is not None:
                     event.set()
             continue
+        if method == "sleep":
+            # Registered before the next message is read, so a cancel that follows the
+            # request always finds it.
+            with state_lock:
+                cancel_events[message["id"]] = threading.Event()
         worker = threading.Thread(
             target=handle, args=(message["id"], method, message.get("params")), daemon=True
         )

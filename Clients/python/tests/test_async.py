@@ -68,7 +68,7 @@ class AsyncClientTests(unittest.IsolatedAsyncioTestCase):
                 return int(other.history(limit=1)["lastToken"])
 
         token = await asyncio.get_running_loop().run_in_executor(None, write)
-        self.assertTrue(await live.wait_for(token, 10))
+        self.assertTrue(await live.wait_for(token, 60))  # a bound for failures only
         self.assertEqual([t["title"] for t in live.objects], ["t1", "t2", "t3"])
         self.assertEqual(live.objects[0]["due"], due)
         read: List[int] = []

@@ -202,9 +202,13 @@ class NotificationTests(FakeServerCase):
         self.assertEqual(received, [{"done": 3}])
 
         remove()
+        # Handlers run in the order they were added, one notification at a time, on one
+        # thread: once a handler added after the removed one has seen the next notification,
+        # the removed one would have seen it too.
+        witnessed = threading.Event()
+        self.client.on_notification("$/progress", lambda params: witnessed.set())
         self.client.call("notifyMe", {"method": "$/progress", "params": {"done": 4}})
-        self.client.call("echo")  # round trip so any stray dispatch happens first
-        time.sleep(0.1)
+        self.assertTrue(witnessed.wait(5))
         self.assertEqual(received, [{"done": 3}])
 
     def test_handler_may_call_the_server(self) -> None:
@@ -222,10 +226,12 @@ class NotificationTests(FakeServerCase):
 
     def test_failing_handler_does_not_break_the_client(self) -> None:
         self.client.on_notification("boom", lambda params: 1 / 0)
+        # Run after the failing handler (in the order they were added, on one thread).
+        after = threading.Event()
+        self.client.on_notification("boom", lambda params: after.set())
         with self.assertLogs("modelstore_client", level="ERROR"):
             self.client.call("notifyMe", {"method": "boom"})
-            self.client.call("echo")
-            time.sleep(0.2)
+            self.assertTrue(after.wait(5))
         self.assertEqual(self.client.call("echo", {"ok": 1}), {"ok": 1})
 
 
@@ -260,10 +266,9 @@ class ServerRequestTests(FakeServerCase):
 
 class TimeoutAndCancelTests(FakeServerCase):
     def test_timeout_raises_request_timeout_and_client_stays_usable(self) -> None:
-        started = time.monotonic()
+        # The server answers only after 60 s: a reply before that is the time-out's.
         with self.assertRaises(RequestTimeout) as caught:
-            self.client.call("sleep", {"seconds": 5}, timeout=0.2)
-        self.assertLess(time.monotonic() - started, 3)
+            self.client.call("sleep", {"seconds": 60}, timeout=0.2)
         self.assertIsInstance(caught.exception, TimeoutError)
         self.assertEqual(self.client.call("echo", {"still": "alive"}), {"still": "alive"})
 
@@ -271,11 +276,10 @@ class TimeoutAndCancelTests(FakeServerCase):
         client = fake_client(timeout=0.2)
         self.addCleanup(client.close)
         with self.assertRaises(RequestTimeout):
-            client.call("sleep", {"seconds": 5})
+            client.call("sleep", {"seconds": 60})
 
     def test_cancel_by_id_yields_cancelled_error(self) -> None:
-        future, request_id = self.client.call_async("sleep", {"seconds": 10})
-        time.sleep(0.1)
+        future, request_id = self.client.call_async("sleep", {"seconds": 60})
         self.client.cancel(request_id)
         with self.assertRaises(CancelledError):
             future.result(5)
@@ -284,7 +288,7 @@ class TimeoutAndCancelTests(FakeServerCase):
     def test_cancelling_the_future_tells_the_server(self) -> None:
         future, request_id = self.client.call_async("sleep", {"seconds": 10})
         self.assertTrue(future.cancel())
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30  # a bound for failures only
         while request_id not in self.client.call("cancelled"):
             self.assertLess(time.monotonic(), deadline, "server never saw $/cancelRequest")
             time.sleep(0.05)
@@ -337,13 +341,14 @@ class ProcessLifecycleTests(unittest.TestCase):
         with self.assertLogs("modelstore_client", level="WARNING") as logs:
             code = client.close(timeout=0.5)
         self.assertIn("killing", "\n".join(logs.output))
-        self.assertLess(time.monotonic() - started, 5)
+        self.assertLess(time.monotonic() - started, 30)  # it did not hang (a bound for failures only)
         self.assertIsNotNone(code)
         self.assertNotEqual(code, 0)
 
     def test_close_without_shutdown_method_still_exits_cleanly(self) -> None:
         client = fake_client("--no-shutdown")
-        self.assertEqual(client.close(timeout=2), 0)
+        client.call("echo")  # started: the bound below is for the shutdown alone
+        self.assertEqual(client.close(timeout=10), 0)
 
     def test_close_after_crash(self) -> None:
         client = fake_client()

@@ -469,8 +469,10 @@ def cancel_flood(binary, root, count, reporter, bound):
                             stderr=subprocess.PIPE, cwd=root, preexec_fn=session._limit)
     import threading
     out, err = [], []
-    threading.Thread(target=lambda: out.append(proc.stdout.read()), daemon=True).start()
-    threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True).start()
+    readers = [threading.Thread(target=lambda: out.append(proc.stdout.read()), daemon=True),
+               threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True)]
+    for reader in readers:
+        reader.start()
     block = CANCEL_LINE * 10000
     sent = 0
     try:
@@ -489,7 +491,8 @@ def cancel_flood(binary, root, count, reporter, bound):
         reporter.add(Finding("hang", "%d cancels not done after %.0f s" % (count, bound)), "cancel flood",
                      ["--memory"], [], [CANCEL_LINE.rstrip()])
         return sent, time.monotonic() - t0
-    time.sleep(0.05)
+    for reader in readers:  # both read to the end of output the exited server closed
+        reader.join(60)
     stdout = out[0] if out else b""
     stderr = (err[0] if err else b"").decode("utf-8", "replace")
     seconds = time.monotonic() - t0
