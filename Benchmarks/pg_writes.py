@@ -168,19 +168,65 @@ def concurrent_case(ctx: Context) -> Outcome:
                             f"VALUES ({i}, {code['Task']}, 1, '{t.uuid}', '{t.title}', {int(t.done)}, {t.seconds!r}, {t.priority}, {t.category});\n")
             scripts.append(sql)
         psql = timed_together(ctx, [pgcluster.psql_argv(ctx, "-f", str(s)) for s in scripts], None, None)
+        check_store(ctx, "bench_conc_psql", 2 * k)
+        make_empty_store(ctx, "bench_conc_psql")
+        kept = [ctx.work / f"pg-conc-kept{h}.sql" for h in range(2)]
+        for h, part in enumerate(halves):
+            bookkeeping_script(kept[h], part, 1 + h * k, "bench_conc_psql", code, with_categories=h == 0)
+        psql_kept = timed_together(ctx, [pgcluster.psql_argv(ctx, "-f", str(s)) for s in kept], None, None)
+        check_store(ctx, "bench_conc_psql", 2 * k)
         rounds.append({"two_servers_seconds": two, "one_server_seconds": one, "two_psql_seconds": psql,
-                       "ratio": two / psql, "ratio_to_one_server": two / one})
+                       "two_psql_bookkeeping_seconds": psql_kept, "ratio": two / psql, "bookkeeping_ratio": two / psql_kept,
+                       "ratio_to_one_server": two / one})
     for s in ("bench_conc", "bench_conc_psql"):
         pgcluster.drop_schema(ctx, s)
     r = {"objects_per_server": k, "two_servers_seconds": median(rounds, "two_servers_seconds"),
          "one_server_seconds": median(rounds, "one_server_seconds"), "two_psql_seconds": median(rounds, "two_psql_seconds"),
-         "ratio": median(rounds, "ratio"), "ratio_to_one_server": median(rounds, "ratio_to_one_server"), "runs": rounds}
+         "two_psql_bookkeeping_seconds": median(rounds, "two_psql_bookkeeping_seconds"),
+         "ratio": median(rounds, "ratio"), "bookkeeping_ratio": median(rounds, "bookkeeping_ratio"),
+         "ratio_to_one_server": median(rounds, "ratio_to_one_server"), "runs": rounds}
     rate = 2 * k / r["two_servers_seconds"]
     return Outcome(r, [
         Row(f"(pg_concurrent) two servers on one PostgreSQL store, {k:,} objects.insert each (a transaction each), at once",
             f"{r['two_servers_seconds']:.3f} s ({rate:,.0f} inserts/s; one server alone: {r['one_server_seconds']:.3f} s)",
             f"{r['two_psql_seconds']:.3f} s (two psql sessions, INSERT each)", f"{r['ratio']:.2f}x", "every object, each key once"),
+        Row("(pg_concurrent) the same, beside psql doing a store's bookkeeping per insert (lock, history row, key maximum, "
+            "commit count, NOTIFY; one transaction each)", f"{r['two_servers_seconds']:.3f} s",
+            f"{r['two_psql_bookkeeping_seconds']:.3f} s (two psql sessions)", f"{r['bookkeeping_ratio']:.2f}x", ""),
     ])
+
+
+def lock_key(schema: str) -> int:
+    """The store's write lock key (PostgresConnection.lockKey): FNV-1a of `modelstore:` and
+    the schema's name, as a signed 64-bit integer."""
+    h = 0xcbf29ce484222325
+    for b in f"modelstore:{schema}".encode():
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h - (1 << 64) if h >= 1 << 63 else h
+
+
+def bookkeeping_script(path: Path, rows: list, first_key: int, schema: str, code: dict, with_categories: bool) -> None:
+    """psql's side doing per insert what a store's write transaction does besides the INSERT
+    (protocol.md, "Layout and transactions on PostgreSQL"): the store's lock, a history row
+    (a change record of the size the server writes), the key maximum, the commit count and
+    the NOTIFY, each insert its own transaction; psql sends them one statement at a time."""
+    channel = f"modelstore_{lock_key(schema) & 0xFFFFFFFFFFFFFFFF:x}"
+    changes = "\\x020201045461736b010200020843617465676f727900010200"
+    with open(path, "w") as f:
+        f.write(f'\\o /dev/null\nSET search_path TO "{schema}";\n')
+        if with_categories:
+            for c, name in enumerate(seedmodel.category_names(CATEGORIES), 1):
+                f.write(f'INSERT INTO "Category" ("_pk", "_ent", "_opt", "name") VALUES ({c}, {code["Category"]}, 1, \'{name}\');\n')
+        for i, t in enumerate(rows, first_key):
+            f.write(f"BEGIN;\nSELECT pg_advisory_xact_lock({lock_key(schema)});\n"
+                    'INSERT INTO "Task" ("_pk", "_ent", "_opt", "id", "title", "isCompleted", "createdAt", "priority", "category") '
+                    f"VALUES ({i}, {code['Task']}, 1, '{t.uuid}', '{t.title}', {int(t.done)}, {t.seconds!r}, {t.priority}, {t.category});\n"
+                    'INSERT INTO _ms_history ("token", "timestamp", "author", "changes") VALUES '
+                    f"(coalesce((SELECT max(\"token\") FROM _ms_history), 0) + 1, {t.seconds!r}, NULL, '{changes}');\n"
+                    'INSERT INTO "_ms_keys" ("name", "max") VALUES (\'Task\', ' f"{i}" ') ON CONFLICT ("name") DO UPDATE '
+                    'SET "max" = excluded."max" WHERE excluded."max" > "_ms_keys"."max";\n'
+                    "UPDATE _ms_meta SET \"value\" = CAST(CAST(\"value\" AS bigint) + 1 AS text) WHERE \"key\" = 'commits';\n"
+                    f'NOTIFY "{channel}";\nCOMMIT;\n')
 
 
 def prepared_store(ctx: Context) -> str:

@@ -88,6 +88,11 @@ public protocol DatabaseConnection: AnyObject {
   /// (the store's to-one targets) holds while it stays the same. Nil when the connection
   /// does not track it (reading again costs little there: SQLite, in the process).
   var rowsEpoch: Int? { get }
+  /// Asks for the read `sql` with `values` to be run at the start of every later write
+  /// transaction, in the round trip that opens it, so that the transaction's own run of it
+  /// (the same values, before it wrote anything) costs no round trip of its own. Nothing
+  /// where a statement costs no round trip (SQLite, in the process: the default).
+  func prefetchInWriteTransactions(_ sql: String, _ values: [SQLValue])
   /// A consistent copy of what is committed, written to the file at `path`; the number of
   /// pages (or units of the engine's choosing) copied.
   @discardableResult func backup(to path: String) throws -> Int
@@ -97,6 +102,7 @@ public protocol DatabaseConnection: AnyObject {
 
 extension DatabaseConnection {
   public var rowsEpoch: Int? { nil }
+  public func prefetchInWriteTransactions(_ sql: String, _ values: [SQLValue]) {}
 
   /// Runs `body` atomically in a new level; rolled back when `body` or the commit throws.
   public func inTransaction<T>(_ body: () throws -> T) throws -> T {

@@ -15,6 +15,12 @@ public protocol PreparedStatement: AnyObject {
   func reset()
   /// Binds, runs to completion, resets. For INSERT/UPDATE/DELETE.
   func execute(_ values: [SQLValue]) throws
+  /// Like `execute`, for a write inside a transaction whose outcome nobody reads (no rows,
+  /// no `changes`): a connection to a server may hold it back and send it with its next
+  /// message (the next statement, at the latest the level's end or the COMMIT), one round
+  /// trip fewer; its failure is then thrown by that later call. It never outlives the
+  /// level it was queued in: closing the level sends it, rolling it back drops it.
+  func executeLater(_ values: [SQLValue]) throws
   /// Binds, calls `body` once per row, resets. The rows are read as they come, never held
   /// whole (a large result takes the memory of one row); `body` may run other statements
   /// of the connection meanwhile.
@@ -25,6 +31,8 @@ public protocol PreparedStatement: AnyObject {
 
 extension PreparedStatement {
   public func execute() throws { try execute([]) }
+  /// Runs at once where statements cost no round trip (SQLite, in the process).
+  public func executeLater(_ values: [SQLValue]) throws { try execute(values) }
   public func forEachRow(_ body: (any ResultRow) throws -> Void) throws { try forEachRow([], body) }
 }
 

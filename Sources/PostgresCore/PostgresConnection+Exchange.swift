@@ -5,16 +5,32 @@ import DatabaseKit
   import Glibc
 #endif
 
-/// Talking to the server: a command and its results, with the transaction control the
-/// connection has not sent yet (`pendingControl`) going first in the same round trip
-/// (as statements before a simple query's text, or as commands before an extended one in
-/// libpq's pipeline mode).
+/// Talking to the server: a command and its results, with what the connection has not
+/// sent yet (`pendingControl`: transaction control, writes held back) going first in the
+/// same round trip (as statements before a simple query's text, or as commands before
+/// the others in libpq's pipeline mode).
 extension PostgresConnection {
-  /// What goes to the server: a simple query (one or more statements, no parameters), or
-  /// an extended-protocol command sent by the closure (`PQsendQueryPrepared`, ...).
+  /// What goes to the server: a simple query (one or more statements, no parameters),
+  /// statements without parameters sent as commands of their own (one simple query when
+  /// nothing held back goes with them), or an extended-protocol command sent by the
+  /// closure (`PQsendQueryPrepared`, ...).
   enum Command {
     case simple(String)
+    case statements([String])
     case extended(() -> Int32)
+
+    var isExtended: Bool {
+      if case .extended = self { return true }
+      return false
+    }
+  }
+
+  /// One command of a pipeline: what sends it, the statement its failure names (nil: the
+  /// exchange's own), and for a prefetch what takes its result.
+  private struct Send {
+    var sql: String?
+    var send: () -> Int32
+    var receive: ((OpaquePointer) -> Void)? = nil
   }
 
   /// Runs `sql` (one or more statements) as a simple query; the first failure is thrown.
@@ -34,104 +50,177 @@ extension PostgresConnection {
     return status
   }
 
-  /// Sends `command` after the pending transaction control, waits for the results
-  /// (running the cancellation probe while it waits) and returns the command's last one,
-  /// or throws the first failure.
+  /// Runs `list` after what is queued, in one round trip; the first failure is thrown.
+  /// Returns the last one's command tag. An empty list sends what is queued alone.
+  @discardableResult
+  func statements(_ list: [String]) throws -> String? {
+    let sql = list.last
+    guard let result = try exchange(.statements(list), sql: sql, interruptible: false) else { return nil }
+    defer { PQclear(result) }
+    return String(cString: PQcmdStatus(result))
+  }
+
+  /// Sends `command` after the pending transaction control and held writes, waits for the
+  /// results (running the cancellation probe while it waits) and returns the command's
+  /// last one, or throws the first failure (a held write's names its own statement).
   func exchange(_ command: Command, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
-    let controls = try takeControls()
-    switch command {
-    case .simple(let text):
-      // A simple query ends the server's unnamed statement.
-      server.unnamedOwner = nil
-      let whole = (controls + [text]).joined(separator: "; ")
-      guard PQsendQuery(handle, whole) == 1 else { throw failure(nil, sql: sql) }
-      return try collect(commands: 1, sql: sql, interruptible: interruptible)
-    case .extended(let send):
-      guard !controls.isEmpty else {
-        guard send() == 1 else { throw failure(nil, sql: sql) }
-        return try collect(commands: 1, sql: sql, interruptible: interruptible)
-      }
-      return try pipeline(controls, send, sql: sql, interruptible: interruptible)
+    // Answers read before a write in the same round trip are stale (a read's own command
+    // is no write: `PostgresStatement.run` drops them after a write's).
+    try withQueued(sql: sql, writes: !command.isExtended) { queued in
+      try exchange(queued, command, sql: sql, interruptible: interruptible)
     }
   }
 
-  /// Sends the command `send` sends (after the pending transaction control) and returns
-  /// its rows as they arrive (`RowStream`, libpq's single-row mode), once the control
-  /// before it has answered; a failure of the control is thrown here.
-  func openStream(_ send: () -> Int32, sql: String, interruptible: Bool) throws -> RowStream {
-    let controls = try takeControls()
-    guard !controls.isEmpty else {
-      guard send() == 1 else { throw failure(nil, sql: sql) }
-      PQsetSingleRowMode(handle)
-      return RowStream(connection: self, sql: sql, interruptible: interruptible, pipelined: false)
-    }
-    try sendPipeline(controls, send, sql: sql)
-    var failed: OpaquePointer?
+  /// Makes the connection ready for a command (a stream's rest parked, a read snapshot's
+  /// COMMIT answered) and calls `body` with what is queued (`pendingControl`), which goes
+  /// first. When a prefetch failed (its table is gone: the schema changed since it was
+  /// asked), the transaction that opened is undone and all is sent again without
+  /// prefetches. The answers prefetched are dropped after a held write, or when `writes`.
+  private func withQueued<T>(sql: String?, writes: Bool, _ body: ([PendingControl]) throws -> T) throws -> T {
+    parkStream()
+    if snapshotCommitSent { try readSnapshotCommit() }
+    let queued = pendingControl
+    pendingControl = []
+    prefetchFailed = false
     do {
-      for _ in controls {
-        while let r = try nextResult(sql: sql) {
-          let status = PQresultStatus(r)
-          if failed == nil && status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK { failed = r } else { PQclear(r) }
-        }
-      }
+      let result = try body(queued)
+      if writes || queued.contains(where: { $0.kind == .write }) { dropPrefetched() }
+      return result
+    } catch where prefetchFailed {
+      prefetchFailed = false
+      prefetches = []
+      dropPrefetched()
+      if let r = try simpleQuery(["ROLLBACK"], sql: sql, interruptible: false) { PQclear(r) }
+      transactionFailed = false
+      pendingControl = queued.filter { $0.kind != .prefetch }
+      return try withQueued(sql: sql, writes: writes, body)
     } catch {
-      leavePipeline(left: controls.count + 4)
+      dropPrefetched()
       throw error
     }
-    // (In pipeline mode, single-row mode is set for the next command before its results are read.)
-    PQsetSingleRowMode(handle)
-    let stream = RowStream(connection: self, sql: sql, interruptible: interruptible, pipelined: true)
-    guard let failed else { return stream }
-    // The statement was skipped: its result and the sync are left to read.
-    stream.close()
-    let e = failure(failed, sql: sql)
-    PQclear(failed)
-    throw e
+  }
+
+  /// What is queued as commands of a pipeline, and whether any must go so (a held write
+  /// or a prefetch: otherwise, statements that can go as one simple query).
+  private func sends(_ queued: [PendingControl]) -> (sends: [Send], pipelined: Bool) {
+    var sends: [Send] = []
+    for q in queued {
+      if let c = q.command {
+        sends.append(Send(sql: c.sql, send: c.send, receive: q.receive))
+      } else {
+        sends += q.statements.map(textCommand)
+      }
+    }
+    return (sends, queued.contains { $0.command != nil })
+  }
+
+  /// `exchange` of `queued` and `command`.
+  private func exchange(_ queued: [PendingControl], _ command: Command, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
+    var controls = queued.flatMap(\.statements)
+    let (sends, pipelined) = sends(queued)
+    switch command {
+    case .simple(let text):
+      if pipelined {
+        // A simple query cannot join a pipeline: what is queued goes first, on its own.
+        if let r = try pipeline(sends, sql: sql, interruptible: false) { PQclear(r) }
+        controls = []
+      }
+      return try simpleQuery(controls + [text], sql: sql, interruptible: interruptible)
+    case .statements(let list):
+      if pipelined { return try pipeline(sends + list.map(textCommand), sql: sql, interruptible: interruptible) }
+      guard !(controls + list).isEmpty else { return nil }
+      return try simpleQuery(controls + list, sql: sql, interruptible: interruptible)
+    case .extended(let send):
+      guard !sends.isEmpty else {
+        roundTrips &+= 1
+        guard send() == 1 else { throw failure(nil, sql: sql) }
+        return try collect([Send(sql: nil, send: send)], sql: sql, interruptible: interruptible)
+      }
+      return try pipeline(sends + [Send(sql: nil, send: send)], sql: sql, interruptible: interruptible)
+    }
+  }
+
+  /// `list` as one simple query (which ends the server's unnamed statement).
+  private func simpleQuery(_ list: [String], sql: String?, interruptible: Bool) throws -> OpaquePointer? {
+    roundTrips &+= 1
+    server.unnamedOwner = nil
+    guard PQsendQuery(handle, list.joined(separator: "; ")) == 1 else { throw failure(nil, sql: sql) }
+    return try collect([Send(sql: nil, send: { 1 })], sql: sql, interruptible: interruptible)
+  }
+
+  /// A statement without parameters as a command of a pipeline (through the unnamed statement).
+  private func textCommand(_ text: String) -> Send {
+    Send(sql: nil) { [handle, server] in
+      server.unnamedOwner = nil
+      return PQsendQueryParams(handle, text, 0, nil, nil, nil, nil, 0)
+    }
+  }
+
+  /// Sends the command `send` sends (after what is queued: transaction control, held
+  /// writes, prefetches, in the same round trip) and returns its rows as they arrive
+  /// (`RowStream`, libpq's single-row mode), once what went before it has answered; a
+  /// failure there (a held write's names its own statement) is thrown here. `writes`: the
+  /// command may write (the answers prefetched are dropped).
+  func openStream(_ send: @escaping () -> Int32, sql: String, interruptible: Bool, writes: Bool) throws -> RowStream {
+    try withQueued(sql: sql, writes: writes) { queued in
+      roundTrips &+= 1
+      let (sends, _) = sends(queued)
+      guard !sends.isEmpty else {
+        guard send() == 1 else { throw failure(nil, sql: sql) }
+        PQsetSingleRowMode(handle)
+        return RowStream(connection: self, sql: sql, interruptible: interruptible, pipelined: false)
+      }
+      try sendPipeline(sends + [Send(sql: nil, send: send)], sql: sql)
+      var answers: Answers
+      do {
+        answers = try read(sends, sql: sql, keepingLast: false)
+      } catch {
+        leavePipeline(left: sends.count + 4)
+        throw error
+      }
+      // (In pipeline mode, single-row mode is set for the next command before its results are read.)
+      PQsetSingleRowMode(handle)
+      let stream = RowStream(connection: self, sql: sql, interruptible: interruptible, pipelined: true)
+      guard let failed = answers.failed else { return stream }
+      // The statement was skipped: its result and the sync are left to read.
+      stream.close()
+      let e = failure(failed, sql: answers.failedSQL)
+      answers.discard()
+      throw e
+    }
   }
 
   /// Parks the rows of a statement still arriving (`RowStream.park`), so that another
   /// command can use the connection.
   func parkStream() { activeStream?.park() }
 
-  /// Makes the connection ready for a command (a stream's rest parked, a read snapshot's
-  /// COMMIT answered) and takes the pending transaction control, which goes first.
-  func takeControls() throws -> [String] {
-    parkStream()
-    if snapshotCommitSent { try readSnapshotCommit() }
-    let controls = pendingControl.flatMap(\.statements)
-    pendingControl = []
-    roundTrips &+= 1
-    return controls
-  }
-
   /// Reads the answer to a read snapshot's COMMIT (`readingOneSnapshot`).
   func readSnapshotCommit() throws {
     snapshotCommitSent = false
-    if let r = try collect(commands: 1, sql: "COMMIT", interruptible: false) { PQclear(r) }
+    if let r = try collect([Send(sql: nil, send: { 1 })], sql: "COMMIT", interruptible: false) { PQclear(r) }
   }
 
-  /// `controls` (statements without parameters) and the command `send` sends, in one
-  /// round trip (libpq's pipeline mode): a failure skips what follows it, and is thrown.
-  private func pipeline(_ controls: [String], _ send: () -> Int32, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
-    try sendPipeline(controls, send, sql: sql)
-    defer { leavePipeline(left: controls.count + 4) }
-    return try collect(commands: controls.count + 1, sql: sql, interruptible: interruptible, pipelined: true)
+  /// `sends` in one round trip (libpq's pipeline mode): a failure skips what follows it,
+  /// and is thrown.
+  private func pipeline(_ sends: [Send], sql: String?, interruptible: Bool) throws -> OpaquePointer? {
+    roundTrips &+= 1
+    try sendPipeline(sends, sql: sql)
+    defer { leavePipeline(left: sends.count + 4) }
+    return try collect(sends, sql: sql, interruptible: interruptible, pipelined: true)
   }
 
-  /// Enters pipeline mode and sends `controls`, the command `send` sends and a sync; leaves
-  /// pipeline mode again when sending fails.
-  func sendPipeline(_ controls: [String], _ send: () -> Int32, sql: String?) throws {
+  /// Enters pipeline mode and sends `sends` and a sync; leaves pipeline mode again when
+  /// sending fails.
+  private func sendPipeline(_ sends: [Send], sql: String?) throws {
     guard PQenterPipelineMode(handle) == 1 else { throw failure(nil, sql: sql) }
-    for c in controls {
-      guard PQsendQueryParams(handle, c, 0, nil, nil, nil, nil, 0) == 1 else {
-        leavePipeline(left: controls.count + 4)
-        throw failure(nil, sql: sql)
+    for s in sends {
+      guard s.send() == 1 else {
+        leavePipeline(left: sends.count + 4)
+        throw failure(nil, sql: s.sql ?? sql)
       }
     }
-    // The controls went through the unnamed statement.
-    server.unnamedOwner = nil
-    guard send() == 1, PQpipelineSync(handle) == 1 else {
-      leavePipeline(left: controls.count + 4)
+    guard PQpipelineSync(handle) == 1 else {
+      leavePipeline(left: sends.count + 4)
       throw failure(nil, sql: sql)
     }
   }
@@ -146,54 +235,83 @@ extension PostgresConnection {
     }
   }
 
-  /// The results of `commands` commands (each ended by a null result in pipeline mode,
-  /// then the pipeline's sync): the last command's last result, or the first failure
-  /// thrown.
-  private func collect(commands: Int, sql: String?, interruptible: Bool, pipelined: Bool = false) throws -> OpaquePointer? {
-    if interruptible { setInterruptible(true) }
-    defer { if interruptible { setInterruptible(false) } }
+  /// What the commands read so far answered: the last command's last result, the first
+  /// failure and the statement it names.
+  private struct Answers {
     var last: OpaquePointer?
     var failed: OpaquePointer?
-    func discard() {
+    var failedSQL: String?
+
+    mutating func discard() {
       if let last { PQclear(last) }
       if let failed { PQclear(failed) }
       (last, failed) = (nil, nil)
     }
-    func next() throws -> OpaquePointer? { try nextResult(sql: sql) }
+  }
+
+  /// The results of the commands sent (each ended by a null result in pipeline mode, then
+  /// the pipeline's sync): the last command's last result, or the first failure thrown
+  /// (naming its command's statement; a failed prefetch sets `prefetchFailed`). A
+  /// prefetch's result goes to its `receive`.
+  private func collect(_ commands: [Send], sql: String?, interruptible: Bool, pipelined: Bool = false) throws -> OpaquePointer? {
+    if interruptible { setInterruptible(true) }
+    defer { if interruptible { setInterruptible(false) } }
+    var answers = try read(commands, sql: sql, keepingLast: true)
     do {
-      for i in 0..<commands {
-        while let r = try next() {
+      // The sync's own result ends a pipeline.
+      while pipelined, let r = try nextResult(sql: sql) {
+        let status = PQresultStatus(r)
+        PQclear(r)
+        if status == PGRES_PIPELINE_SYNC { break }
+      }
+    } catch {
+      answers.discard()
+      throw error
+    }
+    if let failed = answers.failed {
+      let e = failure(failed, sql: answers.failedSQL)
+      answers.discard()
+      throw e
+    }
+    return answers.last
+  }
+
+  /// Reads the results of `commands` (each to its end), keeping the last command's last
+  /// result when `keepingLast` and the first failure; a prefetch's result goes to its
+  /// `receive`. What was kept is dropped when reading fails.
+  private func read(_ commands: [Send], sql: String?, keepingLast: Bool) throws -> Answers {
+    var answers = Answers(failedSQL: sql)
+    do {
+      for (i, command) in commands.enumerated() {
+        while let r = try nextResult(sql: sql) {
           switch PQresultStatus(r) {
           case PGRES_FATAL_ERROR, PGRES_BAD_RESPONSE, PGRES_NONFATAL_ERROR:
-            if failed == nil { failed = r } else { PQclear(r) }
+            if answers.failed == nil {
+              answers.failed = r
+              answers.failedSQL = command.sql ?? sql
+              prefetchFailed = command.receive != nil
+            } else {
+              PQclear(r)
+            }
           case PGRES_PIPELINE_ABORTED:
             PQclear(r)
+          case PGRES_TUPLES_OK where command.receive != nil:
+            command.receive?(r)
           default:
-            if i == commands - 1 {
-              if let last { PQclear(last) }
-              last = r
+            if keepingLast && i == commands.count - 1 {
+              if let last = answers.last { PQclear(last) }
+              answers.last = r
             } else {
               PQclear(r)
             }
           }
         }
       }
-      // The sync's own result ends a pipeline.
-      while pipelined, let r = try next() {
-        let status = PQresultStatus(r)
-        PQclear(r)
-        if status == PGRES_PIPELINE_SYNC { break }
-      }
     } catch {
-      discard()
+      answers.discard()
       throw error
     }
-    if let failed {
-      let e = failure(failed, sql: sql)
-      discard()
-      throw e
-    }
-    return last
+    return answers
   }
 
   /// The next result of the command being read (nil at its end), waiting for it (a wait

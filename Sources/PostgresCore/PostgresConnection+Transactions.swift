@@ -9,9 +9,12 @@ import DatabaseKit
 /// None of this costs a round trip of its own: opening and closing levels is queued
 /// (`pendingControl`) and goes to the server in front of the next statement. A level
 /// closed before any statement ran in it is never sent at all, and a transaction in which
-/// no statement ran is neither opened nor committed.
+/// no statement ran is neither opened nor committed. Writes whose outcome nobody reads
+/// (`PreparedStatement.executeLater`: the history row, the key maxima) wait in the same
+/// queue, so an autocommit write's last statements, its `commitPrelude` and its COMMIT are
+/// one round trip (libpq's pipeline mode, PostgresConnection+Exchange.swift).
 extension PostgresConnection {
-  /// Transaction control not sent yet.
+  /// Transaction control not sent yet, and writes held back.
   struct PendingControl {
     enum Kind: Equatable {
       /// Opens the transaction (and takes the lock, sets `ms_sp0`).
@@ -20,10 +23,28 @@ extension PostgresConnection {
       case savepoint(Int)
       /// Closes savepoint N, keeping or undoing its work.
       case release(Int), rollbackTo(Int)
+      /// A write held back (`command`).
+      case write
+      /// A read asked in a write transaction's opening round trip (`command`; its result
+      /// goes to `receive`, PostgresConnection+Prefetch.swift).
+      case prefetch
     }
     var kind: Kind
     var statements: [String]
+    /// A write held back or a prefetch: its statement (for its error) and what sends it
+    /// (a prepared statement with its values, owned by the closure).
+    var command: (sql: String, send: () -> Int32)? = nil
+    /// Takes a prefetch's result (its owner then).
+    var receive: ((OpaquePointer) -> Void)? = nil
   }
+
+  /// Holds back a write (`PostgresStatement.executeLater`) until the next round trip.
+  func hold(sql: String, send: @escaping () -> Int32) {
+    pendingControl.append(PendingControl(kind: .write, statements: [], command: (sql, send)))
+  }
+
+  /// Writes are held back, not sent yet.
+  var holdsWrites: Bool { pendingControl.contains { $0.kind == .write } }
 
   /// True when no transaction is open (also when the connection is lost: the server
   /// has rolled back whatever was open); a transaction whose opening is still queued is open.
@@ -59,7 +80,8 @@ extension PostgresConnection {
     }
     try beforeStatement()
     let lock = isReadOnly ? [] : ["SELECT pg_advisory_xact_lock(\(writeLockKey))"]
-    pendingControl = [PendingControl(kind: .begin, statements: ["BEGIN"] + lock + ["SAVEPOINT ms_sp0"])]
+    dropPrefetched()
+    pendingControl = [PendingControl(kind: .begin, statements: ["BEGIN"] + lock + ["SAVEPOINT ms_sp0"])] + prefetchCommands()
     transactionDepth = 1
   }
 
@@ -77,33 +99,46 @@ extension PostgresConnection {
     }
     if depth == 1 {
       try willCommit?()
-      if beginIsPending {
+      pendingControl.removeAll { $0.kind == .prefetch }
+      if beginIsPending && !holdsWrites {
         // No statement ran: there is nothing to commit.
         pendingControl = []
       } else {
+        // What is queued (the transaction's opening, held writes), the prelude and the
+        // COMMIT: one round trip.
         try beforeStatement()
-        let status = try simple(commitPrelude.map { $0 + "; COMMIT" } ?? "COMMIT")
+        let status = try statements(commitPrelude + ["COMMIT"])
         // COMMIT of a transaction PostgreSQL had aborted answers ROLLBACK.
         guard status == "COMMIT" else {
           throw PostgresError(sqlState: "40000", message: "the transaction was rolled back by PostgreSQL instead of committed")
         }
       }
     } else {
+      // Held writes never outlive their level: they are sent (and their failure thrown,
+      // the level staying open for the caller to roll back) before it closes.
+      if holdsWrites {
+        try beforeStatement()
+        try statements([])
+      }
       close(savepoint: depth - 1, .release(depth - 1), "RELEASE SAVEPOINT ms_sp\(depth - 1)")
     }
     transactionDepth -= 1
     undoneLevels.remove(depth)
     if transactionDepth == 0 {
       epoch &+= 1
+      dropPrefetched()
       didEndTransaction?()
     }
   }
 
   /// Queues the end of savepoint `n`; a savepoint whose opening is still queued is just
-  /// forgotten (nothing ran in it).
+  /// forgotten (nothing ran in it), with the writes held back inside it when it is rolled
+  /// back.
   private func close(savepoint n: Int, _ kind: PendingControl.Kind, _ statements: String...) {
     if pendingControl.last?.kind == .savepoint(n) {
       pendingControl.removeLast()
+    } else if kind == .rollbackTo(n), let i = pendingControl.lastIndex(where: { $0.kind == .savepoint(n) }) {
+      pendingControl.removeSubrange(i...)
     } else {
       pendingControl.append(PendingControl(kind: kind, statements: statements))
     }
@@ -113,6 +148,7 @@ extension PostgresConnection {
   public func rollback() {
     precondition(transactionDepth > 0, "rollback without begin")
     epoch &+= 1
+    dropPrefetched()
     undoneLevels.remove(transactionDepth)
     transactionDepth -= 1
     let n = transactionDepth
@@ -137,6 +173,7 @@ extension PostgresConnection {
   /// inside it were open, `transactionWasLost`): no level, nothing queued.
   private func finishTransaction(lost: Bool) {
     epoch &+= 1
+    dropPrefetched()
     if lost { transactionWasLost = true }
     transactionDepth = 0
     pendingControl = []

@@ -67,9 +67,9 @@ public final class PostgresConnection: DatabaseConnection {
   // Transaction state (PostgresConnection+Transactions.swift).
   public internal(set) var transactionDepth = 0
   public var willCommit: (() throws -> Void)?
-  /// Statements sent with the outermost COMMIT, in the same message (no round trip of
-  /// their own): the last writes every transaction makes, after `willCommit`.
-  public var commitPrelude: String?
+  /// Statements (without parameters) sent with the outermost COMMIT, in the same round
+  /// trip: the last writes every transaction makes, after `willCommit`.
+  public var commitPrelude: [String] = []
   public var didEndTransaction: (() -> Void)?
   public var transactionWasLost = false
   /// A statement failed inside the open transaction, which PostgreSQL now refuses to go
@@ -88,6 +88,12 @@ public final class PostgresConnection: DatabaseConnection {
   var snapshotCommitSent = false
   /// Transaction control queued for the next round trip (PostgresConnection+Transactions).
   var pendingControl: [PendingControl] = []
+  /// Reads asked in every write transaction's opening round trip, and the answers of the
+  /// open transaction's, kept until it writes (PostgresConnection+Prefetch.swift).
+  var prefetches: [Prefetch] = []
+  var prefetched: [Prefetched] = []
+  /// The last exchange failed in a prefetch (`exchange` then sends it again without them).
+  var prefetchFailed = false
 
   let options: Options
   private let cancel: OpaquePointer?
@@ -136,6 +142,7 @@ public final class PostgresConnection: DatabaseConnection {
     isClosed = true
     // A stream still open reads its rest now, while the connection is there.
     parkStream()
+    dropPrefetched()
     cache.removeAll()
     PQfreeCancel(cancel)
     PQfinish(handle)
@@ -168,7 +175,11 @@ public final class PostgresConnection: DatabaseConnection {
     try PostgresStatement(connection: self, sql: sql, persistent: false)
   }
 
-  public func clearCache() { cache.removeAll() }
+  public func clearCache() {
+    cache.removeAll()
+    prefetches = []
+    dropPrefetched()
+  }
 
   /// Runs one or more statements without parameters (DDL) as one simple query, names
   /// longer than 63 bytes in their stored form (`Placeholders`).
@@ -178,6 +189,7 @@ public final class PostgresConnection: DatabaseConnection {
     try beforeStatement()
     statementsRun &+= 1
     epoch &+= 1
+    dropPrefetched()
     try simple(Placeholders.rewrite(sql, parameters: false).sql, countingChanges: true)
   }
 

@@ -19,7 +19,8 @@ final class RowStream {
   let sql: String
   /// The statement only reads: waits for it may be cancelled (`interrupt`).
   let interruptible: Bool
-  /// Sent in pipeline mode (after queued transaction control): a sync ends it.
+  /// Sent in pipeline mode (after what the connection had queued: transaction control,
+  /// held writes, prefetches): a sync ends it.
   let pipelined: Bool
   /// Nothing of the statement is left to read from the server.
   private(set) var isDone = false
@@ -39,6 +40,17 @@ final class RowStream {
     self.interruptible = interruptible
     self.pipelined = pipelined
     connection.activeStream = self
+  }
+
+  /// The rows of a result read whole before (a prefetched answer, its owner now): nothing
+  /// is left to read from the server.
+  init(connection: PostgresConnection, sql: String, whole result: OpaquePointer) {
+    self.connection = connection
+    self.sql = sql
+    self.interruptible = false
+    self.pipelined = false
+    isDone = true
+    (parked, parkedRows) = (result, PQntuples(result))
   }
 
   deinit { close() }

@@ -122,9 +122,10 @@ public final class PostgresStatement: PreparedStatement {
   /// Sends the statement with its bindings and returns its result (tuples or a command's),
   /// held whole.
   private func run() throws -> OpaquePointer {
-    try prepareToSend()
+    if let result = try prepareToSend() { return result }
     let result = try withSend { try connection.exchange(.extended($0), sql: sql, interruptible: isReadOnly) }
     guard let result else { throw PostgresError(sqlState: "XX000", message: "PostgreSQL returned no result", sql: sql) }
+    if !isReadOnly { connection.dropPrefetched() }
     // Rows changed, as SQLite counts them: by INSERT, UPDATE and DELETE only.
     if PQresultStatus(result) == PGRES_COMMAND_OK {
       connection.changes = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
@@ -133,17 +134,23 @@ public final class PostgresStatement: PreparedStatement {
     return result
   }
 
-  /// Sends the statement with its bindings and returns its rows as they arrive.
+  /// Sends the statement with its bindings and returns its rows as they arrive (or as
+  /// prefetched).
   private func stream() throws -> RowStream {
-    try prepareToSend()
-    return try withSend { try connection.openStream($0, sql: sql, interruptible: isReadOnly) }
+    if let result = try prepareToSend() { return RowStream(connection: connection, sql: sql, whole: result) }
+    return try withSend { try connection.openStream($0, sql: sql, interruptible: isReadOnly, writes: !isReadOnly) }
   }
 
   /// Before the statement is sent: the connection's checks (`beforeStatement`), and the
-  /// statement prepared again when the connection was made again since.
-  private func prepareToSend() throws {
+  /// statement prepared again when the connection was made again since. Returns the
+  /// answer a read was asked in the transaction's opening round trip, when it still
+  /// serves (PostgresConnection+Prefetch.swift): then nothing is sent.
+  private func prepareToSend() throws -> OpaquePointer? {
     try connection.beforeStatement()
     if mayRemoveRows { connection.epoch &+= 1 }
+    // A write makes every prefetched answer stale.
+    if isReadOnly, let result = connection.takePrefetched(sql, bindings) { return result }
+    if !isReadOnly { connection.dropPrefetched() }
     if !name.isEmpty && preparedIn != server.generation {
       // The connection was made again: the server lost the statement.
       let prepared = try connection.exchange(
@@ -151,31 +158,13 @@ public final class PostgresStatement: PreparedStatement {
       if let prepared { PQclear(prepared) }
       preparedIn = connection.server.generation
     }
+    return nil
   }
 
   /// Calls `body` with a closure that sends the statement with its bindings (valid until
   /// `body` returns).
   private func withSend<T>(_ body: (@escaping () -> Int32) throws -> T) throws -> T {
-    var buffer: [UInt8] = []
-    var offsets: [Int] = []
-    var lengths: [Int32] = []
-    var formats: [Int32] = []
-    offsets.reserveCapacity(parameterCount)
-    for (i, v) in bindings.enumerated() {
-      let (bytes, format): ([UInt8]?, Int32)
-      switch try ValueConversion.parameter(v, type: parameterTypes[i], index: i + 1) {
-      case .null: (bytes, format) = (nil, 0)
-      case .text(let b): (bytes, format) = (b, 0)
-      case .binary(let b): (bytes, format) = (b, 1)
-      }
-      offsets.append(bytes == nil ? -1 : buffer.count)
-      lengths.append(Int32(bytes?.count ?? 0))
-      formats.append(format)
-      if let bytes {
-        buffer += bytes
-        buffer.append(0)
-      }
-    }
+    let (buffer, offsets, lengths, formats) = try encoded(bindings)
     let handle = connection.handle
     let me = ObjectIdentifier(self)
     return try buffer.withUnsafeBufferPointer { base -> T in
@@ -192,6 +181,64 @@ public final class PostgresStatement: PreparedStatement {
       }
       return try body(send)
     }
+  }
+
+  /// `values` (one per parameter) as libpq sends them: one buffer of NUL-ended values,
+  /// each value's offset in it (-1 for NULL), length and format (0 text, 1 binary).
+  private func encoded(_ values: [SQLValue]) throws -> (buffer: [UInt8], offsets: [Int], lengths: [Int32], formats: [Int32]) {
+    var buffer: [UInt8] = []
+    var offsets: [Int] = []
+    var lengths: [Int32] = []
+    var formats: [Int32] = []
+    offsets.reserveCapacity(parameterCount)
+    for (i, v) in values.enumerated() {
+      let (bytes, format): ([UInt8]?, Int32)
+      switch try ValueConversion.parameter(v, type: parameterTypes[i], index: i + 1) {
+      case .null: (bytes, format) = (nil, 0)
+      case .text(let b): (bytes, format) = (b, 0)
+      case .binary(let b): (bytes, format) = (b, 1)
+      }
+      offsets.append(bytes == nil ? -1 : buffer.count)
+      lengths.append(Int32(bytes?.count ?? 0))
+      formats.append(format)
+      if let bytes {
+        buffer += bytes
+        buffer.append(0)
+      }
+    }
+    return (buffer, offsets, lengths, formats)
+  }
+
+  /// `values` with NULL for the parameters they leave out, as bound.
+  func padded(_ values: [SQLValue]) -> [SQLValue] {
+    values + Array(repeating: .null, count: max(0, parameterCount - values.count))
+  }
+
+  /// What sends this statement (cached, prepared on the server) with `values` later, in
+  /// a pipeline (`PostgresConnection.pendingControl`): the values are converted now and
+  /// owned by the closure. Nil for a statement that cannot be sent so.
+  func sender(_ values: [SQLValue]) throws -> (() -> Int32)? {
+    guard !name.isEmpty, preparedIn == server.generation, values.count <= parameterCount else { return nil }
+    let (buffer, offsets, lengths, formats) = try encoded(padded(values))
+    return { [handle = connection.handle, name, parameterCount] in
+      buffer.withUnsafeBufferPointer { base in
+        let start = base.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+        let values = offsets.map { offset -> UnsafePointer<CChar>? in offset < 0 ? nil : start.map { $0 + offset } }
+        return PQsendQueryPrepared(handle, name, Int32(parameterCount), values, lengths, formats, 0)
+      }
+    }
+  }
+
+  /// Held back until the connection next talks to the server (`PostgresConnection.hold`)
+  /// inside a transaction, for a cached statement prepared on this connection; run at once
+  /// otherwise. `changes` does not count it.
+  public func executeLater(_ values: [SQLValue]) throws {
+    guard connection.transactionDepth > 0, let send = try sender(values) else { return try execute(values) }
+    connection.statementsRun &+= 1
+    try connection.beforeStatement()
+    if mayRemoveRows { connection.epoch &+= 1 }
+    connection.dropPrefetched()
+    connection.hold(sql: sql, send: send)
   }
 
   @discardableResult public func step() throws -> Bool {

@@ -53,7 +53,11 @@ final class KeyAllocator {
     // The larger of the two as an aggregate: SQLite's two-argument max() is GREATEST in PostgreSQL.
     let sql =
       "SELECT max(\"m\") FROM (SELECT coalesce((SELECT \"max\" FROM \"_ms_keys\" WHERE \"name\" = ?), 0) AS \"m\" UNION ALL SELECT coalesce((SELECT max(\"_pk\") FROM \(Identifier.quote(table))), 0)) AS \"k\""
-    return (try connection.cached(sql).first([.text(table)]) { $0.int(0) } ?? 0) + 1
+    let start = (try connection.cached(sql).first([.text(table)]) { $0.int(0) } ?? 0) + 1
+    // A server's connection asks it in the round trip that opens the next write
+    // transaction (after the store's lock), so a first key is no round trip of its own there.
+    connection.prefetchInWriteTransactions(sql, [.text(table)])
+    return start
   }
 
   /// Writes the largest key taken per touched table and forgets the counters (inside
@@ -69,8 +73,10 @@ final class KeyAllocator {
 
   /// Records that keys (or history tokens, under `_ms_history`) up to `max` were given
   /// for `name`, keeping a larger maximum already recorded.
+  /// (Nothing reads its outcome: a server's connection sends it with its next statement
+  /// or the COMMIT, `executeLater`.)
   static func raise(_ name: String, to max: Int64, connection: any DatabaseConnection) throws {
-    try connection.cached(raiseSQL).execute([.text(name), .integer(max)])
+    try connection.cached(raiseSQL).executeLater([.text(name), .integer(max)])
   }
 
   /// The largest key recorded for `name`, 0 when none is.

@@ -71,4 +71,31 @@ final class PostgresInsertPathTests: XCTestCase {
       XCTAssertEqual(p.waitForExit(), 0, p.stderr)
     }
   }
+
+  /// An autocommit insert reads its first key in the round trip that opens its transaction,
+  /// after the store's lock, and sends its history row and key maximum with its COMMIT:
+  /// two servers inserting in turn still take each key once, in order, and a key of a
+  /// deleted object or of a refused insert is not given again.
+  func testAutocommitInsertsOfTwoServersInTurnTakeEachKeyOnce() throws {
+    let a = try ServerProcess(arguments: ["serve", "--store", schema.storeURL])
+    _ = try a.call("model.define", ["schema": Seeds.taskV1])
+    let b = try ServerProcess(arguments: ["serve", "--store", schema.storeURL])
+    let home = try insert(a, "Category", ["name": "Home"])
+    var ids: [String] = []
+    for i in 0..<4 {
+      for p in [a, b] { ids.append(try XCTUnwrap(try task(p, "task \(i)", home)["result"]?["_id"]?.stringValue)) }
+    }
+    XCTAssertEqual(ids, (1...8).map { "Task/\($0)" })
+    _ = try b.call("objects.delete", ["id": "Task/8"])
+    XCTAssertEqual(kind(try task(a, "to a category that is not there", "Category/9")), "notFound")
+    XCTAssertEqual(try insert(a, "Task", ["title": "after the deletion"]), "Task/9")
+    XCTAssertEqual(try insert(b, "Task", ["title": "and the other server"]), "Task/10")
+    let history = try b.call("history.fetch", ["after": 0])
+    XCTAssertEqual(history["transactions"]?.arrayValue?.count, 12, "one history transaction per write: \(history)")
+    XCTAssertEqual(try a.call("query.count", ["entity": "Task"])["count"], 9)
+    for p in [a, b] {
+      p.closeInput()
+      XCTAssertEqual(p.waitForExit(), 0, p.stderr)
+    }
+  }
 }

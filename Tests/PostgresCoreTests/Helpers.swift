@@ -17,3 +17,10 @@ func freshConnection(
 func postgresError<T>(_ body: () throws -> T, file: StaticString = #filePath, line: UInt = #line) -> PostgresError? {
   expectError(PostgresError.self, body, file: file, line: line)
 }
+
+/// The round trips to the server `body` costs on `db`.
+func roundTrips(_ db: PostgresConnection, _ body: () throws -> Void) rethrows -> Int {
+  let before = db.roundTrips
+  try body()
+  return db.roundTrips - before
+}

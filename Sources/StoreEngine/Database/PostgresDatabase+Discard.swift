@@ -22,7 +22,7 @@ extension PostgresDatabase {
     let schema = postgres.schema
     // The commit counts no commit in `_ms_meta`, which it drops.
     let prelude = postgres.commitPrelude
-    postgres.commitPrelude = nil
+    postgres.commitPrelude = []
     defer { postgres.commitPrelude = prelude }
     return try postgres.inTransaction {
       guard case .store = try contents(), try stillSo() else { return false }

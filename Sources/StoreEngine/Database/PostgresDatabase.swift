@@ -44,7 +44,7 @@ final class PostgresDatabase: StoreDatabase {
     } catch let e as PostgresError {
       throw Self.openingError(e, url: url)
     }
-    if !readOnly { postgres.commitPrelude = Self.countCommitSQL + "; NOTIFY " + Identifier.quote(postgres.notifyChannel) }
+    if !readOnly { postgres.commitPrelude = [Self.countCommitSQL, "NOTIFY " + Identifier.quote(postgres.notifyChannel)] }
   }
 
   static func openingError(_ e: PostgresError, url: PostgresURL) -> StoreError {

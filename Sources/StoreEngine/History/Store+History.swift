@@ -145,12 +145,13 @@ extension Store {
     }
     // The next token: one past the newest row, or past the largest token ever committed
     // when every row has been deleted (a deletion records it first, see `deleteHistory`).
+    // Nothing reads its outcome: a server's connection sends it with the COMMIT (`executeLater`).
     try connection.cached(
       """
       INSERT INTO \(Store.historyTable) ("token", "timestamp", "author", "changes") VALUES (coalesce((SELECT max("token") FROM \(Store.historyTable)), \
       (SELECT "max" FROM \(KeyAllocator.table) WHERE "name" = '\(Store.historyTable)'), 0) + 1, ?, ?, ?)
       """
-    ).execute([
+    ).executeLater([
       .real(currentTimeSeconds()), historySettings.author.map { .text($0) } ?? .null, .blob(ChangeEncoding.encode(log.encoded())),
     ])
     try applyHistoryRetention()
