@@ -38,6 +38,7 @@ extension PostgresConnection {
   /// (running the cancellation probe while it waits) and returns the command's last one,
   /// or throws the first failure.
   func exchange(_ command: Command, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
+    if interruptible { try throwIfInterrupted(sql: sql) }
     let controls = try takeControls()
     switch command {
     case .simple(let text):
@@ -59,6 +60,7 @@ extension PostgresConnection {
   /// its rows as they arrive (`RowStream`, libpq's single-row mode), once the control
   /// before it has answered; a failure of the control is thrown here.
   func openStream(_ send: () -> Int32, sql: String, interruptible: Bool) throws -> RowStream {
+    if interruptible { try throwIfInterrupted(sql: sql) }
     let controls = try takeControls()
     guard !controls.isEmpty else {
       guard send() == 1 else { throw failure(nil, sql: sql) }
@@ -193,7 +195,23 @@ extension PostgresConnection {
       discard()
       throw e
     }
+    // A cancel that reached a read while it ran (or was prepared) wins even if PQcancel
+    // came too late for the server to stop it: the request is cancelled.
+    if interruptible, let e = interruptedError(sql: sql) {
+      discard()
+      throw e
+    }
     return last
+  }
+
+  /// Throws `query_canceled` when an interrupt was requested: a read does not start then.
+  func throwIfInterrupted(sql: String?) throws {
+    if let e = interruptedError(sql: sql) { throw e }
+  }
+
+  private func interruptedError(sql: String?) -> PostgresError? {
+    guard isInterruptRequested else { return nil }
+    return PostgresError(sqlState: "57014", message: "canceling statement due to user request", sql: sql)
   }
 
   /// The next result of the command being read (nil at its end), waiting for it (a wait
