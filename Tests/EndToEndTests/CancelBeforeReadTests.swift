@@ -126,4 +126,34 @@ final class CancelBeforeReadTests: XCTestCase {
     server.closeInput()
     XCTAssertEqual(server.waitForExit(), 0)
   }
+
+  /// A read cancelled inside a client transaction (at its begin report, or on PostgreSQL
+  /// while its statement's preparation waits for a lock) fails alone: the transaction
+  /// stays open with its earlier work, and commits it.
+  func testACancelledReadKeepsTheClientTransaction() throws {
+    let server = try ServerProcess()
+    _ = try server.call("model.define", ["schema": Self.twoTables])
+    _ = try server.call("objects.insert", ["entity": "Task", "values": ["title": "a"]])
+    XCTAssertEqual(try server.call("transaction.begin")["depth"], 1)
+    _ = try server.call("objects.insert", ["entity": "Note", "values": ["text": "uncommitted"]])
+    let reply: JSONObject
+    if TestEngine.isPostgres {
+      let held = try XCTUnwrap(try server.hold("query.count", ["entity": "Task", "where": "title == 'a'"], cpu: 0, table: "Task"))
+      server.sendNotification("$/cancelRequest", ["id": held.id])
+      held.release()
+      reply = try server.reply(to: held.id)
+    } else {
+      reply = try cancelAtBegin(server)
+    }
+    XCTAssertEqual(reply.errorCode, -32800, "\(reply)")
+    XCTAssertEqual(try server.call("store.info")["openTransactions"], 1, "the cancel ended the client's transaction")
+    XCTAssertEqual(try server.call("query.count", ["entity": "Note"])["count"], 1, "the client's uncommitted insert vanished")
+    XCTAssertEqual(try server.call("transaction.commit")["depth"], 0)
+    XCTAssertEqual(try server.call("query.count", ["entity": "Note"])["count"], 1)
+    server.closeInput()
+    XCTAssertEqual(server.waitForExit(), 0)
+  }
+
+  static let twoTables = schema(
+    entity("Task", [attr("title", "string"), attr("rank", "int", default: 0)]), entity("Note", [attr("text", "string")]))
 }
