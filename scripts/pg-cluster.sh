@@ -9,7 +9,9 @@
 # as root, so as root the cluster belongs to the system user `postgres` (the package
 # creates it) or, without it, `nobody`, and DIR is handed to that user.
 # One role needs a password, for the tests of authentication failures:
-# `ms_password_user`, password `right-password` (scram-sha-256); every other role is trusted.
+# `ms_password_user`, password `right-password` (scram-sha-256); `pg_hba.conf` turns the
+# role name `ms_rejected_user` away (`reject`, as a missing entry would); every other role
+# is trusted.
 set -euo pipefail
 usage() { echo "usage: scripts/pg-cluster.sh start|stop|url DIR" >&2; exit 2; }
 [ $# -eq 2 ] || usage
@@ -42,7 +44,7 @@ case "$cmd" in
         cat "$dir/initdb.log" >&2
         exit 1
       }
-      printf '%s\n' "local all ms_password_user scram-sha-256" "local all all trust" >"$dir/data/pg_hba.conf"
+      printf '%s\n' "local all ms_password_user scram-sha-256" "local all ms_rejected_user reject" "local all all trust" >"$dir/data/pg_hba.conf"
       fresh=1
     fi
     as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \

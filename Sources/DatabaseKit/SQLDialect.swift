@@ -11,6 +11,14 @@ public protocol SQLDialect: Sendable {
 
   // MARK: Tables and columns
 
+  /// The longest name of a table, column or index the database keeps, in bytes of UTF-8;
+  /// nil when any length is kept. A longer name is stored as `Identifier.fitted` makes
+  /// it: the engine's SQL names it in full, and the connection writes its stored form.
+  var identifierLimit: Int? { get }
+  /// `sql` with every quoted name longer than `identifierLimit` in its stored form, as the
+  /// connection sends it (for comparing the engine's SQL with what a catalog rebuilds).
+  func storedNames(inSQL sql: String) -> String
+
   /// The declared type of a column holding values of `content`.
   func columnType(_ content: ColumnContent) -> String
   /// A column's type in `CREATE TABLE` / `ADD COLUMN`: `columnType`, and for text the
@@ -208,5 +216,17 @@ public struct TextFoldingTable: Sendable {
   public init(baseLetters: [(letter: Unicode.Scalar, base: Unicode.Scalar)], droppedMarks: ClosedRange<UInt32>) {
     self.baseLetters = baseLetters
     self.droppedMarks = droppedMarks
+  }
+}
+
+extension SQLDialect {
+  public var identifierLimit: Int? { nil }
+  public func storedNames(inSQL sql: String) -> String { sql }
+
+  /// The name the database keeps for the table, column or index `name`: `name` itself, or
+  /// its short form when it is longer than `identifierLimit`. For comparing the engine's
+  /// names with the names a catalog lists.
+  public func storedName(_ name: String) -> String {
+    identifierLimit.map { Identifier.fitted(name, limit: $0) } ?? name
   }
 }

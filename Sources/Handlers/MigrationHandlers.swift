@@ -62,7 +62,7 @@ enum MigrationHandlers {
         ["path": "params.stages"])
     }
     var options = MigrationOptions(allowDataLoss: p.allowDataLoss, dryRun: dryRun)
-    let backup = p.backup ?? (store.migrationBackupRefusal == nil)
+    let backup = p.backup ?? store.migrationBacksUpByDefault
     options.backup = !dryRun && backup
     if options.backup, let why = store.migrationBackupRefusal {
       throw RPCError.invalidParams("params.backup: \(why)", ["path": "params.backup"])

@@ -1,14 +1,19 @@
 /// The engine writes SQLite's parameters, `?` and `?NNN`; PostgreSQL numbers them `$n`.
 /// The rewrite follows SQLite's numbering (a bare `?` is one more than the largest number
 /// so far) and leaves quoted text alone: string literals (`'...'`, `E'...'` with its
-/// backslash escapes), quoted identifiers, dollar-quoted strings and comments. A `?`
-/// anywhere else is a parameter, so PostgreSQL's `?`-operators of jsonb are not written
-/// (`jsonb_exists` is).
+/// backslash escapes), dollar-quoted strings and comments. A `?` anywhere else is a
+/// parameter, so PostgreSQL's `?`-operators of jsonb are not written (`jsonb_exists` is).
+/// A quoted identifier longer than PostgreSQL's 63 bytes is written in its short form
+/// (`Identifier.fitted`), where PostgreSQL would cut it (and two long names alike in their
+/// first 63 bytes would be one); shorter ones stay as they are.
 enum Placeholders {
-  /// `sql` with `$n` parameters, and how many parameters it takes (the largest number).
-  static func rewrite(_ sql: String) -> (sql: String, count: Int) {
+  /// `sql` with `$n` parameters (unless `parameters` is false) and long identifiers
+  /// fitted, and how many parameters it takes (the largest number).
+  static func rewrite(_ sql: String, parameters: Bool = true) -> (sql: String, count: Int) {
     let s = Array(sql.utf8)
-    guard s.contains(UInt8(ascii: "?")) else { return (sql, 0) }
+    let limit = PostgresDialect.identifierBytes
+    let hasParameters = parameters && s.contains(UInt8(ascii: "?"))
+    guard hasParameters || (s.count > limit + 2 && s.contains(UInt8(ascii: "\""))) else { return (sql, 0) }
     var out: [UInt8] = []
     out.reserveCapacity(s.count + 8)
     var largest = 0
@@ -46,7 +51,15 @@ enum Placeholders {
         let escapes = i > 0 && (s[i - 1] == UInt8(ascii: "E") || s[i - 1] == UInt8(ascii: "e")) && (i < 2 || !isWordByte(s[i - 2]))
         copyQuoted(c, escapes: escapes)
       case UInt8(ascii: "\""):
+        let start = out.count
         copyQuoted(c, escapes: false)
+        if out.count - start > limit + 2 && out.last == UInt8(ascii: "\"") {
+          let name = String(decoding: out[(start + 1)..<(out.count - 1)], as: UTF8.self).replacing("\"\"", with: "\"")
+          if name.utf8.count > limit {
+            out.removeSubrange(start...)
+            out += Array(Identifier.quote(Identifier.fitted(name, limit: limit)).utf8)
+          }
+        }
       case UInt8(ascii: "-") where i + 1 < n && s[i + 1] == UInt8(ascii: "-"):
         while i < n && s[i] != UInt8(ascii: "\n") {
           out.append(s[i])
@@ -90,7 +103,7 @@ enum Placeholders {
           out.append(s[i])
           i += 1
         }
-      case UInt8(ascii: "?"):
+      case UInt8(ascii: "?") where parameters:
         i += 1
         var number = 0
         var digits = 0

@@ -109,32 +109,6 @@ public final class PostgresConnection: DatabaseConnection {
 
   deinit { close() }
 
-  /// A new connection to the server `url` names, its failure told apart
-  /// (`connectFailure`); notices are not printed.
-  static func connect(_ url: PostgresURL) throws -> OpaquePointer {
-    let given = url.givenOptions()
-    // Entries before `dbname` are defaults the URL overrides; those after it are forced.
-    var keywords: [String] = []
-    var values: [String] = []
-    if !given.contains("connect_timeout") && !given.contains("service") && getenv("PGCONNECT_TIMEOUT") == nil
-      && getenv("PGSERVICE") == nil
-    {
-      keywords.append("connect_timeout")
-      values.append("10")
-    }
-    keywords += ["fallback_application_name", "dbname", "client_encoding"]
-    values += ["modelstore", url.conninfo, "UTF8"]
-    let conn = Self.withCStrings(keywords) { k in Self.withCStrings(values) { v in PQconnectdbParams(k, v, 1) } }
-    guard let conn else { throw PostgresError(sqlState: "08001", message: "cannot connect to PostgreSQL: out of memory") }
-    guard PQstatus(conn) == CONNECTION_OK else {
-      let failure = Self.connectFailure(conn, url: url)
-      PQfinish(conn)
-      throw failure
-    }
-    cpq_silence_notices(conn)
-    return conn
-  }
-
   /// The channel of the store's notifications (`NOTIFY`, `PostgresListener`), derived from
   /// its schema as the write lock's key is: `modelstore_` and the key in hex (channels,
   /// like locks, are per database).
@@ -196,14 +170,15 @@ public final class PostgresConnection: DatabaseConnection {
 
   public func clearCache() { cache.removeAll() }
 
-  /// Runs one or more statements without parameters (DDL) as one simple query.
+  /// Runs one or more statements without parameters (DDL) as one simple query, names
+  /// longer than 63 bytes in their stored form (`Placeholders`).
   /// Rows its last INSERT, UPDATE or DELETE changed count in `changes`, as a prepared
   /// statement's do (a migration reports them).
   public func execute(_ sql: String) throws {
     try beforeStatement()
     statementsRun &+= 1
     epoch &+= 1
-    try simple(sql, countingChanges: true)
+    try simple(Placeholders.rewrite(sql, parameters: false).sql, countingChanges: true)
   }
 
   public func run(_ sql: String, _ values: [SQLValue]) throws { try cached(sql).execute(values) }
@@ -216,7 +191,7 @@ public final class PostgresConnection: DatabaseConnection {
   public func hasTable(_ name: String) throws -> Bool {
     try scalar(
       "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
-      [.text(url.schema), .text(name)]) != nil
+      [.text(url.schema), .text(dialect.storedName(name))]) != nil
   }
 
   public func createFunction(
@@ -316,33 +291,8 @@ public final class PostgresConnection: DatabaseConnection {
     try setUpSession()
   }
 
-  // MARK: - Opening
-
-  /// Why `conn` did not connect, told apart for the opener's messages. The server's
-  /// messages are matched in English (its default `lc_messages`); anything else is
-  /// `refused` with the message as it came.
-  private static func connectFailure(_ conn: OpaquePointer, url: PostgresURL) -> PostgresError {
-    let message = url.scrubbed(connectionMessage(conn))
-    var e = PostgresError(sqlState: "08001", message: message)
-    let reachedServer = message.contains("FATAL:") || message.contains("fe_sendauth")
-    if !reachedServer {
-      e.connectFailure = .unreachable
-    } else if PQconnectionNeedsPassword(conn) != 0 || message.contains("authentication failed") || message.contains("fe_sendauth")
-      || (message.contains("role ") && message.contains("does not exist")) || message.contains("no pg_hba.conf entry")
-    {
-      e.connectFailure = .authentication
-      e.sqlState = "28P01"
-    } else if message.contains("database ") && message.contains("does not exist") {
-      e.connectFailure = .noDatabase
-      e.sqlState = "3D000"
-    } else {
-      e.connectFailure = .refused
-    }
-    return e
-  }
-
   /// Calls `body` with `strings` as a NULL-terminated array of C strings.
-  private static func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
+  static func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
     let copies = strings.map { strdup($0) }
     defer { copies.forEach { free($0) } }
     return body(copies.map { UnsafePointer($0) } + [nil])

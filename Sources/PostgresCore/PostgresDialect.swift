@@ -7,6 +7,14 @@ public struct PostgresDialect: SQLDialect {
   public init() {}
 
   public var name: String { "postgresql" }
+  /// `NAMEDATALEN - 1`: PostgreSQL cuts longer identifiers (the connection writes their
+  /// short forms instead, `Placeholders`).
+  public var identifierLimit: Int? { PostgresDialect.identifierBytes }
+  public static let identifierBytes = 63
+
+  /// `sql` with every quoted identifier longer than `identifierLimit` in its stored form, as
+  /// the connection sends it (for comparing the engine's SQL with what a catalog rebuilds).
+  public func storedNames(inSQL sql: String) -> String { Placeholders.rewrite(sql, parameters: false).sql }
 
   /// What libpq can describe: it refuses a ParameterDescription message over 30,000
   /// bytes (libpq 15's fe-protocol3.c, `VALID_LONG_MESSAGE_TYPE`), 4 bytes a parameter.

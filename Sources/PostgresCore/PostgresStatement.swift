@@ -49,7 +49,7 @@ public final class PostgresStatement: PreparedStatement {
     self.text = text
     self.parameterCount = count
     self.isReadOnly = Self.onlyReads(sql)
-    self.mayRemoveRows = !isReadOnly && !Self.onlyInserts(sql)
+    self.mayRemoveRows = RowsEffect.mayRemoveRows(sql, readOnly: isReadOnly)
     self.name = persistent ? connection.server.newName() : ""
     try connection.beforeStatement()
     preparedIn = connection.server.generation
@@ -102,12 +102,6 @@ public final class PostgresStatement: PreparedStatement {
     guard first == "WITH" else { return false }
     let all = Set(sql.split(whereSeparator: { !($0.isLetter || $0 == "_") }).map { $0.uppercased() })
     return all.isDisjoint(with: ["INSERT", "UPDATE", "DELETE", "MERGE"])
-  }
-
-  /// A plain INSERT (not one that updates a row it conflicts with).
-  static func onlyInserts(_ sql: String) -> Bool {
-    let head = sql.prefix { $0 == " " || $0.isLetter }.uppercased()
-    return head.hasPrefix("INSERT ") && !sql.uppercased().contains("DO UPDATE")
   }
 
   public var columnCount: Int { columnNames.count }

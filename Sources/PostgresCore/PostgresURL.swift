@@ -53,6 +53,22 @@ public struct PostgresURL: Sendable, Equatable {
     self.secrets = secrets.filter { !$0.isEmpty }
   }
 
+  /// The text of a URL of the schema `schema` of the same database, for opening it: this
+  /// URL's connection options (its password included: never to be shown; `redacted` of
+  /// the parsed text is what may be) with `schema` in place of this URL's.
+  public func location(schema: String) -> String {
+    if isURI {
+      let encoded = schema.utf8.map { b -> String in
+        let c = Character(Unicode.Scalar(b))
+        if b < 0x80 && (c.isLetter || c.isNumber || "-._~".contains(c)) { return String(c) }
+        let hex = String(b, radix: 16, uppercase: true)
+        return "%" + (hex.count == 1 ? "0" + hex : hex)
+      }.joined()
+      return conninfo + (conninfo.contains("?") ? "&" : "?") + "schema=" + encoded
+    }
+    return "postgresql:" + conninfo + " schema=" + Self.quoted(schema)
+  }
+
   /// `message` with every password of this URL replaced by `***` (libpq quotes parts of
   /// the text it could not read).
   public func scrubbed(_ message: String) -> String {

@@ -142,6 +142,7 @@ public final class Connection: DatabaseConnection {
 
   /// Runs one or more SQL statements without parameters (DDL, pragmas).
   public func execute(_ sql: String) throws {
+    epoch &+= 1
     var errmsg: UnsafeMutablePointer<CChar>?
     let rc = sqlite3_exec(handle, sql, nil, nil, &errmsg)
     if rc != SQLITE_OK {
@@ -170,6 +171,13 @@ public final class Connection: DatabaseConnection {
   public var changes: Int { Int(sqlite3_changes(handle)) }
   public var totalChanges: Int { Int(sqlite3_total_changes(handle)) }
   public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+  /// Moves when rows read may have gone (`rowsEpoch`): a level rolled back, the
+  /// transaction ended, DDL and other SQL run by `execute`, and each run of a statement
+  /// that may delete or replace rows (`RowsEffect`). A write transaction holds SQLite's
+  /// write lock (`BEGIN IMMEDIATE`), so no other connection removes a row meanwhile.
+  var epoch = 0
+  public var rowsEpoch: Int? { epoch }
 
   /// Cancels work on this connection from another thread: raises a flag that loops
   /// running many statements check between them (`isInterruptRequested`), and aborts the
@@ -295,7 +303,10 @@ public final class Connection: DatabaseConnection {
     if transactionDepth == 1 { try willCommit?() }
     try levelStatements(transactionDepth - 1).close.execute()
     transactionDepth -= 1
-    if transactionDepth == 0 { didEndTransaction?() }
+    if transactionDepth == 0 {
+      epoch &+= 1
+      didEndTransaction?()
+    }
   }
 
   /// Runs just before the outermost level's COMMIT, inside the transaction (last writes
@@ -322,6 +333,7 @@ public final class Connection: DatabaseConnection {
   /// Closes the innermost level, undoing its changes.
   public func rollback() {
     precondition(transactionDepth > 0, "rollback without begin")
+    epoch &+= 1
     // A statement mid-step would block the rollback.
     resetAllStatements()
     transactionDepth -= 1

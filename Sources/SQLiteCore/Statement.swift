@@ -1,4 +1,5 @@
 import CSQLite
+import DatabaseKit
 
 /// A prepared statement. Owned by a `Connection` (directly or through its cache); it is
 /// reset and its bindings cleared after each use so no read transaction stays open.
@@ -17,7 +18,12 @@ public final class Statement: PreparedStatement {
     self.handle = stmt
     self.sql = sql
     self.connection = connection
+    mayRemoveRows = RowsEffect.mayRemoveRows(sql, readOnly: sqlite3_stmt_readonly(stmt) != 0)
   }
+
+  /// Running the statement may delete or replace rows or change the schema: each run moves
+  /// the connection's `rowsEpoch`.
+  private let mayRemoveRows: Bool
 
   deinit { sqlite3_finalize(handle) }
 
@@ -82,6 +88,7 @@ public final class Statement: PreparedStatement {
   public func step() throws -> Bool {
     // Only a reading statement may be interrupted: SQLite answers an interrupted write
     // inside a transaction by rolling back the whole transaction (see Connection.interrupt).
+    if mayRemoveRows { connection.epoch &+= 1 }
     // A read that would start (or go on) after the interrupt was requested is interrupted
     // at once, without stepping.
     let interruptible = isInterruptible

@@ -13,6 +13,9 @@ final class EntityCodes {
 
   private var codes: [String: Int64] = [:]
   private var names: [Int64: String] = [:]
+  /// Hierarchy tables without an `_ent` column (a hierarchy of one entity): table → the
+  /// code of the entity every row of it has, the one the table is named after.
+  private var untagged: [String: Int64] = [:]
 
   init() {}
 
@@ -33,6 +36,42 @@ final class EntityCodes {
 
   /// The entity of column `i` of `row` (an `_ent` value).
   func name(_ row: any ResultRow, _ i: Int) -> String { name(row.int(i)) }
+
+  // MARK: - Tables with and without `_ent`
+
+  /// Reads which of `tables` have no `_ent` column (format 2 leaves it out of a hierarchy
+  /// of one entity); tables that do not exist count as having one.
+  func readLayout(_ tables: some Sequence<String>, connection: any DatabaseConnection) throws {
+    untagged = [:]
+    for table in tables {
+      var columns: Set<String> = []
+      try connection.prepare(connection.dialect.columnsSQL).forEachRow([.text(table)]) { columns.insert($0.text(0)) }
+      if !columns.isEmpty && !columns.contains("_ent") { setTagged(table, false) }
+    }
+  }
+
+  /// Records whether `table` has an `_ent` column (after creating or altering it).
+  func setTagged(_ table: String, _ tagged: Bool) {
+    untagged[table] = tagged ? nil : (codes[table] ?? 0)
+  }
+
+  /// True when `table`'s rows carry their entity in `_ent`.
+  func isTagged(_ table: String) -> Bool { untagged[table] == nil }
+
+  /// The entity code of a row of `table` in SQL: `alias."_ent"` (`"_ent"` without an
+  /// alias), or the table's one code where it has no such column (a code no entity has,
+  /// 0, when no entity is named like the table).
+  func column(_ table: String, alias: String? = nil) -> String {
+    if let code = untagged[table] { return "\(code)" }
+    return alias.map { "\($0).\"_ent\"" } ?? "\"_ent\""
+  }
+
+  /// Rows per entity code of `table`, read from `from` (the table, perhaps qualified):
+  /// `SELECT "_ent", count(*) ... GROUP BY "_ent"`, or one row with the table's code.
+  func countsSQL(_ table: String, from: String) -> String {
+    guard isTagged(table) else { return "SELECT \(column(table)), count(*) FROM \(from)" }
+    return "SELECT \"_ent\", count(*) FROM \(from) GROUP BY \"_ent\""
+  }
 
   /// `"1, 4"`: the codes of `entities`, for `IN (...)`; `NULL` for none (matches nothing).
   func list(_ entities: [String]) -> String {

@@ -25,7 +25,13 @@ final class KeyAllocator {
 
   /// A new key for a row of `table`.
   func allocate(_ table: String) throws -> Int64 {
-    let key = try next[table] ?? start(table)
+    // One hash per insert: the counter is found once and raised in place.
+    if let i = next.index(forKey: table) {
+      let key = next.values[i]
+      next.values[i] = key + 1
+      return key
+    }
+    let key = try start(table)
     next[table] = key + 1
     return key
   }

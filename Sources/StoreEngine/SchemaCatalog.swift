@@ -17,6 +17,8 @@ final class SchemaCatalog {
   private(set) var readPlans: [String: ReadPlan] = [:]
   /// `_ms_entities` as installed with the schema: entity codes of `_ent`.
   private(set) var entityCodes = EntityCodes()
+  /// Which tables have `_opt` (asked of the database until they do).
+  let versions = VersionColumns()
   /// The schema cookie when the installed schema was last read (`followChanges`).
   private var cookie: Int64?
   /// The WAL index's header when `followChanges` last read the cookie.
@@ -75,6 +77,8 @@ final class SchemaCatalog {
         ["entity": .string(missing.name)])
     }
     let g = ModelGraph(schema)
+    try codes.readLayout(g.ordered.filter(\.isRoot).map(\.name), connection: connection)
+    versions.forget()
     graph = g
     entityCodes = codes
     plans = [:]

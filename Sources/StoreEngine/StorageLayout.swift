@@ -14,8 +14,8 @@ public enum RelationshipStorage: Equatable {
 }
 
 /// The mapping from a schema to tables and columns, Core Data style: one table per
-/// inheritance hierarchy (`_pk`, `_ent` the entity's code in `_ms_entities`, `_opt`, then
-/// every stored attribute and to-one key of every entity in it), join tables for to-many
+/// inheritance hierarchy (`_pk`, `_ent` the entity's code in `_ms_entities` where the
+/// hierarchy has several entities, `_opt` once a row was updated, then every stored attribute and to-one key of every entity in it), join tables for to-many
 /// relationships without a to-one inverse. All names are quoted where they are used; see
 /// `Identifier.quote`. protocol.md's "Store file layout" documents it.
 public enum StorageLayout {
@@ -63,6 +63,13 @@ public enum StorageLayout {
 
   // MARK: - DDL
 
+  /// `ALTER TABLE` giving an existing table the `_ent` column, its rows reading `code`
+  /// (the entity they all are) without being rewritten: when a hierarchy of one entity
+  /// gains sub-entities.
+  static func addEntityColumnSQL(_ table: String, code: Int64, dialect: any SQLDialect) -> String {
+    "ALTER TABLE \(Identifier.quote(table)) ADD COLUMN \"_ent\" \(dialect.columnType(.integer)) NOT NULL DEFAULT \(code)"
+  }
+
   /// The columns of a hierarchy's table beyond `_pk`/`_ent`/`_opt`, in a fixed order.
   public static func columns(ofHierarchy root: EntityModel, graph: ModelGraph) -> [(name: String, content: ColumnContent)] {
     var out: [(String, ColumnContent)] = []
@@ -87,10 +94,17 @@ public enum StorageLayout {
     return out
   }
 
-  public static func createTableSQL(_ root: EntityModel, graph: ModelGraph, dialect: any SQLDialect) -> String {
+  /// A new hierarchy table: `_ent` only when the hierarchy has sub-entities (unless
+  /// `entityColumn` says), and `_opt` only when `versionColumn` (an update adds it:
+  /// `VersionColumns`).
+  public static func createTableSQL(
+    _ root: EntityModel, graph: ModelGraph, dialect: any SQLDialect, entityColumn: Bool? = nil, versionColumn: Bool = false
+  ) -> String {
     // No AUTOINCREMENT: keys come from `KeyAllocator`, which never reuses one.
     let integer = dialect.columnType(.integer)
-    var defs = ["\"_pk\" \(integer) PRIMARY KEY", "\"_ent\" \(integer) NOT NULL", "\"_opt\" \(integer) NOT NULL DEFAULT 1"]
+    var defs = ["\"_pk\" \(integer) PRIMARY KEY"]
+    if entityColumn ?? root.hasSubentities { defs.append("\"_ent\" \(integer) NOT NULL") }
+    if versionColumn { defs.append("\"_opt\" \(integer) NOT NULL DEFAULT 1") }
     for c in columns(ofHierarchy: root, graph: graph) { defs.append("\(Identifier.quote(c.name)) \(dialect.columnDefinition(c.content))") }
     return "CREATE TABLE \(Identifier.quote(root.name)) (\(defs.joined(separator: ", ")))"
   }

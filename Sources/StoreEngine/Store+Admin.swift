@@ -9,12 +9,15 @@ import SchemaModel
 
 /// Store-level facts and maintenance: info, integrity check, online backup.
 extension Store {
-  /// Why a migration cannot copy the store into a backup file beside it first; nil when
-  /// it can (a file store).
+  /// Why a migration cannot back the store up first (into a file beside it, or another
+  /// schema of a PostgreSQL store's database); nil when it can.
   public var migrationBackupRefusal: String? {
-    if path != nil { return nil }
-    return database.backupRefusal ?? "an in-memory store cannot be backed up"
+    if path != nil || database.backsUpByCopyingRows { return nil }
+    return "an in-memory store cannot be backed up"
   }
+
+  /// Whether `migration.apply` backs the store up unless told otherwise: a file store.
+  public var migrationBacksUpByDefault: Bool { path != nil }
 
   /// Objects per concrete entity. A table that holds one entity is counted with a plain
   /// `count(*)`, which SQLite answers from its smallest b-tree (a million rows: 3 to 20 ms
@@ -92,7 +95,8 @@ extension Store {
             problems.append(.object(["entity": .string(root.name), "message": .string("table '\(root.name)' is missing")]))
             continue
           }
-          for c in StorageLayout.columns(ofHierarchy: root, graph: graph) where !existing.contains(c.name) {
+          for c in StorageLayout.columns(ofHierarchy: root, graph: graph)
+          where !existing.contains(connection.dialect.storedName(c.name)) {
             problems.append(
               .object(["entity": .string(root.name), "attribute": .string(c.name), "message": .string("column '\(c.name)' is missing")]))
           }
@@ -122,11 +126,11 @@ extension Store {
     }
   }
 
-  /// A consistent copy of the store at `destination` (SQLite online backup). Refuses to
-  /// overwrite anything: the file is created exclusively first (`createBackupFile`). A
-  /// PostgreSQL store is refused: PostgreSQL's tools back it up.
+  /// A consistent copy of the store at `destination`: SQLite's online backup, or for a
+  /// PostgreSQL store a new SQLite store file holding its rows as of one snapshot
+  /// (`StoreCopy.backup`). Refuses to overwrite anything: the file is created exclusively
+  /// first (`createBackupFile`).
   public func backup(to destination: String) throws -> (path: String, bytes: Int64) {
-    if let why = database.backupRefusal { throw StoreError(.invalidArgument, why, ["reason": "unsupported"]) }
     if coreData != nil {
       throw StoreError(
         .invalidArgument,
@@ -138,10 +142,17 @@ extension Store {
     }
     try createBackupFile(destination, place: ErrorPlace(.to))
     do {
-      try connection.backup(to: destination)
-    } catch let e as any DatabaseError {
-      unlink(destination)
-      throw StoreError(.storage, "backup to '\(destination)' failed: \(e.message)", ["path": .string(destination)])
+      if database.backsUpByCopyingRows {
+        _ = try StoreCopy.backup(self, intoFile: destination)
+      } else {
+        try connection.backup(to: destination)
+      }
+    } catch {
+      for suffix in ["", "-wal", "-shm", "-journal"] { unlink(destination + suffix) }
+      if let e = error as? any DatabaseError {
+        throw StoreError(.storage, "backup to '\(destination)' failed: \(e.message)", ["path": .string(destination)])
+      }
+      throw error
     }
     var st = stat()
     _ = stat(destination, &st)

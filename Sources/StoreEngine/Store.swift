@@ -54,6 +54,9 @@ public final class Store {
   var afterObjectRead: (() -> Void)?
   /// Time zones loaded for date buckets (`ms_bucket`, request validation).
   let timeZones = TimeZoneCache()
+  /// The `commits` of a PostgreSQL store this opening made, read once it was made
+  /// (`discardCreatedStore`); nil when the store was there before.
+  var createdStoreCommits: Int64?
 
   public struct OpenOptions {
     public var readOnly: Bool
@@ -105,10 +108,14 @@ public final class Store {
     keys = KeyAllocator(connection: connection)
     catalog = SchemaCatalog(database: database)
     connection.willCommit = { [keys] in try keys.flush() }
-    connection.didEndTransaction = { [keys] in keys.reset() }
+    connection.didEndTransaction = { [keys, catalog] in
+      keys.reset()
+      catalog.versions.endTransaction()
+    }
     do {
       if options.holdsTransaction { try connection.begin() }
       try prepare(create: options.create, existing: options.existing)
+      if let server = database as? PostgresDatabase, server.createdSchema { createdStoreCommits = try database.dataVersion() }
       if !options.history { historySettings.enabled = false }
       historyRetention = options.historyRetention
     } catch let e as any DatabaseError where e.isNotADatabase {
@@ -293,6 +300,52 @@ public final class Store {
             try settleRequestLog()
             return result
           }
+        }
+      }
+    } catch {
+      throw failedWrite(error)
+    }
+  }
+
+  /// `write` for a request inside a client transaction that may need no level of its own.
+  /// Where a failed statement undoes only itself and leaves the transaction usable
+  /// (SQLite: `SQLDialect.failedStatementAbortsTransaction` false), a request whose one
+  /// change is one statement, with nothing after it that can fail, is atomic through that
+  /// statement's own atomicity: it saves the SAVEPOINT, its RELEASE, and the copy of each
+  /// page the request changes into the savepoint's journal. `body` decides before its
+  /// first change (`WriteContext.levelOnDemand`, `insertObject`): it opens the level then
+  /// (this closes it as `write` would) unless that change is the last thing that can fail,
+  /// and then checks for a cancel before making it. A failure before the change leaves
+  /// nothing in the database; one of the statement itself is undone by SQLite (or ends the
+  /// whole transaction, which is then reported as `write` reports it). Anywhere else
+  /// (outside a client transaction, PostgreSQL) this is `write`.
+  func writeOpeningLevelOnDemand<T>(_ ctx: WriteContext, _ body: () throws -> T) throws -> T {
+    guard writes.userTransactions > 0, connection.transactionDepth > 0, !connection.dialect.failedStatementAbortsTransaction else {
+      return try write(body)
+    }
+    try checkWritable()
+    let depth = connection.transactionDepth
+    ctx.levelOnDemand = true
+    do {
+      return try translatingErrors {
+        do {
+          let result = try body()
+          if connection.transactionDepth > depth {
+            try checkCancelled()
+            try settleRequestLog()
+            try connection.commit()
+          } else {
+            try settleRequestLog()  // into the open client transaction's log: in memory
+          }
+          return result
+        } catch {
+          if connection.transactionDepth > depth {
+            connection.rollback()
+          } else if connection.isAutocommit {
+            // SQLite ended the client transaction with the failed statement (as `rollback` finds).
+            connection.transactionWasLost = true
+          }
+          throw error
         }
       }
     } catch {

@@ -138,7 +138,8 @@ enum CommandHelp {
         modelstore import --store PATH FILE|- [options]
 
       Reads an interchange file ('-': standard input) into the store, all or nothing; the
-      store is created if it does not exist (and removed again if the import fails). With
+      store is created if it does not exist (and removed again if the import fails: a file,
+      or a PostgreSQL schema the command created and nobody wrote to since). With
       --csv, FILE is CSV of one entity: its header row names the columns, each a stored
       attribute of the entity (or '_id'); values are converted by the attribute's type; an
       empty field is no value, a quoted empty field ("") the empty string. The store must
@@ -165,7 +166,8 @@ enum CommandHelp {
       Migrates the store to the schema version SCHEMA.json holds (a lightweight stage from
       the store's version), or along PLAN.json's {schemas, stages}; '-' reads it from
       standard input. Prints the plan and what was done; a backup of the file is written
-      first (PATH.before-FROM-to-TO.backup) and removed again if the migration is refused
+      first (PATH.before-FROM-to-TO.backup; for a PostgreSQL store, the schema
+      SCHEMA_before_FROM_to_TO beside it) and removed again if the migration is refused
       before any stage is applied.
 
       OPTIONS
@@ -235,7 +237,8 @@ enum CommandHelp {
       .xcdatamodel or contents file): of its versions, the one --model-version names, else
       the one whose properties fit the store's columns best; the command prints which and
       why, with a confidence. --version-order gives the versions' names oldest first. An
-      OUT the command created is removed again if the import fails.
+      OUT the command created (a file, or a PostgreSQL schema) is removed again if the
+      import fails.
 
       EXAMPLE
         modelstore import-coredata Tasks.sqlite --store tasks.store

@@ -95,6 +95,15 @@ func removeCreatedStore(_ path: String) {
   for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
 }
 
+/// Closes the store of a command that failed, and takes the store back when the command
+/// made it: the file it created (`createdFile`), or the PostgreSQL schema the opening
+/// created, unless another server wrote to it meanwhile (`Store.discardCreatedStore`).
+func closeFailedStore(_ store: Store, _ path: String, createdFile: Bool) {
+  _ = store.discardCreatedStore()
+  store.close()
+  if createdFile { removeCreatedStore(path) }
+}
+
 /// Opens a ModelStore file for `command`, or fails (exit status 1) saying why, with a
 /// hint when the file is a Core Data store.
 func openStore(

@@ -60,8 +60,7 @@ func runImportCoreData(_ args: ArraySlice<String>) -> Never {
     exit(ExitStatus.success)
   } catch {
     progress.clear()
-    store.close()
-    if created { removeCreatedStore(out) }
+    closeFailedStore(store, out, createdFile: created)
     failed("import-coredata", error)
   }
 }

@@ -114,8 +114,8 @@ func runImport(_ args: ArraySlice<String>) -> Never {
   if !csv && entity != nil { it.fail("--entity is for --csv (an interchange file names its entities)") }
   let file: InputFile
   do { file = try InputFile(fileName) } catch { failed("import", error) }
-  // A store file the command creates is removed again when it fails (a PostgreSQL store is
-  // left as the failed import's transaction left it: without its objects).
+  // A store the command creates is removed again when it fails: a file, or a PostgreSQL
+  // schema the opening created.
   let created = !Store.isServerLocation(storePath) && isMissing(storePath)
   let store = openStore("import", storePath, create: true)
   let progress = Progress(forced: forced)
@@ -128,16 +128,16 @@ func runImport(_ args: ArraySlice<String>) -> Never {
       ?? store.importObjects(.file(path: file.path), mode: mode, progress: report)
   })
   progress.clear()
-  store.close()
   file.remove()
   switch outcome {
   case .success(let summary):
+    store.close()
     printErr(
       "imported \(summary.objects) objects from \(file.name) (\(summary.mode.rawValue)): \(summary.inserted) inserted, \(summary.updated) updated, \(summary.deleted) deleted\(summary.schemaDefined ? ", schema installed" : "")\n"
     )
     exit(ExitStatus.success)
   case .failure(let error):
-    if created { removeCreatedStore(storePath) }
+    closeFailedStore(store, storePath, createdFile: created)
     failed("import", error, places: CommandPlaces([.entities: "--entity"]), hints: importHints(error))
   }
 }

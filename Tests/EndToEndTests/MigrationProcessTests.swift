@@ -4,7 +4,8 @@ import TestSupport
 import XCTest
 
 /// Migrations over the protocol and the CLI, against the built binary and stores in files
-/// (or PostgreSQL schemas, which get no backup file: protocol.md, "What differs on PostgreSQL").
+/// (or PostgreSQL schemas, backed up by default only by `modelstore migrate`, into a schema
+/// beside the store's: protocol.md, "Migrations", Backups).
 final class MigrationProcessTests: XCTestCase {
   private func seed(_ server: ServerProcess) throws {
     _ = try server.call("model.define", ["schema": Seeds.taskV1])
@@ -30,7 +31,7 @@ final class MigrationProcessTests: XCTestCase {
     try seed(server)
     let result = try server.call("migration.apply", ["schemas": [Seeds.taskV1, Seeds.taskV2]])
     if TestEngine.isPostgres {
-      XCTAssertEqual(result["backup"] ?? .null, .null, "no backup file of a PostgreSQL store")
+      XCTAssertEqual(result["backup"] ?? .null, .null, "migration.apply backs a PostgreSQL store up only when asked")
     } else {
       XCTAssertEqual(result["backup"]?.stringValue, path + ".before-1.0.0-to-2.0.0.backup")
       XCTAssertTrue(dir.exists("tasks.store.before-1.0.0-to-2.0.0.backup"))
@@ -153,6 +154,13 @@ final class MigrationProcessTests: XCTestCase {
     XCTAssertEqual(result["to"], "2.0.0")
     XCTAssertEqual(result["stages"]?.arrayValue?.first?["status"], "applied")
     XCTAssertEqual(dir.exists("cli.store.before-1.0.0-to-2.0.0.backup"), !TestEngine.isPostgres, "a backup beside a store file")
+    if TestEngine.isPostgres, let schema = path.split(separator: "schema=").last.map(String.init) {
+      // On PostgreSQL the backup is a schema beside the store's, named alike.
+      let backup = PostgresTestSchema(adopting: "\(schema)_before_1.0.0_to_2.0.0", clusterURL: try PostgresTestCluster.requireURL())
+      defer { backup.drop() }
+      XCTAssertEqual(result["backup"]?.stringValue, backup.storeURL)
+      XCTAssertEqual(try backup.psql("SELECT value FROM _ms_meta WHERE key = 'schemaVersion'").stdout, "1.0.0")
+    }
 
     // Going back to a version the store moved past is refused.
     try JSONWriter.encodeString(Seeds.taskV1).write(toFile: dir.file("v1.json"), atomically: true, encoding: .utf8)

@@ -215,8 +215,8 @@ final class PostgresCopyTests: XCTestCase {
       path,
       """
       WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(count - 1))
-      INSERT INTO "Note" ("_pk", "_ent", "_opt", "code", "body") SELECT x, 1, 1, 'n' || x, 'note number ' || x FROM c;
-      INSERT INTO "Note" ("_pk", "_ent", "_opt", "code", "body") VALUES (\(count), 1, 1, 'last', \(last));
+      INSERT INTO "Note" ("_pk", "code", "body") SELECT x, 'n' || x, 'note number ' || x FROM c;
+      INSERT INTO "Note" ("_pk", "code", "body") VALUES (\(count), 'last', \(last));
       PRAGMA wal_checkpoint(TRUNCATE);
       """)
     XCTAssertEqual(r.status, 0, r.stderr)

@@ -199,7 +199,7 @@ final class StoreFileTests: XCTestCase {
   }
 
   func testBackupMakesAStoreThatOpens() throws {
-    try TestEngine.requireSQLite("store.backup copies a SQLite file (refused on PostgreSQL: PostgresStoreTests)")
+    try TestEngine.requireSQLite("SQLite's online backup of a store file (a PostgreSQL store's: PostgresBackupTests)")
     let path = dir.file("source.store")
     let copy = dir.file("copy.store")
     let server = try ServerProcess(arguments: ["serve", "--store", path])
@@ -262,7 +262,6 @@ final class StoreFileTests: XCTestCase {
   /// `transaction` (the copy would hold uncommitted work) and leaves no file behind; once
   /// the transaction ends the same backup succeeds and holds committed data only.
   func testBackupDuringAnOpenTransaction() throws {
-    try TestEngine.requireSQLite("store.backup copies a SQLite file (refused on PostgreSQL: PostgresStoreTests)")
     let path = try makeStore("tx-source.store", count: 2)
     let target = dir.file("tx-copy.store")
     let server = try ServerProcess(arguments: ["serve", "--store", path])

@@ -45,6 +45,88 @@ final class ConnectErrorTests: XCTestCase {
     XCTAssertTrue(e?.message.contains("no_such_database_here") ?? false)
   }
 
+  /// An unknown role and a `pg_hba.conf` rule that turns the role away are SQLSTATE 28000
+  /// (`invalid_authorization_specification`), told apart by the code, not the message.
+  func testAnUnknownOrRejectedRoleIsAnAuthenticationFailure() throws {
+    let cluster = try PostgresTestCluster.requireURL()
+    for user in ["ms_no_such_role_here", "ms_rejected_user"] {
+      let e = try failure(PostgresTestCluster.adding("user=\(user)", to: cluster))
+      XCTAssertEqual(e?.connectFailure, .authentication, e?.message ?? "")
+      XCTAssertEqual(e?.sqlState, "28000", e?.message ?? "")
+      XCTAssertTrue(e?.message.contains(user) ?? false, e?.message ?? "")
+      XCTAssertFalse(e?.message.contains("LOCATION") ?? true, "verbose mode's source location is not shown: \(e?.message ?? "")")
+    }
+  }
+
+  /// libpq's messages in another language (its German catalogue, chosen by `LANGUAGE`)
+  /// change nothing in how failures are told apart: the kinds come from SQLSTATEs and
+  /// libpq's status, never from the text.
+  func testATranslatedLibpqTellsFailuresApartTheSameWay() throws {
+    let cluster = try PostgresTestCluster.requireURL()
+    let db = try PostgresConnection(url: PostgresURL(cluster))
+    guard case .text(let socket)? = try db.scalar("SHOW unix_socket_directories") else { return XCTFail("no socket folder") }
+    let savedLocale = setlocale(LC_MESSAGES, nil).map { String(cString: $0) } ?? "C"
+    let savedLanguage = ProcessInfo.processInfo.environment["LANGUAGE"]
+    defer {
+      if let savedLanguage { setenv("LANGUAGE", savedLanguage, 1) } else { unsetenv("LANGUAGE") }
+      setlocale(LC_MESSAGES, savedLocale)
+    }
+    setenv("LANGUAGE", "de", 1)
+    guard setlocale(LC_MESSAGES, "C.UTF-8") != nil else { throw XCTSkip("no C.UTF-8 locale to translate libpq's messages with") }
+    let unreachable = try failure("postgresql:///postgres?host=/nonexistent-modelstore-socket-dir")
+    guard let text = unreachable?.message, !text.contains("No such file or directory") else {
+      throw XCTSkip("libpq's German messages are not installed (/usr/share/locale/de/LC_MESSAGES/libpq5-*.mo)")
+    }
+    XCTAssertEqual(unreachable?.connectFailure, .unreachable, text)
+    let missing = try failure("postgresql:///no_such_database_here?host=\(socket)&user=postgres")
+    XCTAssertEqual(missing?.connectFailure, .noDatabase, missing?.message ?? "")
+    let wrong = try failure(PostgresTestCluster.adding("user=ms_password_user&password=not-the-one", to: cluster))
+    XCTAssertEqual(wrong?.connectFailure, .authentication, wrong?.message ?? "")
+    XCTAssertEqual(wrong?.sqlState, "28P01")
+    let none = try failure(PostgresTestCluster.adding("user=ms_password_user", to: cluster))
+    XCTAssertEqual(none?.connectFailure, .authentication, none?.message ?? "")
+  }
+
+  /// A server that accepts the connection and never answers: the attempt gives up after
+  /// `connect_timeout` (polled by the connection itself) as unreachable.
+  func testAServerThatNeverAnswersTimesOut() throws {
+    let dir = try TemporaryDirectory("pg-silent")
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    XCTAssertGreaterThanOrEqual(fd, 0)
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let path = Array(dir.file(".s.PGSQL.5432").utf8CString)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (i, c) in path.prefix(raw.count - 1).enumerated() { raw[i] = UInt8(bitPattern: c) }
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    XCTAssertEqual(bound, 0)
+    XCTAssertEqual(listen(fd, 4), 0)
+    let started = Date()
+    let e = try failure("postgresql:///postgres?host=\(dir.path)&connect_timeout=2")
+    XCTAssertEqual(e?.connectFailure, .unreachable, e?.message ?? "")
+    XCTAssertTrue(e?.message.contains("timeout") ?? false, e?.message ?? "")
+    XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 1.5)
+  }
+
+  /// The parts of a verbose message: the code after the severity, the message without it
+  /// and without the location line, whatever the language of the words around them.
+  func testAVerboseMessageGivesItsCode() {
+    let german = """
+      Verbindung zum Server auf Socket »/tmp/x/.s.PGSQL.5432« fehlgeschlagen: FATAL:  3D000: Datenbank »nope« existiert nicht
+      ORT:  InitPostgres, postinit.c:948
+
+      """
+    let (code, message) = ConnectMessage.split(german)
+    XCTAssertEqual(code, "3D000")
+    XCTAssertEqual(
+      message, "Verbindung zum Server auf Socket »/tmp/x/.s.PGSQL.5432« fehlgeschlagen: FATAL:  Datenbank »nope« existiert nicht")
+    XCTAssertNil(ConnectMessage.split("connection to server on socket \"/tmp/y\" failed: No such file or directory").sqlState)
+  }
+
   func testEnvironmentVariablesAndServiceFilesFillInTheRest() throws {
     let cluster = try PostgresTestCluster.requireURL()
     let db = try PostgresConnection(url: PostgresURL(cluster))

@@ -28,4 +28,31 @@ final class PlaceholderTests: XCTestCase {
     ]
     for (sql, expected) in cases { XCTAssertEqual(Placeholders.rewrite(sql).sql, expected, sql) }
   }
+
+  /// A quoted identifier longer than 63 bytes is written in its short form: a prefix, `_`
+  /// and 16 hex digits of its hash; two names alike in their first 63 bytes stay two, a
+  /// name of 63 bytes or fewer and quoted text stay as they are, with or without parameters.
+  func testLongIdentifiersAreWrittenInTheirShortForm() {
+    let long = String(repeating: "n", count: 63)
+    let (a, b) = (long + "A", long + "B")
+    let (fa, fb) = (Identifier.fitted(a, limit: 63), Identifier.fitted(b, limit: 63))
+    XCTAssertEqual(fa.utf8.count, 63)
+    XCTAssertNotEqual(fa, fb)
+    XCTAssertEqual(fa, Identifier.fitted(a, limit: 63), "the same every time")
+    XCTAssertTrue(fa.hasPrefix(String(repeating: "n", count: 46) + "_"), fa)
+    XCTAssertEqual(Identifier.fitted(long, limit: 63), long)
+    // A multi-byte character is never cut in half.
+    let wide = String(repeating: "é", count: 40)
+    XCTAssertEqual(Identifier.fitted(wide, limit: 63).utf8.count, 23 * 2 + 17)
+    XCTAssertEqual(
+      Placeholders.rewrite("SELECT \"\(a)\", \"\(b)\", '\(a)', \"\(long)\" FROM t WHERE x = ?").sql,
+      "SELECT \"\(fa)\", \"\(fb)\", '\(a)', \"\(long)\" FROM t WHERE x = $1")
+    XCTAssertEqual(Placeholders.rewrite("CREATE TABLE \"\(a)\" (x int)").sql, "CREATE TABLE \"\(fa)\" (x int)")
+    // A doubled quote inside the name is part of the name.
+    let quoted = long + "\"q"
+    XCTAssertEqual(
+      Placeholders.rewrite("DROP TABLE \"\(long)\"\"q\"", parameters: false).sql,
+      "DROP TABLE \(Identifier.quote(Identifier.fitted(quoted, limit: 63)))")
+    XCTAssertEqual(PostgresDialect().storedName(a), fa)
+  }
 }

@@ -226,8 +226,12 @@ final class InsertUpdateTests: XCTestCase {
       if case .integer(let n)? = try store.connection.scalar("SELECT \"_opt\" FROM \"Task\" WHERE \"_pk\" = 1") { return n }
       return nil
     }
-    XCTAssertEqual(try opt(), 1)
+    // No row of the table was updated yet: it has no `_opt`, and every row is at version 1.
+    XCTAssertFalse(try store.columnNames("Task").contains("_opt"))
+    XCTAssertEqual(try store.get(id: id, withVersion: true)["_version"], 1)
     _ = try store.update(id: id, values: ["priority": 1])
     XCTAssertEqual(try opt(), 2)
+    _ = try store.update(id: id, values: ["priority": 2])
+    XCTAssertEqual(try opt(), 3)
   }
 }

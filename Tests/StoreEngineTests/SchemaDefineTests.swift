@@ -32,7 +32,7 @@ final class SchemaDefineTests: XCTestCase {
     XCTAssertEqual(r.steps, ["create table Task", "create table Category"])
     XCTAssertEqual(store.schema?.entities.map(\.name), ["Task", "Category"])
     XCTAssertEqual(
-      try columns(store, "Task"), ["_pk", "_ent", "_opt", "title", "isCompleted", "priority", "notes", "due", "category"])
+      try columns(store, "Task"), ["_pk", "title", "isCompleted", "priority", "notes", "due", "category"])
     XCTAssertEqual(try store.schemaHistory().count, 1)
     XCTAssertEqual(
       try tables(store).filter { !$0.hasPrefix("sqlite_") && !$0.hasPrefix("_ms_history") },
@@ -140,7 +140,7 @@ final class SchemaDefineTests: XCTestCase {
     XCTAssertEqual(reasons.first?["attribute"], "rank")
     XCTAssertEqual(reasons.first?["entity"], "Note")
     XCTAssertEqual(reasons.first?["ids"], ids(id))
-    XCTAssertEqual(try columns(store, "Note"), ["_pk", "_ent", "_opt", "text"], "the added column was rolled back")
+    XCTAssertEqual(try columns(store, "Note"), ["_pk", "text"], "the added column was rolled back")
     XCTAssertNil(store.schema?.entities[0].attributes.first { $0.name == "rank" })
   }
 
@@ -212,7 +212,7 @@ final class SchemaDefineTests: XCTestCase {
     let id = try store.add("Note", ["text": "a"])
     let r = try store.define(schema(entity("Note", [attr("text", "string")])))
     XCTAssertEqual(Set(r.steps), ["drop empty column Note.extra", "drop empty table Old"])
-    XCTAssertEqual(try columns(store, "Note"), ["_pk", "_ent", "_opt", "text"])
+    XCTAssertEqual(try columns(store, "Note"), ["_pk", "text"])
     XCTAssertFalse(try tables(store).contains("Old"))
     XCTAssertEqual(try store.value(id, "text"), "a")
   }

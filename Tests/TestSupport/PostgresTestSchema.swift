@@ -68,6 +68,13 @@ public final class PostgresTestSchema {
     name = "ms_\(String(safe.prefix(24)))_\(getpid())_\(UUID().uuidString.prefix(8).lowercased())"
   }
 
+  /// The schema `name` of the cluster at `clusterURL`, made by the code under test (a
+  /// migration's backup), dropped as the others are.
+  public init(adopting name: String, clusterURL: String) {
+    self.clusterURL = clusterURL
+    self.name = name
+  }
+
   deinit { drop() }
 
   /// Runs `sql` with this schema first on the search path.

@@ -98,14 +98,22 @@ final class PostgresDatabase: StoreDatabase {
   /// that of several servers creating the store at once exactly one does. (A schema that
   /// exists needs no right to create schemas in the database.)
   func initialize(_ create: () throws -> Void) throws {
+    var made = false
     try postgres.inTransaction {
-      if case .missing = try contents() { try postgres.execute("CREATE SCHEMA \(Identifier.quote(postgres.schema))") }
+      if case .missing = try contents() {
+        try postgres.execute("CREATE SCHEMA \(Identifier.quote(postgres.schema))")
+        made = true
+      }
       if try contents() == .empty {
         try create()
         try installFunctions()
       }
     }
+    createdSchema = made
   }
+
+  /// This opening made the schema (`CREATE SCHEMA`), which `discardCreated` may drop again.
+  private(set) var createdSchema = false
 
   /// The tables of `SQLiteDatabase.bookkeepingStatements` in PostgreSQL's types; the
   /// versions are numbered by an identity column (never reused, as AUTOINCREMENT), and
@@ -212,13 +220,19 @@ final class PostgresDatabase: StoreDatabase {
       JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
       WHERE n.nspname = ? AND c.relname = ? AND a.attnum > 0 AND NOT a.attisdropped
       """
-    ).forEachRow([.text(postgres.schema), .text(table)]) { names.insert($0.text(0)) }
+    ).forEachRow([.text(postgres.schema), .text(postgres.dialect.storedName(table))]) { names.insert($0.text(0)) }
     return names
   }
 
-  var backupRefusal: String? {
-    "a PostgreSQL store is not copied into a file by the server: back it up with PostgreSQL's tools (pg_dump --schema=\(Identifier.quote(postgres.schema)))"
+  var backsUpByCopyingRows: Bool { true }
+
+  /// True when the database has a schema named `name`.
+  func schemaExists(_ name: String) throws -> Bool {
+    try postgres.scalar("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = ?", [.text(name)]) != nil
   }
+
+  /// The URL of the schema `schema` of this store's database, for opening a store there.
+  func location(schema: String) -> String { postgres.url.location(schema: schema) }
 
   func willClose() {}
 }

@@ -30,7 +30,7 @@ final class SQLiteDatabase: StoreDatabase {
   var engineName: String { "SQLite" }
   var callsSwiftFunctions: Bool { true }
   var attachesSQLiteFiles: Bool { true }
-  var backupRefusal: String? { nil }
+  var backsUpByCopyingRows: Bool { false }
 
   /// Empty without a table; a store with ModelStore's `application_id` ("MSTO").
   func contents() throws -> DatabaseContents {

@@ -57,10 +57,12 @@ protocol StoreDatabase: AnyObject {
   /// The engine's check of its own structures for `store.check`: `["ok"]` when sound, the
   /// problems otherwise; nil when the engine offers none.
   func integrityCheck() throws -> [String]?
-  /// The columns of the store's table `table`.
+  /// The columns of the store's table `table`, by their stored names
+  /// (`SQLDialect.storedName`).
   func columnNames(_ table: String) throws -> Set<String>
-  /// Why `store.backup` cannot copy this store into a file; nil when it can.
-  var backupRefusal: String? { get }
+  /// The database cannot copy itself into a file (SQLite's online backup): `store.backup`
+  /// copies the store's rows into a new SQLite file instead (`StoreCopy.backup`).
+  var backsUpByCopyingRows: Bool { get }
   /// Maintenance before the connection closes (a checkpoint).
   func willClose()
 }

@@ -151,13 +151,31 @@ extension Store {
       try connection.prepare("SELECT \"name\" FROM pragma_table_info(?)").forEachRow([.text(table)]) { oldColumns.insert($0.text(0)) }
       try connection.execute("ALTER TABLE \(Identifier.quote(table)) RENAME TO \(Identifier.quote(aside))")
     }
-    try connection.execute(StorageLayout.createTableSQL(root, graph: graph, dialect: connection.dialect))
+    // `_ent` where the hierarchy has several entities (or rows of another entity are
+    // there), `_opt` where a row was updated: the layout a new table of this version has.
+    let old = Identifier.quote(aside)
+    let foreign =
+      oldColumns.contains("_ent") ? try connection.scalar("SELECT 1 FROM \(old) WHERE \"_ent\" <> ? LIMIT 1", [.text(table)]) : nil
+    let updated = oldColumns.contains("_opt") ? try connection.scalar("SELECT 1 FROM \(old) WHERE \"_opt\" <> 1 LIMIT 1") : nil
+    let tagged = root.hasSubentities || foreign != nil
+    let versioned = updated != nil
+    try connection.execute(
+      StorageLayout.createTableSQL(root, graph: graph, dialect: connection.dialect, entityColumn: tagged, versionColumn: versioned))
+    codes.setTagged(table, tagged)
     if exists {
       let uuids = Set(root.hierarchy.flatMap { $0.entity.attributes.filter { $0.type == .uuid && !$0.transient }.map(\.name) })
       // Every name in `_ent` has a code (convertFormat1 gave the unknown ones theirs).
       let entity = "(SELECT \"code\" FROM \(EntityCodes.table) WHERE \"name\" = t.\"_ent\")"
-      var targets = ["\"_pk\"", "\"_ent\"", "\"_opt\""]
-      var sources = ["t.\"_pk\"", entity, "t.\"_opt\""]
+      var targets = ["\"_pk\""]
+      var sources = ["t.\"_pk\""]
+      if tagged {
+        targets.append("\"_ent\"")
+        sources.append(entity)
+      }
+      if versioned {
+        targets.append("\"_opt\"")
+        sources.append("t.\"_opt\"")
+      }
       for c in StorageLayout.columns(ofHierarchy: root, graph: graph) where oldColumns.contains(c.name) {
         let q = Identifier.quote(c.name)
         targets.append(q)

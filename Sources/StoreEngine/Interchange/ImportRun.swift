@@ -181,7 +181,8 @@ final class ImportRun {
       }
       let entityFilter = plan.entityFilter(alias: "t")
       if !entityFilter.isEmpty { filter.append(entityFilter) }
-      let sql = "SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t WHERE \(filter.joined(separator: " AND ")) LIMIT 1"
+      let sql =
+        "SELECT \(store.entityCodes.column(plan.tableName, alias: "t")), t.\"_pk\" FROM \(plan.table) t WHERE \(filter.joined(separator: " AND ")) LIMIT 1"
       guard let existing = try store.connection.cached(sql).first(args, { ObjectID(entity: store.entityCodes.name($0, 0), pk: $0.int(1)) })
       else { continue }
       guard !claimed.contains(existing) else {

@@ -36,7 +36,7 @@ extension Store {
     var reached: Set<String> = []
     for root in graph.ordered where root.isRoot {
       try connection.prepare(
-        "SELECT DISTINCT t.\"_ent\" FROM \(Identifier.quote(root.name)) t JOIN \(closureTable) c ON c.\"root\" = ? AND c.\"pk\" = t.\"_pk\""
+        "SELECT DISTINCT \(entityCodes.column(root.name, alias: "t")) FROM \(Identifier.quote(root.name)) t JOIN \(closureTable) c ON c.\"root\" = ? AND c.\"pk\" = t.\"_pk\""
       ).forEachRow([.text(root.name)]) { reached.insert(entityCodes.name($0, 0)) }
     }
     return reached
@@ -59,7 +59,7 @@ extension Store {
     case .foreignKey(let column):
       let c = Identifier.quote(column)
       return insert
-        + "SELECT \(destRoot), t.\(c) FROM \(Identifier.quote(m.root.name)) t JOIN \(closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = t.\"_pk\" WHERE t.\(c) IS NOT NULL AND \(entityCodes.filter("t.\"_ent\"", m.concreteNames))"
+        + "SELECT \(destRoot), t.\(c) FROM \(Identifier.quote(m.root.name)) t JOIN \(closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = t.\"_pk\" WHERE t.\(c) IS NOT NULL AND \(entityCodes.filter(entityCodes.column(m.root.name, alias: "t"), m.concreteNames))"
     case .inverseForeignKey(let table, let column, _):
       return insert
         + "SELECT \(destRoot), d.\"_pk\" FROM \(Identifier.quote(table)) d JOIN \(closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = d.\(Identifier.quote(column))"
@@ -72,7 +72,8 @@ extension Store {
   /// The select and count of one concrete entity's objects in the closure, by key.
   func closureQuery(_ model: EntityModel, _ graph: ModelGraph) -> (select: String, count: String, args: [SQLValue]) {
     let plan = catalog.plans[model.name]!
-    let from = " WHERE t.\"_ent\" = ? AND t.\"_pk\" IN (SELECT \"pk\" FROM \(closureTable) WHERE \"root\" = ?)"
+    let from =
+      " WHERE \(entityCodes.column(plan.tableName, alias: "t")) = ? AND t.\"_pk\" IN (SELECT \"pk\" FROM \(closureTable) WHERE \"root\" = ?)"
     return (
       readPlan(for: plan).selectSQL(for: model.name, keys: InterchangeFormat.writtenKeys(model, graph: graph)) + from
         + " ORDER BY t.\"_pk\"",

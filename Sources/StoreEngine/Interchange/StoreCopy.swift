@@ -58,18 +58,50 @@ public enum StoreCopy {
     let destination = try at(.to) { try Destination(target, options: options, source: source) }
     let store = try at(.to) { try destination.open(options) }
     do {
-      let summary = try withoutActuallyEscaping(progress) {
-        try TableCopier(source: from, target: store, history: options.history, progress: $0).run()
-      }
-      try store.translatingErrors { try store.connection.commit() }
-      store.close()
+      let summary = try fill(store, from: from, history: options.history, progress: progress)
       try destination.finish()
       return summary
     } catch {
-      store.close()
       destination.abandon()
       throw error
     }
+  }
+
+  /// Copies `source` into `target`, whose write transaction is open, commits it and closes
+  /// `target` (also when the copy fails, its transaction then rolled back).
+  private static func fill(_ target: Store, from source: Store, history: Bool, progress: Progress) throws -> Summary {
+    defer { target.close() }
+    let summary = try withoutActuallyEscaping(progress) {
+      try TableCopier(source: source, target: target, history: history, progress: $0).run()
+    }
+    try target.translatingErrors { try target.connection.commit() }
+    return summary
+  }
+
+  /// A backup of `source`, an open store whose database cannot copy itself (a PostgreSQL
+  /// store: `store.backup`): the whole store, history included, read in one snapshot and
+  /// written into the new, empty SQLite file at `path` in one transaction. A request's
+  /// cancel stops it between pages of rows; the caller removes the file when it fails.
+  static func backup(_ source: Store, intoFile path: String) throws -> Summary {
+    let target = try Store(path: path, options: Store.OpenOptions(create: true))
+    do {
+      try target.translatingErrors { try target.connection.begin() }
+    } catch {
+      target.close()
+      throw error
+    }
+    return try fill(target, from: source, history: true) { _, _, _ in try source.checkCancelled() }
+  }
+
+  /// A backup of the PostgreSQL store `source` into a new store at `location` (another
+  /// schema of its database: a migration's backup), made and filled in one transaction,
+  /// history included. A schema that holds a store already is refused (`exists`).
+  static func backup(_ source: Store, intoServer location: String) throws -> Summary {
+    var options = Store.OpenOptions(create: true)
+    options.existing = .refuse
+    options.holdsTransaction = true
+    let target = try Store(path: location, options: options)
+    return try fill(target, from: source, history: true) { _, _, _ in try source.checkCancelled() }
   }
 
   /// Runs `body`, its engine errors made errors about `place` (the flag or param that named the store).

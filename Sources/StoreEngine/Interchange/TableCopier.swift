@@ -63,10 +63,21 @@ struct TableCopier {
     let objects = try roots.reduce(0) { $0 + (try count([$1.name], on: from)) }
     var copied = 0
     for root in roots {
-      try to.execute(StorageLayout.createTableSQL(root, graph: graph, dialect: to.dialect))
-      let columns = ["_pk", "_ent", "_opt"] + StorageLayout.columns(ofHierarchy: root, graph: graph).map(\.name)
       let have = try source.database.columnNames(root.name)
-      if let missing = columns.first(where: { !have.contains($0) }) {
+      // The target's layout is this version's (`_ent` for several entities, `_opt` once a
+      // row was updated), from what the source's rows hold.
+      let table = Identifier.quote(root.name)
+      let code = try EntityCodes(connection: from).code(root.name) ?? 0
+      let foreign = have.contains("_ent") ? try from.scalar("SELECT 1 FROM \(table) WHERE \"_ent\" <> ? LIMIT 1", [.integer(code)]) : nil
+      let tagged = root.hasSubentities || foreign != nil
+      let updated = have.contains("_opt") ? try from.scalar("SELECT 1 FROM \(table) WHERE \"_opt\" <> 1 LIMIT 1") : nil
+      let versioned = updated != nil
+      try to.execute(
+        StorageLayout.createTableSQL(root, graph: graph, dialect: to.dialect, entityColumn: tagged, versionColumn: versioned))
+      let columns =
+        ["_pk"] + (tagged ? ["_ent"] : []) + (versioned ? ["_opt"] : [])
+        + StorageLayout.columns(ofHierarchy: root, graph: graph).map(\.name)
+      if let missing = columns.first(where: { !have.contains(from.dialect.storedName($0)) }) {
         throw StoreError(
           .schemaMismatch, "the source's table '\(root.name)' has no column '\(missing)', which its schema needs",
           ["table": .string(root.name), "column": .string(missing)])
@@ -88,6 +99,7 @@ struct TableCopier {
     }
     summary.links = linked
     let codes = try EntityCodes(connection: to)
+    try codes.readLayout(roots.map(\.name), connection: to)
     for root in roots { try buildIndexes(root.name, StorageLayout.indexSQL(root, graph: graph, codes: codes)) }
     for join in joins { try buildIndexes(join.name, Array(join.sql.dropFirst())) }
     summary.objects = try entityCounts(graph, roots: roots)
@@ -111,9 +123,10 @@ struct TableCopier {
   /// Objects per concrete entity, as the source holds them.
   private func entityCounts(_ graph: ModelGraph, roots: [EntityModel]) throws -> [(entity: String, count: Int)] {
     let codes = try EntityCodes(connection: from)
+    try codes.readLayout(roots.map(\.name), connection: from)
     var counts: [String: Int] = [:]
     for root in roots {
-      try from.prepare("SELECT \"_ent\", count(*) FROM \(Identifier.quote(root.name)) GROUP BY \"_ent\"").forEachRow {
+      try from.prepare(codes.countsSQL(root.name, from: Identifier.quote(root.name))).forEachRow {
         counts[codes.name($0, 0), default: 0] += Int($0.int(1))
       }
     }

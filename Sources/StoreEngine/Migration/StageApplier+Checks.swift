@@ -8,7 +8,7 @@ extension StageApplier {
   mutating func fillRequired(_ root: EntityModel) throws {
     let table = Identifier.quote(root.name)
     for m in root.hierarchy {
-      let filter = codes.filter("t.\"_ent\"", m.concreteNames)
+      let filter = codes.filter(codes.column(root.name, alias: "t"), m.concreteNames)
       for a in m.entity.attributes where !a.transient && !a.optional && mayLackValues(m, a) {
         let col = Identifier.quote(a.name)
         let nullFilter = "\(filter) AND t.\(col) IS NULL"
@@ -28,9 +28,10 @@ extension StageApplier {
           report.steps.append(.init("fill \(m.name).\(a.name) with generated values", rows: pks.count))
         case nil:
           var ids: [String] = []
-          try connection.prepare("SELECT t.\"_ent\", t.\"_pk\" FROM \(table) t WHERE \(nullFilter) LIMIT 20").forEachRow {
-            ids.append(ObjectID.text(codes.name($0, 0), $0.int(1)))
-          }
+          try connection.prepare("SELECT \(codes.column(root.name, alias: "t")), t.\"_pk\" FROM \(table) t WHERE \(nullFilter) LIMIT 20")
+            .forEachRow {
+              ids.append(ObjectID.text(codes.name($0, 0), $0.int(1)))
+            }
           report.blockers.append(
             MigrationReport.place(
               m.name,
@@ -95,8 +96,8 @@ extension StageApplier {
     for m in root.hierarchy {
       for keys in m.entity.attributes.filter(\.unique).map({ [$0.name] }) + m.entity.uniqueness {
         let cols = keys.map(Identifier.quote).joined(separator: ", ")
-        let filter = m.isRoot ? "" : "WHERE \(codes.filter("\"_ent\"", m.concreteNames))"
-        let id = ObjectID.sql(entity: codes.nameSQL("\"_ent\"", root.hierarchy.map(\.name)), pk: "\"_pk\"")
+        let filter = m.isRoot ? "" : "WHERE \(codes.filter(codes.column(root.name), m.concreteNames))"
+        let id = ObjectID.sql(entity: codes.nameSQL(codes.column(root.name), root.hierarchy.map(\.name)), pk: "\"_pk\"")
         var groups: [JSONValue] = []
         try connection.prepare(
           "SELECT \(connection.dialect.groupConcat(id, separator: " ")) FROM \(table) \(filter) GROUP BY \(cols) HAVING count(*) > 1 LIMIT 20"

@@ -89,7 +89,7 @@ extension StageApplier {
       }
     }
     for (column, names) in gained.sorted(by: { $0.key < $1.key }) {
-      let filter = "\(codes.filter("\"_ent\"", names)) AND \(Identifier.quote(column)) IS NOT NULL"
+      let filter = "\(codes.filter(codes.column(root.name), names)) AND \(Identifier.quote(column)) IS NOT NULL"
       if let owner = names.first(where: { old[$0]?.relationship(column).map { !$0.toMany } ?? false }) {
         let links = try count(root.name, where: filter)
         if links > 0 {

@@ -23,7 +23,7 @@ extension StageApplier {
     let name = String(parts[1])
     var candidate = name
     var n = 1
-    while try connection.scalar(connection.dialect.nameTakenSQL, [.text(candidate)]) != nil {
+    while try connection.scalar(connection.dialect.nameTakenSQL, [.text(connection.dialect.storedName(candidate))]) != nil {
       n += 1
       candidate = "\(name)_\(n)"
     }

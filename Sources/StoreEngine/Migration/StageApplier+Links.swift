@@ -78,7 +78,7 @@ extension StageApplier {
     case .foreignKey(let column):
       let c = Identifier.quote(column)
       return
-        "SELECT \"_pk\", \(c), NULL FROM \(Identifier.quote(source.root.name)) WHERE \(c) IS NOT NULL AND \(codes.filter("\"_ent\"", source.concreteNames))"
+        "SELECT \"_pk\", \(c), NULL FROM \(Identifier.quote(source.root.name)) WHERE \(c) IS NOT NULL AND \(codes.filter(codes.column(source.root.name), source.concreteNames))"
     case .inverseForeignKey(let table, let column, let position):
       let c = Identifier.quote(column)
       return "SELECT \(c), \"_pk\", \(position.map(Identifier.quote) ?? "NULL") FROM \(Identifier.quote(table)) WHERE \(c) IS NOT NULL"
@@ -120,7 +120,9 @@ extension StageApplier {
     switch storage {
     case .foreignKey(let column):
       links = try count(
-        source.root.name, where: "t.\(Identifier.quote(column)) IS NOT NULL AND \(codes.filter("t.\"_ent\"", source.concreteNames))")
+        source.root.name,
+        where:
+          "t.\(Identifier.quote(column)) IS NOT NULL AND \(codes.filter(codes.column(source.root.name, alias: "t"), source.concreteNames))")
     case .inverseForeignKey(let table, let column, _): links = try count(table, where: "t.\(Identifier.quote(column)) IS NOT NULL")
     case .joinTable(let table, _, _, _): links = try count(table)
     }

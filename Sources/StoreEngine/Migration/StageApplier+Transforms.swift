@@ -86,7 +86,7 @@ extension StageApplier {
     }
     var rows: [(Int64, SQLValue)] = []
     try connection.prepare(
-      "SELECT \"_pk\", \(Identifier.quote(from)) FROM \(Identifier.quote(m.root.name)) WHERE \(codes.filter("\"_ent\"", m.concreteNames))"
+      "SELECT \"_pk\", \(Identifier.quote(from)) FROM \(Identifier.quote(m.root.name)) WHERE \(codes.filter(codes.column(m.root.name), m.concreteNames))"
     ).forEachRow { rows.append(($0.int(0), $0.value(1))) }
     return try write(rows, from: fromType, to: target, table: m.root.name, rule: rule, entity: m.name, path: path)
   }
@@ -140,15 +140,16 @@ extension StageApplier {
     let columns = keys.map { Identifier.quote($0.0) }.joined(separator: ", ")
     var rows: [(Int64, [SQLValue])] = []
     try connection.prepare(
-      "SELECT \"_pk\", \(columns) FROM \(sourceTable) WHERE \(codes.filter("\"_ent\"", m.concreteNames)) AND \(Identifier.quote(relationship)) IS NULL ORDER BY \"_pk\""
+      "SELECT \"_pk\", \(columns) FROM \(sourceTable) WHERE \(codes.filter(codes.column(m.root.name), m.concreteNames)) AND \(Identifier.quote(relationship)) IS NULL ORDER BY \"_pk\""
     ).forEachRow { row in rows.append((row.int(0), (0..<keys.count).map { row.value($0 + 1) })) }
     // The destination's other attributes get the schema's literal default or null (never
     // a column's DEFAULT kept from an older version); generated ones are filled in contract.
     let others = dest.attributes.filter { a in !a.transient && !keys.contains { $0.1 == a.name } }
     let otherValues = try others.map { try $0.storedLiteralDefault() ?? .null }
     let destColumns = keys.map { Identifier.quote($0.1) } + others.map { Identifier.quote($0.name) }
+    let destTagged = codes.isTagged(dest.root.name)
     let insert = try connection.prepare(
-      "INSERT INTO \(Identifier.quote(dest.root.name)) (\"_pk\", \"_ent\", \(destColumns.joined(separator: ", "))) VALUES (?, ?, \(destColumns.map { _ in "?" }.joined(separator: ", ")))"
+      "INSERT INTO \(Identifier.quote(dest.root.name)) (\"_pk\", \(destTagged ? "\"_ent\", " : "")\(destColumns.joined(separator: ", "))) VALUES (?, \(destTagged ? "?, " : "")\(destColumns.map { _ in "?" }.joined(separator: ", ")))"
     )
     let link = try connection.prepare("UPDATE \(sourceTable) SET \(Identifier.quote(relationship)) = ? WHERE \"_pk\" = ?")
     let inverse = new.inverse(of: r).flatMap { $0.toMany ? nil : $0 }
@@ -157,7 +158,7 @@ extension StageApplier {
     }
     for (pk, values) in rows {
       let newPK = try self.keys.allocate(dest.root.name)
-      var converted: [SQLValue] = [.integer(newPK), .integer(codes.code(dest.name)!)]
+      var converted: [SQLValue] = destTagged ? [.integer(newPK), .integer(codes.code(dest.name)!)] : [.integer(newPK)]
       for (i, v) in values.enumerated() {
         guard let c = ValueConversion.convert(v, from: targets[i].0, to: targets[i].1.type) else {
           throw StoreError(
@@ -191,7 +192,7 @@ extension StageApplier {
       let target = try attribute(of: m, to, path)
       var rows: [(Int64, SQLValue)] = []
       try connection.prepare(
-        "SELECT t.\"_pk\", s.\(Identifier.quote(from)) FROM \(Identifier.quote(m.root.name)) t JOIN \(sourceTable) s ON s.\"_pk\" = t.\(Identifier.quote(relationship)) WHERE \(codes.filter("t.\"_ent\"", m.concreteNames))"
+        "SELECT t.\"_pk\", s.\(Identifier.quote(from)) FROM \(Identifier.quote(m.root.name)) t JOIN \(sourceTable) s ON s.\"_pk\" = t.\(Identifier.quote(relationship)) WHERE \(codes.filter(codes.column(m.root.name, alias: "t"), m.concreteNames))"
       ).forEachRow { rows.append(($0.int(0), $0.value(1))) }
       written = max(written, try write(rows, from: a.type, to: target, table: m.root.name, rule: .fail, entity: m.name, path: path))
     }

@@ -46,9 +46,11 @@ struct StageApplier {
     try dropStaleIndexes()
     for root in new.ordered where root.isRoot {
       if try tableExists(root.name) {
+        try addEntityColumn(root)
         try addAndConvertColumns(root)
       } else {
         try connection.execute(StorageLayout.createTableSQL(root, graph: new, dialect: connection.dialect))
+        codes.setTagged(root.name, root.hasSubentities)
         report.steps.append(.init("create table \(root.name)"))
       }
     }
@@ -62,6 +64,16 @@ struct StageApplier {
     }
     try moveRelationshipLinks()
     try throwIfBlocked("the new schema cannot be applied")
+  }
+
+  /// A hierarchy of one entity that gains sub-entities gets `_ent`, its rows reading the
+  /// root's code from the column's `DEFAULT` (no row rewritten). A hierarchy that loses its
+  /// last sub-entity keeps the column.
+  private mutating func addEntityColumn(_ root: EntityModel) throws {
+    guard root.hasSubentities, !codes.isTagged(root.name), let code = codes.code(root.name) else { return }
+    try connection.execute(StorageLayout.addEntityColumnSQL(root.name, code: code, dialect: connection.dialect))
+    codes.setTagged(root.name, true)
+    report.steps.append(.init("add column \(root.name)._ent"))
   }
 
   private mutating func addAndConvertColumns(_ root: EntityModel) throws {
@@ -125,8 +137,8 @@ struct StageApplier {
         var writes: [(Int64, SQLValue)] = []
         var failing: [String] = []
         var failures = 0
-        let filter = "\(codes.filter("\"_ent\"", m.concreteNames)) AND \(col) IS NOT NULL"
-        try connection.prepare("SELECT \"_ent\", \"_pk\", \(col) FROM \(table) WHERE \(filter)").forEachRow { row in
+        let filter = "\(codes.filter(codes.column(root.name), m.concreteNames)) AND \(col) IS NOT NULL"
+        try connection.prepare("SELECT \(codes.column(root.name)), \"_pk\", \(col) FROM \(table) WHERE \(filter)").forEachRow { row in
           let stored = row.value(2)
           guard let converted = ValueConversion.convert(stored, from: b.type, to: a.type, rule: rule, defaultValue: defaultValue) else {
             failures += 1
@@ -195,13 +207,14 @@ struct StageApplier {
     guard mayHoldOtherEntities(root) else { return }
     let table = Identifier.quote(root.name)
     var counts: [(Int64, String, Int)] = []
+    let ent = codes.column(root.name)
     try connection.prepare(
-      "SELECT \"_ent\", count(*) FROM \(table) WHERE \"_ent\" NOT IN (\(codes.list(root.hierarchy.flatMap(\.concreteNames)))) GROUP BY \"_ent\""
-    ).forEachRow { counts.append(($0.int(0), codes.name($0, 0), Int($0.int(1)))) }
+      codes.countsSQL(root.name, from: "\(table) WHERE \(ent) NOT IN (\(codes.list(root.hierarchy.flatMap(\.concreteNames))))")
+    ).forEachRow { if $0.int(1) > 0 { counts.append(($0.int(0), codes.name($0, 0), Int($0.int(1)))) } }
     for (code, entity, n) in counts {
       if let model = new[entity], model.root === root {
         var ids: [String] = []
-        try connection.prepare("SELECT \"_pk\" FROM \(table) WHERE \"_ent\" = ? LIMIT 20").forEachRow([.integer(code)]) {
+        try connection.prepare("SELECT \"_pk\" FROM \(table) WHERE \(ent) = ? LIMIT 20").forEachRow([.integer(code)]) {
           ids.append(ObjectID.text(entity, $0.int(0)))
         }
         report.blockers.append(
@@ -212,7 +225,7 @@ struct StageApplier {
       let merged = moved.contains("entity:\(entity)")
       if !merged { try loseData(MigrationReport.place(entity, "entity '\(entity)' is removed with its \(n) objects", count: n)) }
       if allowDataLoss || merged {
-        try connection.run("DELETE FROM \(table) WHERE \"_ent\" = ?", [.integer(code)])
+        try connection.run("DELETE FROM \(table) WHERE \(ent) = ?", [.integer(code)])
         report.steps.append(.init("delete the objects of removed entity \(entity)", rows: n))
         deletedObjects = true
       }
@@ -252,7 +265,7 @@ struct StageApplier {
     guard let old else { return }
     for m in new.ordered {
       guard let before = old[m.name], before.root.name != m.root.name, try tableExists(before.root.name) else { continue }
-      let n = try count(before.root.name, where: codes.filter("t.\"_ent\"", [m.name]))
+      let n = try count(before.root.name, where: codes.filter(codes.column(before.root.name, alias: "t"), [m.name]))
       if n > 0 {
         report.blockers.append(
           MigrationReport.place(
@@ -287,9 +300,11 @@ struct StageApplier {
 
   func tableExists(_ name: String) throws -> Bool { try connection.hasTable(name) }
 
+  /// The store's tables but its bookkeeping, by the engine's names of them.
   func managedTables() throws -> [String] {
     var out: [String] = []
-    try connection.prepare(connection.dialect.tablesSQL).forEachRow { out.append($0.text(0)) }
+    let names = knownNames()
+    try connection.prepare(connection.dialect.tablesSQL).forEachRow { out.append(names[$0.text(0)] ?? $0.text(0)) }
     return out
   }
 
@@ -299,9 +314,31 @@ struct StageApplier {
     return 0
   }
 
+  /// The columns of `table` (their types), by the engine's names of them.
   func existingColumns(_ table: String) throws -> [String: String] {
     var out: [String: String] = [:]
-    try connection.prepare(connection.dialect.columnsSQL).forEachRow([.text(table)]) { out[$0.text(0)] = $0.text(1) }
+    let names = knownNames()
+    try connection.prepare(connection.dialect.columnsSQL).forEachRow([.text(connection.dialect.storedName(table))]) {
+      out[names[$0.text(0)] ?? $0.text(0)] = $0.text(1)
+    }
+    return out
+  }
+
+  /// The names of the tables and columns of both versions, by the names the database keeps
+  /// (PostgreSQL's short forms of names longer than 63 bytes, `SQLDialect.storedName`), so
+  /// what a catalog lists is compared with the schemas' names.
+  private func knownNames() -> [String: String] {
+    let dialect = connection.dialect
+    guard dialect.identifierLimit != nil else { return [:] }
+    var out: [String: String] = [:]
+    for graph in [old, new].compactMap({ $0 }) {
+      for root in graph.ordered where root.isRoot {
+        for name in [root.name] + StorageLayout.columns(ofHierarchy: root, graph: graph).map(\.name) {
+          out[dialect.storedName(name)] = name
+        }
+      }
+      for name in StorageLayout.joinTableNames(graph) { out[dialect.storedName(name)] = name }
+    }
     return out
   }
 
@@ -321,7 +358,7 @@ struct StageApplier {
   /// copies of one); the others stay under their names, so a stage rebuilds only the
   /// indexes it changes (big tables migrate fast). See StageApplier+Indexes.
   private func dropStaleIndexes() throws {
-    let wanted = Set(wantedIndexes().map(Self.indexDefinition))
+    let wanted = Set(wantedIndexes().map { Self.indexDefinition(connection.dialect.storedNames(inSQL: $0)) })
     var kept: Set<String> = []
     for (name, sql) in try managedIndexes().sorted(by: { $0.key < $1.key }) {
       let definition = Self.indexDefinition(sql)
@@ -333,8 +370,8 @@ struct StageApplier {
   /// Files written before the destination index covered `dpos` get the current one.
   private func upgradeDestinationIndex(_ table: String) throws {
     let wanted = StorageLayout.destinationIndexSQL(table)
-    let current = try connection.scalar(connection.dialect.indexDefinitionSQL, [.text(table + "_dst")])
-    guard current != .text(wanted) else { return }
+    let current = try connection.scalar(connection.dialect.indexDefinitionSQL, [.text(connection.dialect.storedName(table + "_dst"))])
+    guard current != .text(connection.dialect.storedNames(inSQL: wanted)) else { return }
     try connection.execute("DROP INDEX IF EXISTS \(Identifier.quote(table + "_dst"))")
     try connection.execute(wanted)
   }
@@ -342,7 +379,11 @@ struct StageApplier {
   /// Drops every index that covers `column` of `table` (before the column is dropped).
   func dropIndexes(on table: String, column: String) throws {
     var names: [String] = []
-    try connection.prepare(connection.dialect.indexesOnColumnSQL).forEachRow([.text(table), .text(column)]) { names.append($0.text(0)) }
-    for n in names where !n.hasSuffix("_dst") { try connection.execute("DROP INDEX \(Identifier.quote(n))") }
+    let (storedTable, storedColumn) = (connection.dialect.storedName(table), connection.dialect.storedName(column))
+    try connection.prepare(connection.dialect.indexesOnColumnSQL).forEachRow([.text(storedTable), .text(storedColumn)]) {
+      names.append($0.text(0))
+    }
+    let destinationIndex = connection.dialect.storedName(table + "_dst")
+    for n in names where !n.hasSuffix("_dst") && n != destinationIndex { try connection.execute("DROP INDEX \(Identifier.quote(n))") }
   }
 }

@@ -130,8 +130,10 @@ extension Store {
     if steps.isEmpty { return result }
     // A dry run runs every stage for real inside a transaction it rolls back: it writes too.
     if options.dryRun { try checkWritable() }
-    if options.backup && !options.dryRun, let path {
-      result.backupPath = try backupBeforeMigration(path, from: result.from ?? "empty", to: result.to)
+    var backup: MigrationBackup?
+    if options.backup && !options.dryRun {
+      backup = try backupBeforeMigration(from: result.from ?? "empty", to: result.to)
+      result.backupPath = backup?.shown
     }
     writes.migrating = true
     defer { writes.migrating = false }
@@ -162,14 +164,14 @@ extension Store {
         result.stages.append(.init(stage: stage, changes: diff(old, new), report: report, outcome: .applied))
       } catch var e as StoreError {
         reloadSchemaAfterRollback()
-        removeUnusedBackup(result)
+        removeUnusedBackup(backup, result)
         e.details["stage"] = stage.json
         e.details["storeVersion"] = .string(schema?.version ?? "")
         e.text = e.text + " (stage \(stage.from) → \(stage.to) rolled back; the store is at version '\(schema?.version ?? "none")')"
         throw e
       } catch {
         reloadSchemaAfterRollback()
-        removeUnusedBackup(result)
+        removeUnusedBackup(backup, result)
         throw error
       }
     }
@@ -205,13 +207,24 @@ extension Store {
 
   /// A migration refused or failed before any stage was applied leaves the store as the
   /// backup has it: the backup made for it is removed (best effort: it is only a copy).
-  private func removeUnusedBackup(_ result: MigrationResult) {
-    guard result.stages.isEmpty, let backup = result.backupPath else { return }
-    unlink(backup)
+  private func removeUnusedBackup(_ backup: MigrationBackup?, _ result: MigrationResult) {
+    guard result.stages.isEmpty, let backup else { return }
+    switch backup {
+    case .file(let path): unlink(path)
+    case .schema(let location, _): Store.dropBackupStore(location)
+    }
   }
 
-  private func backupBeforeMigration(_ path: String, from: String, to: String) throws -> String {
-    let safe = { (v: String) in String(v.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" }) }
+  /// Backs the store up before a migration: into a file beside a store file, or into a new
+  /// schema of a PostgreSQL store's database; nil for a store that cannot be (in memory).
+  private func backupBeforeMigration(from: String, to: String) throws -> MigrationBackup? {
+    if let path { return .file(try backupFileBeforeMigration(path, from: from, to: to)) }
+    guard let server = database as? PostgresDatabase else { return nil }
+    return try backupSchemaBeforeMigration(server, from: from, to: to)
+  }
+
+  private func backupFileBeforeMigration(_ path: String, from: String, to: String) throws -> String {
+    let safe = MigrationBackup.safe
     var target = "\(path).before-\(safe(from))-to-\(safe(to)).backup"
     var n = 1
     while true {
@@ -273,9 +286,11 @@ extension Store {
   private func prepareStage(old: Schema?, new: Schema, stage: MigrationStage, options: MigrationOptions) throws -> StageApplier {
     var applier: StageApplier
     /// The applier sees `_ms_entities` after the renames, with a code for every new entity.
-    func codes() throws -> EntityCodes {
+    func codes(_ graphs: ModelGraph...) throws -> EntityCodes {
       try EntityCodes.assign(new, connection: connection)
-      return try EntityCodes(connection: connection)
+      let codes = try EntityCodes(connection: connection)
+      try codes.readLayout(Set(graphs.flatMap { $0.ordered.filter(\.isRoot).map(\.name) }), connection: connection)
+      return codes
     }
     if let old {
       let d = SchemaDiff(from: old, to: new)
@@ -294,11 +309,14 @@ extension Store {
       var renamer = LayoutRenamer(connection: connection, keys: keys, mapping: d.mapping)
       connection.clearCache()
       try renamer.apply()
+      let renamedOld = ModelGraph(d.mapping.renamedOld)
+      let newGraph = ModelGraph(new)
       applier = StageApplier(
-        connection: connection, codes: try codes(), keys: keys, old: ModelGraph(d.mapping.renamedOld), new: ModelGraph(new))
+        connection: connection, codes: try codes(renamedOld, newGraph), keys: keys, old: renamedOld, new: newGraph)
       applier.report.steps = renamer.steps
     } else {
-      applier = StageApplier(connection: connection, codes: try codes(), keys: keys, old: nil, new: ModelGraph(new))
+      let newGraph = ModelGraph(new)
+      applier = StageApplier(connection: connection, codes: try codes(newGraph), keys: keys, old: nil, new: newGraph)
     }
     applier.allowDataLoss = options.allowDataLoss
     for t in stage.transforms {

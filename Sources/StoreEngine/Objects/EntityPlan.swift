@@ -17,13 +17,26 @@ final class EntityPlan {
   let storage: [String: RelationshipStorage]
   /// The entity's code in `_ent`.
   let code: Int64
+  /// Unquoted name of the hierarchy's table.
+  let tableName: String
+  /// True when the table has an `_ent` column (a hierarchy of several entities, or a
+  /// table written before format 2 left it out of the others).
+  let tagged: Bool
   /// `INSERT INTO t ("_ent", attrs..., toOnes..., "_pk") VALUES (?, ...)`: the key is
-  /// bound last (`KeyAllocator`).
+  /// bound last (`KeyAllocator`). Without `"_ent"` in an untagged table, slot 0 is not
+  /// inserted (`insertValues`).
   let insertSQL: String
+  /// True when the insert binds slot 0 without referring to it (an untagged table where
+  /// parameters need no type, SQLite: `VALUES (?2, ?3, ...)`), so the bound values need
+  /// no copy without it.
+  private let bindsUnusedSlotZero: Bool
   /// Entities whose relationships point here without an inverse (cleared on delete).
   let incomingWithoutInverse: [(EntityModel, Relationship)]
   /// True when a write must re-check required to-ones or to-many counts.
   let needsRelationshipValidation: Bool
+  /// For each of `toOne`: setting it on a new row changes no other row (no inverse, or an
+  /// unordered to-many one, read through this row's column).
+  private let toOneStaysInRow: [Bool]
   /// True where a statement a uniqueness refuses would abort the transaction
   /// (`SQLDialect.failedStatementAbortsTransaction`; never on SQLite), so that the object
   /// holding the value can still be looked up after the refusal: an update runs in a
@@ -70,10 +83,14 @@ final class EntityPlan {
     try kept(&cachedInsert, insertSQL, connection)
   }
 
+  /// The values an insert binds: `bound` (the template's layout) without slot 0 where the
+  /// table has no `_ent`.
+  func insertValues(_ bound: [SQLValue]) -> [SQLValue] { tagged || bindsUnusedSlotZero ? bound : Array(bound.dropFirst()) }
+
   /// `SELECT "_ent" FROM table WHERE "_pk" = ?`, kept here like the insert: every to-one
   /// a write sets looks its target up with it (`Store.concreteID`).
   func concreteEntityStatement(_ connection: any DatabaseConnection) throws -> any PreparedStatement {
-    try kept(&cachedConcreteEntity, "SELECT \"_ent\" FROM \(table) WHERE \"_pk\" = ?", connection)
+    try kept(&cachedConcreteEntity, "SELECT \(codes.column(tableName)) FROM \(table) WHERE \"_pk\" = ?", connection)
   }
 
   private func kept(
@@ -99,7 +116,9 @@ final class EntityPlan {
     self.graph = graph
     self.codes = codes
     code = codes.code(model.name)!
-    table = Identifier.quote(StorageLayout.table(model))
+    tableName = StorageLayout.table(model)
+    table = Identifier.quote(tableName)
+    tagged = codes.isTagged(tableName)
     storedAttributes = model.attributes.filter { !$0.transient }
     toOne = model.relationships.filter { !$0.toMany }
     toMany = model.relationships.filter(\.toMany)
@@ -107,8 +126,13 @@ final class EntityPlan {
     for r in model.relationships { storage[r.name] = StorageLayout.storage(of: r, in: model, graph: graph) }
     self.storage = storage
     let cols =
-      ["\"_ent\""] + storedAttributes.map { Identifier.quote($0.name) } + toOne.map { Identifier.quote($0.name) } + ["\"_pk\""]
-    let insert = "\(table) (\(cols.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: cols.count).joined(separator: ", ")))"
+      (tagged ? ["\"_ent\""] : []) + storedAttributes.map { Identifier.quote($0.name) } + toOne.map { Identifier.quote($0.name) } + [
+        "\"_pk\""
+      ]
+    // A parameter that needs no type (SQLite) may go unreferenced; PostgreSQL types each one.
+    bindsUnusedSlotZero = !tagged && dialect.parameter("?1", .integer(0)) == "?1"
+    let values = bindsUnusedSlotZero ? (2...cols.count + 1).map { "?\($0)" } : Array(repeating: "?", count: cols.count)
+    let insert = "\(table) (\(cols.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
     insertSQL = guardsUniqueWrites ? dialect.insertSkippingDuplicates(insert) : "INSERT INTO " + insert
     var slots: [String: Int] = [:]
     var template: [SQLValue] = [.integer(code)]
@@ -152,6 +176,17 @@ final class EntityPlan {
     needsRelationshipValidation = model.relationships.contains {
       (!$0.toMany && !$0.optional) || ($0.toMany && (($0.minCount ?? 0) > 0 || ($0.maxCount ?? 0) > 0))
     }
+    toOneStaysInRow = toOne.map { r in graph.inverse(of: r).map { $0.toMany && !$0.ordered } ?? true }
+  }
+
+  /// True when nothing an insert of this entity does after its INSERT can fail or write,
+  /// given the to-one targets it sets (`Store.insertObject`, the order there): no
+  /// relationship of the new object or of a target to check again (`finish`), and no
+  /// inverse kept in another row (`linkToOne` then only notes the target as touched).
+  func insertEndsAtItsRow(_ targets: [(index: Int, target: ObjectID, plan: EntityPlan)]) -> Bool {
+    if needsRelationshipValidation { return false }
+    for t in targets where !toOneStaysInRow[t.index] || t.plan.needsRelationshipValidation { return false }
+    return true
   }
 
   let codes: EntityCodes
@@ -160,14 +195,15 @@ final class EntityPlan {
   /// `deep`); empty for a root fetched deep.
   func entityFilter(alias: String, deep: Bool = true) -> String {
     if model.isRoot && deep { return "" }
-    return codes.filter("\(alias).\"_ent\"", deep ? model.concreteNames : [model.name])
+    return codes.filter(codes.column(tableName, alias: alias), deep ? model.concreteNames : [model.name])
   }
 
   /// The SQL expression giving the wire id of a destination row `alias` of `dest`: its
   /// key, or `Entity/key` when the destination's hierarchy has several entities.
   static func idExpression(alias: String, dest: EntityModel, codes: EntityCodes) -> String {
     guard dest.root.hasSubentities else { return "\(alias).\"_pk\"" }
-    return ObjectID.sql(entity: codes.nameSQL("\(alias).\"_ent\"", dest.root.hierarchy.map(\.name)), pk: "\(alias).\"_pk\"")
+    return ObjectID.sql(
+      entity: codes.nameSQL(codes.column(dest.root.name, alias: alias), dest.root.hierarchy.map(\.name)), pk: "\(alias).\"_pk\"")
   }
 }
 
@@ -199,7 +235,7 @@ final class ReadPlan {
   /// Builds the select for every entity of `root`'s hierarchy.
   init(root: EntityModel, graph: ModelGraph, plans: [String: EntityPlan], codes: EntityCodes, dialect: any SQLDialect) {
     self.codes = codes
-    var exprs = ["t.\"_pk\"", "t.\"_ent\""]
+    var exprs = ["t.\"_pk\"", codes.column(root.name, alias: "t")]
     var columnIndex: [String: Int] = [:]
     var relIndex: [String: (Int, Int?)] = [:]
     var toManyColumns: Set<Int> = []
@@ -227,7 +263,8 @@ final class ReadPlan {
             var entCol: Int? = nil
             if dest.root.hasSubentities {
               entCol = add(
-                "(SELECT d.\"_ent\" FROM \(Identifier.quote(dest.root.name)) d WHERE d.\"_pk\" = t.\(Identifier.quote(col)))")
+                "(SELECT \(codes.column(dest.root.name, alias: "d")) FROM \(Identifier.quote(dest.root.name)) d WHERE d.\"_pk\" = t.\(Identifier.quote(col)))"
+              )
             }
             relIndex[key] = (columnIndex[col]!, entCol)
           }
@@ -270,7 +307,7 @@ final class ReadPlan {
     /// In a shared table, only compute a sub-entity's to-many list for its own rows.
     func guarded(_ expr: String, _ owner: EntityModel, _ polymorphic: Bool) -> String {
       guard polymorphic else { return expr }
-      return "CASE WHEN \(codes.filter("t.\"_ent\"", owner.concreteNames)) THEN \(expr) END"
+      return "CASE WHEN \(codes.filter(codes.column(root.name, alias: "t"), owner.concreteNames)) THEN \(expr) END"
     }
   }
 

@@ -88,7 +88,9 @@ extension Store {
           // The sources lose their value; a required one then fails validation. The
           // history lists them as updated.
           if !r.optional || writes.recordsObjectHistory {
-            try connection.cached("SELECT \"_ent\", \"_pk\" FROM \(sourcePlan.table) WHERE \(Identifier.quote(col)) = ?").forEachRow([
+            try connection.cached(
+              "SELECT \(entityCodes.column(sourcePlan.tableName)), \"_pk\" FROM \(sourcePlan.table) WHERE \(Identifier.quote(col)) = ?"
+            ).forEachRow([
               .integer(id.pk)
             ]) {
               let source = ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1))
@@ -96,16 +98,22 @@ extension Store {
               if writes.recordsObjectHistory { writes.requestLog.update(source, keys: CollectionOfOne(r.name)) }
             }
           }
-          try connection.cached(
-            "UPDATE \(sourcePlan.table) SET \(Identifier.quote(col)) = NULL, \"_opt\" = \"_opt\" + 1 WHERE \(Identifier.quote(col)) = ?"
-          )
-          .execute([.integer(id.pk)])
+          // A table without `_opt` gets it only when a row does change.
+          let pointing = "FROM \(sourcePlan.table) WHERE \(Identifier.quote(col)) = ?"
+          if try catalog.versions.has(sourcePlan.tableName, connection)
+            || connection.cached("SELECT 1 \(pointing) LIMIT 1").first([.integer(id.pk)], { _ in true }) != nil
+          {
+            try connection.cached(
+              "UPDATE \(sourcePlan.table) SET \(Identifier.quote(col)) = NULL, \(try versionBump(sourcePlan.tableName)) WHERE \(Identifier.quote(col)) = ?"
+            )
+            .execute([.integer(id.pk)])
+          }
         case .joinTable(let table, let src, let dst, _):
           // The sources' to-many loses a member: the history lists them as updated, so
           // that a live query sending that to-many (ids or count) sees the change.
           if writes.recordsObjectHistory {
             try connection.cached(
-              "SELECT s.\"_ent\", s.\"_pk\" FROM \(Identifier.quote(table)) j JOIN \(sourcePlan.table) s ON s.\"_pk\" = j.\(Identifier.quote(src)) WHERE j.\(Identifier.quote(dst)) = ?"
+              "SELECT \(entityCodes.column(sourcePlan.tableName, alias: "s")), s.\"_pk\" FROM \(Identifier.quote(table)) j JOIN \(sourcePlan.table) s ON s.\"_pk\" = j.\(Identifier.quote(src)) WHERE j.\(Identifier.quote(dst)) = ?"
             ).forEachRow([.integer(id.pk)]) {
               writes.requestLog.update(ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1)), keys: CollectionOfOne(r.name))
             }
@@ -135,8 +143,10 @@ extension Store {
       if let inv = graph.inverse(of: r), !inv.toMany, !keepReferences {
         let dest = try self.plan(r.destination)
         for o in others {
-          try connection.cached("UPDATE \(dest.table) SET \(Identifier.quote(inv.name)) = NULL, \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?")
-            .execute([.integer(o.pk)])
+          try connection.cached(
+            "UPDATE \(dest.table) SET \(Identifier.quote(inv.name)) = NULL, \(try versionBump(dest.tableName)) WHERE \"_pk\" = ?"
+          )
+          .execute([.integer(o.pk)])
         }
       }
       for o in others { ctx.touch(o) }
@@ -145,7 +155,7 @@ extension Store {
       let setPos = pos.map { ", \(Identifier.quote($0)) = NULL" } ?? ""
       for o in others {
         try connection.cached(
-          "UPDATE \(Identifier.quote(table)) SET \(Identifier.quote(col)) = NULL\(setPos), \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?"
+          "UPDATE \(Identifier.quote(table)) SET \(Identifier.quote(col)) = NULL\(setPos), \(try versionBump(table)) WHERE \"_pk\" = ?"
         )
         .execute([.integer(o.pk)])
         ctx.touch(o)

@@ -56,18 +56,20 @@ extension Store {
   /// True when a row with this key and exactly this entity exists.
   func exists(_ id: ObjectID, plan: EntityPlan) throws -> Bool {
     guard let code = entityCodes.code(id.entity) else { return false }
-    return try connection.cached("SELECT 1 FROM \(plan.table) WHERE \"_pk\" = ? AND \"_ent\" = ?").first([.integer(id.pk), .integer(code)])
-    {
+    return try connection.cached("SELECT 1 FROM \(plan.table) WHERE \"_pk\" = ? AND \(entityCodes.column(plan.tableName)) = ?").first([
+      .integer(id.pk), .integer(code),
+    ]) {
       _ in true
     } ?? false
   }
 
   /// The concrete id of the object with key `pk` in `plan`'s hierarchy, if present.
   /// `concreteID` of a to-one target, remembered for the rest of the write transaction
-  /// where each lookup is a round trip to a server (a connection with a `rowsEpoch`):
-  /// writers of a store are serialized, so only this transaction can take a target away,
-  /// by a rollback, a deletion or a schema change, each of which moves the epoch and
-  /// forgets what was remembered.
+  /// (on a connection with a `rowsEpoch`, both engines): writers of a store are serialized
+  /// (SQLite's write lock, PostgreSQL's advisory lock), so only this transaction can take a
+  /// target away, by a rollback, a deletion or a schema change, each of which moves the
+  /// epoch and forgets what was remembered. A bulk insert into a few categories looks each
+  /// one up once instead of once per insert.
   func targetID(pk: Int64, plan: EntityPlan) throws -> ObjectID? {
     guard connection.transactionDepth > 0, let epoch = connection.rowsEpoch else { return try concreteID(pk: pk, plan: plan) }
     if targets.epoch != epoch || targets.known.count >= TargetMemo.capacity { targets = TargetMemo(epoch: epoch) }
@@ -100,11 +102,11 @@ extension Store {
     case .inverseForeignKey(let table, let col, let pos):
       let order = pos.map { connection.dialect.orderTerm(Identifier.quote($0), .unstated) + ", \"_pk\"" } ?? "\"_pk\""
       try connection.cached(
-        "SELECT \"_ent\", \"_pk\" FROM \(Identifier.quote(table)) WHERE \(Identifier.quote(col)) = ? ORDER BY \(order)"
+        "SELECT \(entityCodes.column(table)), \"_pk\" FROM \(Identifier.quote(table)) WHERE \(Identifier.quote(col)) = ? ORDER BY \(order)"
       ).forEachRow([.integer(source.pk)]) { out.append(ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1))) }
     case .joinTable(let table, let src, let dst, let pos):
       try connection.cached(
-        "SELECT d.\"_ent\", j.\(Identifier.quote(dst)) FROM \(Identifier.quote(table)) j LEFT JOIN \(dest.table) d ON d.\"_pk\" = j.\(Identifier.quote(dst)) WHERE j.\(Identifier.quote(src)) = ? ORDER BY \(r.ordered ? "j.\(Identifier.quote(pos)), " : "")j.\(Identifier.quote(dst))"
+        "SELECT \(entityCodes.column(dest.tableName, alias: "d")), j.\(Identifier.quote(dst)) FROM \(Identifier.quote(table)) j LEFT JOIN \(dest.table) d ON d.\"_pk\" = j.\(Identifier.quote(dst)) WHERE j.\(Identifier.quote(src)) = ? ORDER BY \(r.ordered ? "j.\(Identifier.quote(pos)), " : "")j.\(Identifier.quote(dst))"
       ).forEachRow([.integer(source.pk)]) {
         out.append(ObjectID(entity: $0.isNull(0) ? r.destination : entityCodes.name($0, 0), pk: $0.int(1)))
       }
@@ -126,8 +128,10 @@ extension Store {
       let invCol = Identifier.quote(inv.name)
       // One-to-one: the old partner lets go of us, the new partner's old partner lets go of it.
       if let prev = previous {
-        try connection.cached("UPDATE \(dest.table) SET \(invCol) = NULL, \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ? AND \(invCol) = ?")
-          .execute([.integer(prev), .integer(source.pk)])
+        try connection.cached(
+          "UPDATE \(dest.table) SET \(invCol) = NULL, \(try versionBump(dest.tableName)) WHERE \"_pk\" = ? AND \(invCol) = ?"
+        )
+        .execute([.integer(prev), .integer(source.pk)])
       }
       if let t = target {
         let stolen =
@@ -135,11 +139,13 @@ extension Store {
             $0.isNull(0) ? nil : $0.int(0)
           } ?? nil
         if let other = stolen, other != source.pk {
-          try connection.cached("UPDATE \(plan.table) SET \(Identifier.quote(r.name)) = NULL, \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?")
-            .execute([.integer(other)])
+          try connection.cached(
+            "UPDATE \(plan.table) SET \(Identifier.quote(r.name)) = NULL, \(try versionBump(plan.tableName)) WHERE \"_pk\" = ?"
+          )
+          .execute([.integer(other)])
           if let otherID = try concreteID(pk: other, plan: plan) { ctx.touch(otherID) }
         }
-        try connection.cached("UPDATE \(dest.table) SET \(invCol) = ?, \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?")
+        try connection.cached("UPDATE \(dest.table) SET \(invCol) = ?, \(try versionBump(dest.tableName)) WHERE \"_pk\" = ?")
           .execute([.integer(source.pk), .integer(t.pk)])
         ctx.touch(t)
       }
@@ -175,7 +181,9 @@ extension Store {
     case .inverseForeignKey(_, let col, let pos):
       let c = Identifier.quote(col)
       for d in removed {
-        try connection.cached("UPDATE \(dest.table) SET \(c) = NULL, \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?").execute([.integer(d.pk)])
+        try connection.cached("UPDATE \(dest.table) SET \(c) = NULL, \(try versionBump(dest.tableName)) WHERE \"_pk\" = ?").execute([
+          .integer(d.pk)
+        ])
         ctx.touch(d)
       }
       for (i, d) in targets.enumerated() {
@@ -185,7 +193,7 @@ extension Store {
               $0.isNull(0) ? nil : $0.int(0)
             } ?? nil
           if let p = previousOwner, let pid = try concreteID(pk: p, plan: plan) { ctx.touch(pid) }
-          try connection.cached("UPDATE \(dest.table) SET \(c) = ?, \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?")
+          try connection.cached("UPDATE \(dest.table) SET \(c) = ?, \(try versionBump(dest.tableName)) WHERE \"_pk\" = ?")
             .execute([.integer(source.pk), .integer(d.pk)])
           ctx.touch(d)
         }

@@ -10,7 +10,8 @@ extension Store {
   func object(_ id: ObjectID, withVersion: Bool = false) throws -> JSONObject {
     let plan = try self.plan(id.entity)
     let read = readPlan(for: plan)
-    let select = withVersion ? read.selectSQL(appending: "t.\"_opt\"") : read.selectSQL
+    let select =
+      withVersion ? read.selectSQL(appending: try catalog.versions.expression(plan.tableName, alias: "t", connection)) : read.selectSQL
     let found = try connection.cached(select + " WHERE t.\"_pk\" = ?").first([.integer(id.pk)]) { row -> JSONObject in
       var o = read.object(row)
       if withVersion { o.append("_version", .int(row.int(row.count - 1))) }

@@ -20,8 +20,8 @@ extension Store {
   /// resolved: the text is written from them, member by member, instead of reading the
   /// row back and building an object (the hot path of bulk inserts).
   public func insertEncoded(entity: String, values: JSONObject, toMany: ToManyMode = .none) throws -> EncodedJSON {
-    try write {
-      let ctx = WriteContext()
+    let ctx = WriteContext()
+    return try writeOpeningLevelOnDemand(ctx) {
       let id = try insertObject(entity, values, ctx, path: ErrorPlace(.values))
       try finish(ctx)
       if let bound = ctx.lastInsertBound {
@@ -108,7 +108,9 @@ extension Store {
 
   /// The object's change counter (`_opt`).
   func version(of id: ObjectID) throws -> Int64 {
-    try connection.cached("SELECT \"_opt\" FROM \(try plan(id.entity).table) WHERE \"_pk\" = ?").first([.integer(id.pk)]) { $0.int(0) } ?? 0
+    let plan = try plan(id.entity)
+    let version = try catalog.versions.expression(plan.tableName, alias: nil, connection)
+    return try connection.cached("SELECT \(version) FROM \(plan.table) WHERE \"_pk\" = ?").first([.integer(id.pk)]) { $0.int(0) } ?? 0
   }
 
   /// Inserts, or updates the object that matches on a uniqueness constraint (SwiftData's
@@ -130,7 +132,7 @@ extension Store {
       let ent = plan.entityFilter(alias: "t")
       if !ent.isEmpty { filter.append(ent) }
       let existing = try connection.cached(
-        "SELECT t.\"_ent\", t.\"_pk\" FROM \(plan.table) t WHERE \(filter.joined(separator: " AND ")) LIMIT 1"
+        "SELECT \(entityCodes.column(plan.tableName, alias: "t")), t.\"_pk\" FROM \(plan.table) t WHERE \(filter.joined(separator: " AND ")) LIMIT 1"
       )
       .first(args) { ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1)) }
       let id: ObjectID
@@ -194,7 +196,9 @@ extension Store {
     }
     if writes.recordsObjectHistory {
       // Objects whose links changed as a side effect (inverses, nullified references).
-      for id in ctx.touched where !writes.requestLog.wasInserted(id) { writes.requestLog.update(id, keys: EmptyCollection()) }
+      // (With `ctx.historyLog`, the request inserted one object, never in `touched`.)
+      let log = ctx.historyLog ?? writes.requestLog
+      for id in ctx.touched where !writes.requestLog.wasInserted(id) { log.update(id, keys: EmptyCollection()) }
     }
     try validateTouched(ctx)
   }
@@ -344,8 +348,21 @@ extension Store {
       pk = try keys.allocate(table)
     }
     bound[bound.count - 1] = .integer(pk)
+    if ctx.levelOnDemand {
+      // Nothing is written yet (`Store.writeOpeningLevelOnDemand`): the INSERT needs no
+      // level of its own only if nothing after it can fail.
+      ctx.levelOnDemand = false
+      if toManyValues || !deferredValues.isEmpty || !plan.insertEndsAtItsRow(toOneTargets) {
+        try connection.begin()
+      } else {
+        // The last point where a cancel still wins: nothing after the INSERT can undo it.
+        try checkCancelled()
+        // Recorded straight into the transaction's log: no merge and clear per request.
+        ctx.historyLog = writes.transactionLogs.last
+      }
+    }
     do {
-      try plan.insertStatement(connection).execute(bound)
+      try plan.insertStatement(connection).execute(plan.insertValues(bound))
       // A duplicate the insert skipped (`guardsUniqueWrites`): a uniqueness refused it.
       if plan.guardsUniqueWrites && connection.changes == 0 {
         throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path())
@@ -355,7 +372,7 @@ extension Store {
       throw try uniqueViolation(plan, values: rowValues(plan, bound), excluding: nil, path: path()) ?? StoreError(sqlite: e)
     }
     let id = ObjectID(entity: entity, pk: pk)
-    if writes.recordsObjectHistory { writes.requestLog.insert(id) }
+    if writes.recordsObjectHistory { (ctx.historyLog ?? writes.requestLog).insert(id) }
     // A new object is in `touched` only for the relationship checks at the end (history
     // has it as inserted): a save of 100,000 inserts kept 100,000 entries (4 MB) otherwise.
     if plan.needsRelationshipValidation { ctx.touch(id) }
@@ -400,9 +417,9 @@ extension Store {
       let vals = keys.map { values[$0] ?? .null }
       if vals.contains(.null) { continue }
       // The constraint covers the objects of the entity that declares it (and below).
-      let scope = entityCodes.filter("\"_ent\"", catalog.plans[owner]?.model.concreteNames ?? [owner])
+      let scope = entityCodes.filter(entityCodes.column(plan.tableName), catalog.plans[owner]?.model.concreteNames ?? [owner])
       var sql =
-        "SELECT \"_ent\", \"_pk\" FROM \(plan.table) WHERE \(scope) AND "
+        "SELECT \(entityCodes.column(plan.tableName)), \"_pk\" FROM \(plan.table) WHERE \(scope) AND "
         + keys.map { "\(Identifier.quote($0)) = ?" }.joined(separator: " AND ")
       var args = vals
       if let excluding {
@@ -476,7 +493,7 @@ extension Store {
     }
     if !sets.isEmpty {
       args.append(.integer(id.pk))
-      let update = "UPDATE \(plan.table) SET \(sets.joined(separator: ", ")), \"_opt\" = \"_opt\" + 1 WHERE \"_pk\" = ?"
+      let update = "UPDATE \(plan.table) SET \(sets.joined(separator: ", ")), \(try versionBump(plan.tableName)) WHERE \"_pk\" = ?"
       do {
         if plan.guardsUniqueWrites {
           try connection.inTransaction { try connection.cached(update).execute(args) }

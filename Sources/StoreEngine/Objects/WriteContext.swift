@@ -23,6 +23,14 @@ final class WriteContext {
   /// order: the index there, the target and its plan.
   var lastInsertToOne: [(index: Int, target: ObjectID, plan: EntityPlan)] = []
   let allowsRefs: Bool
+  /// Set by `Store.writeOpeningLevelOnDemand`: the request has no transaction level of its
+  /// own yet, and the insert opens one before its first change unless that change is the
+  /// last thing of the request that can fail (`EntityPlan.insertEndsAtItsRow`).
+  var levelOnDemand = false
+  /// Where the request records its changes when not in `WriteState.requestLog`: the open
+  /// client transaction's log, for an insert that opened no level (nothing after its
+  /// INSERT can fail, so nothing recorded there is ever taken back).
+  var historyLog: ChangeLog?
 
   init(allowsRefs: Bool = false) { self.allowsRefs = allowsRefs }
 

@@ -128,7 +128,9 @@ extension Store {
     var trailing = TrailingArgs(after: builder)
     let key = section.map { ", " + $0.sql(&trailing) } ?? ""
     let limit = dialect.limitClause(limit: request.limit, offset: request.offset)
-    let sql = "SELECT t.\"_ent\", t.\"_pk\"\(key) FROM \(plan.table) t" + builder.joinSQL + filter + " ORDER BY " + order + limit
+    let sql =
+      "SELECT \(entityCodes.column(plan.tableName, alias: "t")), t.\"_pk\"\(key) FROM \(plan.table) t" + builder.joinSQL + filter
+      + " ORDER BY " + order + limit
     return (sql, builder.args + trailing.values, section)
   }
 

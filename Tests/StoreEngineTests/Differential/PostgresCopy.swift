@@ -15,9 +15,13 @@ enum PostgresCopy {
     let graph = try store.requireGraph()
     var out = dialect.storeSetupStatements(folding: TextFolding.table).map { PostgresScratch.Statement($0) }
     for root in graph.ordered where root.isRoot {
-      out.append(.init(StorageLayout.createTableSQL(root, graph: graph, dialect: dialect)))
+      // The store's layout, table by table: `_ent` and `_opt` where it has them.
+      let tagged = store.entityCodes.isTagged(root.name)
+      let versioned = try store.catalog.versions.has(root.name, store.connection)
+      out.append(
+        .init(StorageLayout.createTableSQL(root, graph: graph, dialect: dialect, entityColumn: tagged, versionColumn: versioned)))
       let columns =
-        [("_pk", ColumnContent.integer), ("_ent", .integer), ("_opt", .integer)]
+        [("_pk", ColumnContent.integer)] + (tagged ? [("_ent", .integer)] : []) + (versioned ? [("_opt", .integer)] : [])
         + StorageLayout.columns(ofHierarchy: root, graph: graph)
       out += try rows(of: Identifier.quote(root.name), columns, store, dialect)
       out += StorageLayout.indexSQL(root, graph: graph, codes: store.entityCodes).map { .init($0) }

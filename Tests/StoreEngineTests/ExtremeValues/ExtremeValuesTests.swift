@@ -39,6 +39,10 @@ final class ExtremeValuesTests: XCTestCase {
 
   func testARowWhoseEntityColumnNamesNoEntityIsNotFound() throws {
     let store = try modelStoreWithExtremes()
+    // A table of one entity has `_ent` in the first format-2 layout (or when another
+    // program added it): what is there decides.
+    try store.connection.execute("ALTER TABLE \"Odd\" ADD COLUMN \"_ent\" INTEGER NOT NULL DEFAULT \(store.entityCodes.code("Odd")!)")
+    try store.catalog.reload()
     for (k, ent) in ["'Bogus'", "x'00'", "9e999", "''"].enumerated() {
       try store.connection.run("UPDATE \"Odd\" SET \"_ent\" = \(ent) WHERE \"_pk\" = ?", [.integer(Int64(k + 1))])
       let e = expectStoreError(.notFound) { try store.get(id: "Odd/\(k + 1)") }

@@ -35,7 +35,7 @@ final class EntityCodeTests: XCTestCase {
     XCTAssertEqual(
       sql,
       .text(
-        "CREATE TABLE \"Animal\" (\"_pk\" INTEGER PRIMARY KEY, \"_ent\" INTEGER NOT NULL, \"_opt\" INTEGER NOT NULL DEFAULT 1, \"name\" TEXT, \"home\" INTEGER, \"chip\" TEXT, \"age\" INTEGER)"
+        "CREATE TABLE \"Animal\" (\"_pk\" INTEGER PRIMARY KEY, \"_ent\" INTEGER NOT NULL, \"name\" TEXT, \"home\" INTEGER, \"chip\" TEXT, \"age\" INTEGER)"
       ))
     try store.add("Animal", ["name": "generic"])
     try store.add("Puppy", ["name": "bit"])

@@ -92,7 +92,17 @@ final class FormatUpgradeTests: XCTestCase {
       return value
     }
     XCTAssertEqual(Set(upgraded.keys), Set(expected.keys))
-    for (table, list) in expected { XCTAssertEqual(upgraded[table]!, list, table) }
+    // Format 2 leaves `_ent` out of a one-entity table and `_opt` out of a table whose rows
+    // were never updated: compared without the values those columns would hold then.
+    func layoutFree(_ table: String, _ list: [[String: SQLValue]]) -> [[String: SQLValue]] {
+      list.map { row in
+        var r = row
+        if r["_ent"] == .text(table) { r["_ent"] = nil }
+        if r["_opt"] == .integer(1) { r["_opt"] = nil }
+        return r
+      }
+    }
+    for (table, list) in expected { XCTAssertEqual(layoutFree(table, upgraded[table]!), layoutFree(table, list), table) }
     // uuid columns hold 16 bytes now.
     for column in uuidColumns {
       for (table, list) in try rows(store.connection, skip: [], { _, _, v in v }) where list.first?[column] != nil {

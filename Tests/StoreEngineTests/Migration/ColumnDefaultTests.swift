@@ -103,7 +103,7 @@ final class ColumnDefaultTests: XCTestCase {
     let e = expectStoreError(.migrationRequired) { try store.define(v3) }
     XCTAssertTrue(e?.message.contains("'rank' is removed with its 1 stored value") ?? false, e?.message ?? "")
     try store.migrate([v2, v3], allowDataLoss: true)
-    XCTAssertEqual(try store.columnNames("Note"), ["_pk", "_ent", "_opt", "text"])
+    XCTAssertEqual(try store.columnNames("Note"), ["_pk", "text"])
     _ = try store.define(Self.withRank("4", attr("rank", "int", default: 7)))
     XCTAssertEqual(try store.value(id, "rank"), 7)
     try store.migrate([Self.withRank("4", attr("rank", "int", default: 7)), v3.with(version: "5")], allowDataLoss: true)
@@ -224,7 +224,7 @@ final class ColumnDefaultTests: XCTestCase {
     // The default goes in, then the new uniqueness fails: all of it is rolled back.
     let v2 = schema(entity("Note", [attr("text", "string", unique: true), attr("rank", "int", default: 5)]), version: "2")
     expectStoreError(.constraint) { try store.define(v2) }
-    XCTAssertEqual(try store.columnNames("Note"), ["_pk", "_ent", "_opt", "text"])
+    XCTAssertEqual(try store.columnNames("Note"), ["_pk", "text"])
     XCTAssertEqual(store.schema?.version, "1")
     XCTAssertNil(try store.value(id, "rank"))
   }

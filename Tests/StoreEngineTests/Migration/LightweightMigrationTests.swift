@@ -32,7 +32,7 @@ final class LightweightMigrationTests: XCTestCase {
     XCTAssertTrue(r.steps.contains("rename column Task.done to isCompleted"), "\(r.steps)")
     XCTAssertEqual(try store.value(t, "isCompleted"), true)
     XCTAssertEqual(try store.value(t, "priority"), 0)
-    XCTAssertEqual(try store.columnNames("Task"), ["_pk", "_ent", "_opt", "title", "isCompleted", "category", "priority"])
+    XCTAssertEqual(try store.columnNames("Task"), ["_pk", "title", "isCompleted", "category", "priority"])
   }
 
   func testRenamingAnEntityKeepsObjectsAndLinks() throws {
@@ -40,8 +40,12 @@ final class LightweightMigrationTests: XCTestCase {
       entity("Note", [attr("text", "string")], relationships: [rel("tags", "Tag", inverse: "notes", toMany: true)]),
       entity("Tag", [attr("name", "string")], relationships: [rel("notes", "Note", inverse: "tags", toMany: true)]))
     let v2 = schema(
-      entity("Memo", [attr("body", "string", originalName: "text")], relationships: [rel("labels", "Label", inverse: "memos", toMany: true, originalName: "tags")], originalName: "Note"),
-      entity("Label", [attr("name", "string")], relationships: [rel("memos", "Memo", inverse: "labels", toMany: true, originalName: "notes")], originalName: "Tag"),
+      entity(
+        "Memo", [attr("body", "string", originalName: "text")],
+        relationships: [rel("labels", "Label", inverse: "memos", toMany: true, originalName: "tags")], originalName: "Note"),
+      entity(
+        "Label", [attr("name", "string")], relationships: [rel("memos", "Memo", inverse: "labels", toMany: true, originalName: "notes")],
+        originalName: "Tag"),
       version: "2")
     let store = try makeStore(v1)
     let tag = try store.add("Tag", ["name": "x"])
@@ -61,8 +65,11 @@ final class LightweightMigrationTests: XCTestCase {
     let c = try store.add("Category", ["name": "Home"])
     let t = try store.add("Task", ["title": "a", "category": .string(c)])
     let v2 = schema(
-      entity("Task", [attr("title", "string"), attr("done", "bool", default: false)], relationships: [rel("group", "Category", inverse: "tasks", originalName: "category")]),
-      entity("Category", [attr("name", "string", unique: true)], relationships: [rel("tasks", "Task", inverse: "group", toMany: true)]), version: "2")
+      entity(
+        "Task", [attr("title", "string"), attr("done", "bool", default: false)],
+        relationships: [rel("group", "Category", inverse: "tasks", originalName: "category")]),
+      entity("Category", [attr("name", "string", unique: true)], relationships: [rel("tasks", "Task", inverse: "group", toMany: true)]),
+      version: "2")
     _ = try store.define(v2)
     XCTAssertEqual(try store.value(t, "group"), .string(c))
     XCTAssertEqual(try store.value(c, "tasks"), ids(t))
@@ -78,7 +85,7 @@ final class LightweightMigrationTests: XCTestCase {
     XCTAssertEqual(store.schema?.version, "1")
     let result = try store.migrate([v1, v2], allowDataLoss: true)
     XCTAssertEqual(result.stages[0].report.dataLoss.first?["attribute"], "extra")
-    XCTAssertEqual(try store.columnNames("Note"), ["_pk", "_ent", "_opt", "text"])
+    XCTAssertEqual(try store.columnNames("Note"), ["_pk", "text"])
   }
 
   func testRemovingAnEntityWithObjectsClearsLinksToThem() throws {
@@ -123,11 +130,14 @@ final class LightweightMigrationTests: XCTestCase {
   }
 
   func testWideningsKeepEveryValue() throws {
-    let v1 = schema(entity("N", [attr("a", "int16"), attr("b", "float"), attr("c", "int"), attr("d", "date"), attr("e", "bool"), attr("f", "int32")]))
+    let v1 = schema(
+      entity("N", [attr("a", "int16"), attr("b", "float"), attr("c", "int"), attr("d", "date"), attr("e", "bool"), attr("f", "int32")]))
     let store = try makeStore(v1)
     let id = try store.add("N", ["a": 7, "b": 1.5, "c": 42, "d": "2026-01-02T03:04:05.678Z", "e": true, "f": -3])
     let v2 = schema(
-      entity("N", [attr("a", "int64"), attr("b", "double"), attr("c", "double"), attr("d", "string"), attr("e", "string"), attr("f", "string")]), version: "2")
+      entity(
+        "N", [attr("a", "int64"), attr("b", "double"), attr("c", "double"), attr("d", "string"), attr("e", "string"), attr("f", "string")]),
+      version: "2")
     let r = try store.migrate([v1, v2])
     XCTAssertTrue(r.stages[0].changes.allSatisfy { $0.lightweight && $0.condition == nil }, "\(r.stages[0].changes.map(\.message))")
     let o = try store.get(id: id)
@@ -149,7 +159,8 @@ final class LightweightMigrationTests: XCTestCase {
     let e = expectStoreError(.migrationRequired) { try store.migrate([v1, v2]) }
     XCTAssertEqual(e?.details["reasons"]?.arrayValue?.first?["ids"], ids(b))
     XCTAssertEqual(try store.value(b, "x"), 2.6, "nothing changed")
-    try store.migrate([v1, v2], stages: .array([custom("1", "2", transforms: [["convert": ["entity": "N", "attribute": "x", "rule": "round"]]])]))
+    try store.migrate(
+      [v1, v2], stages: .array([custom("1", "2", transforms: [["convert": ["entity": "N", "attribute": "x", "rule": "round"]]])]))
     XCTAssertEqual(try store.value(a, "x"), 2)
     XCTAssertEqual(try store.value(b, "x"), 3)
   }
@@ -171,7 +182,9 @@ final class LightweightMigrationTests: XCTestCase {
   func testIndexesFollowTheSchema() throws {
     let v1 = schema(entity("T", [attr("a", "string"), attr("b", "int")]))
     let store = try makeStore(v1)
-    try store.migrate([v1, schema(entity("T", [attr("a", "string", indexed: true), attr("b", "int")], indexes: [["a", "b"]]), version: "2")])
+    try store.migrate([
+      v1, schema(entity("T", [attr("a", "string", indexed: true), attr("b", "int")], indexes: [["a", "b"]]), version: "2"),
+    ])
     XCTAssertTrue(try store.indexColumns().contains(["a"]))
     XCTAssertTrue(try store.indexColumns().contains(["a", "b"]))
     _ = try store.define(schema(entity("T", [attr("a", "string"), attr("b", "int")]), version: "3"))
@@ -180,7 +193,9 @@ final class LightweightMigrationTests: XCTestCase {
 
   func testAddingAnInverseMovesLinksToTheForeignKey() throws {
     // Without an inverse a to-many lives in a join table; with a to-one inverse, in its column.
-    let v1 = schema(entity("List", [attr("name", "string")], relationships: [rel("items", "Item", toMany: true)]), entity("Item", [attr("name", "string")]))
+    let v1 = schema(
+      entity("List", [attr("name", "string")], relationships: [rel("items", "Item", toMany: true)]),
+      entity("Item", [attr("name", "string")]))
     let store = try makeStore(v1)
     let i1 = try store.add("Item", ["name": "a"])
     let i2 = try store.add("Item", ["name": "b"])
@@ -200,13 +215,16 @@ final class LightweightMigrationTests: XCTestCase {
     let store = try makeStore(v1)
     let p = try store.add("Person", ["n": "Ann"])
     let t = try store.add("Task", ["t": "a", "owner": .string(p)])
-    let v2 = schema(entity("Task", [attr("t", "string")], relationships: [rel("owner", "Person", toMany: true)]), entity("Person", [attr("n", "string")]), version: "2")
+    let v2 = schema(
+      entity("Task", [attr("t", "string")], relationships: [rel("owner", "Person", toMany: true)]), entity("Person", [attr("n", "string")]),
+      version: "2")
     try store.migrate([v1, v2])
     XCTAssertEqual(try store.value(t, "owner"), ids(p))
     // And back: fine while every task has at most one owner.
     let p2 = try store.add("Person", ["n": "Bob"])
     _ = try store.update(id: t, values: ["owner": ids(p, p2)])
-    let v3 = schema(entity("Task", [attr("t", "string")], relationships: [rel("owner", "Person")]), entity("Person", [attr("n", "string")]), version: "3")
+    let v3 = schema(
+      entity("Task", [attr("t", "string")], relationships: [rel("owner", "Person")]), entity("Person", [attr("n", "string")]), version: "3")
     let e = expectStoreError(.migrationRequired) { try store.migrate([v2, v3]) }
     XCTAssertEqual(e?.details["reasons"]?.arrayValue?.first?["relationship"], "owner")
     _ = try store.update(id: t, values: ["owner": ids(p2)])
@@ -231,16 +249,22 @@ final class LightweightMigrationTests: XCTestCase {
   }
 
   func testParentChangeWithinTheTableIsLightweightAcrossTablesNeedsNoObjects() throws {
-    let v1 = schema(entity("A", [attr("x", "int")]), entity("B", parent: "A", [attr("y", "int", optional: true)]), entity("C", parent: "A"), entity("Z", [attr("z", "int")]))
+    let v1 = schema(
+      entity("A", [attr("x", "int")]), entity("B", parent: "A", [attr("y", "int", optional: true)]), entity("C", parent: "A"),
+      entity("Z", [attr("z", "int")]))
     let store = try makeStore(v1)
     let c = try store.add("C", ["x": 1])
     // C moves under B: same table.
-    let v2 = schema(entity("A", [attr("x", "int")]), entity("B", parent: "A", [attr("y", "int", optional: true)]), entity("C", parent: "B"), entity("Z", [attr("z", "int")]), version: "2")
+    let v2 = schema(
+      entity("A", [attr("x", "int")]), entity("B", parent: "A", [attr("y", "int", optional: true)]), entity("C", parent: "B"),
+      entity("Z", [attr("z", "int")]), version: "2")
     try store.migrate([v1, v2])
     XCTAssertEqual(try store.value(c, "x"), 1)
     XCTAssertEqual(try store.idsWhere("B"), [c])
     // C moves to Z's hierarchy: refused while C has objects.
-    let v3 = schema(entity("A", [attr("x", "int")]), entity("B", parent: "A", [attr("y", "int", optional: true)]), entity("Z", [attr("z", "int"), attr("x", "int", optional: true)]), entity("C", parent: "Z"), version: "3")
+    let v3 = schema(
+      entity("A", [attr("x", "int")]), entity("B", parent: "A", [attr("y", "int", optional: true)]),
+      entity("Z", [attr("z", "int"), attr("x", "int", optional: true)]), entity("C", parent: "Z"), version: "3")
     let e = expectStoreError(.migrationRequired) { try store.migrate([v2, v3]) }
     XCTAssertTrue(e?.message.contains("moves from hierarchy") ?? false, e?.message ?? "")
     XCTAssertEqual(e?.details["reasons"]?.arrayValue?.first?["entity"], "C")
@@ -259,7 +283,8 @@ final class LightweightMigrationTests: XCTestCase {
   func testAChangedDestinationNeedsACustomStage() throws {
     let v1 = schema(entity("T", relationships: [rel("o", "P")]), entity("P", [attr("n", "string")]), entity("Q", [attr("n", "string")]))
     let store = try makeStore(v1)
-    let v2 = schema(entity("T", relationships: [rel("o", "Q")]), entity("P", [attr("n", "string")]), entity("Q", [attr("n", "string")]), version: "2")
+    let v2 = schema(
+      entity("T", relationships: [rel("o", "Q")]), entity("P", [attr("n", "string")]), entity("Q", [attr("n", "string")]), version: "2")
     let e = expectStoreError(.migrationRequired) { try store.migrate([v1, v2]) }
     XCTAssertTrue(e?.message.contains("needs a custom stage") ?? false, e?.message ?? "")
     XCTAssertNoThrow(try store.migrate([v1, v2], stages: .array([custom("1", "2")])))
@@ -271,19 +296,31 @@ final class LightweightMigrationTests: XCTestCase {
     for i in 0..<100 { try store.add("T", ["a": .string("k\(i)"), "b": .int(Int64(i))]) }
     func pages() throws -> [String: Int64] {
       var out: [String: Int64] = [:]
-      try store.connection.prepare("SELECT name, rootpage FROM sqlite_schema WHERE type = 'index' AND name LIKE '\\_%' ESCAPE '\\'").forEachRow {
-        out[$0.text(0)] = $0.int(1)
-      }
+      try store.connection.prepare("SELECT name, rootpage FROM sqlite_schema WHERE type = 'index' AND name LIKE '\\_%' ESCAPE '\\'")
+        .forEachRow {
+          out[$0.text(0)] = $0.int(1)
+        }
       return out
     }
     let before = try pages()
     XCTAssertEqual(before.count, 2)
-    let r = try store.migrate([v1, schema(entity("T", [attr("a", "string", unique: true), attr("b", "int", indexed: true), attr("c", "string", optional: true)]), version: "2")])
+    let r = try store.migrate([
+      v1,
+      schema(
+        entity("T", [attr("a", "string", unique: true), attr("b", "int", indexed: true), attr("c", "string", optional: true)]), version: "2"
+      ),
+    ])
     XCTAssertEqual(r.stages[0].report.steps.map(\.action), ["add column T.c"])
     XCTAssertEqual(try pages(), before, "the same index b-trees: nothing was rebuilt")
     // A retyped indexed column gets its index rebuilt on the new column.
-    try store.migrate([schema(entity("T", [attr("a", "string", unique: true), attr("b", "int", indexed: true), attr("c", "string", optional: true)]), version: "2"),
-      schema(entity("T", [attr("a", "string", unique: true), attr("b", "double", indexed: true), attr("c", "string", optional: true)]), version: "3")])
+    try store.migrate([
+      schema(
+        entity("T", [attr("a", "string", unique: true), attr("b", "int", indexed: true), attr("c", "string", optional: true)]), version: "2"
+      ),
+      schema(
+        entity("T", [attr("a", "string", unique: true), attr("b", "double", indexed: true), attr("c", "string", optional: true)]),
+        version: "3"),
+    ])
     XCTAssertTrue(try store.indexColumns().contains(["b"]))
     XCTAssertEqual(try store.idsWhere("T", "b == 5.0").count, 1)
   }
@@ -294,13 +331,16 @@ final class LightweightMigrationTests: XCTestCase {
       entity("Tag", [attr("n", "string")], relationships: [rel("tasks", "Task", inverse: "tags", toMany: true)]))
     let store = try makeStore(v1)
     // The destination index as files written before it covered the position had it.
-    try store.connection.execute("DROP INDEX \"_J_Tag.tasks_dst\"; CREATE INDEX \"_J_Tag.tasks_dst\" ON \"_J_Tag.tasks\" (\"dst\", \"src\")")
+    try store.connection.execute(
+      "DROP INDEX \"_J_Tag.tasks_dst\"; CREATE INDEX \"_J_Tag.tasks_dst\" ON \"_J_Tag.tasks\" (\"dst\", \"src\")")
     let v2 = schema(
-      entity("Task", [attr("t", "string"), attr("note", "string", optional: true)], relationships: [rel("tags", "Tag", inverse: "tasks", toMany: true)]),
+      entity(
+        "Task", [attr("t", "string"), attr("note", "string", optional: true)],
+        relationships: [rel("tags", "Tag", inverse: "tasks", toMany: true)]),
       entity("Tag", [attr("n", "string")], relationships: [rel("tasks", "Task", inverse: "tags", toMany: true)]), version: "2")
     _ = try store.define(v2)
     XCTAssertEqual(
-      try store.connection.scalar("SELECT sql FROM sqlite_schema WHERE name = '_J_Tag.tasks_dst'"), .text(StorageLayout.destinationIndexSQL("_J_Tag.tasks")))
+      try store.connection.scalar("SELECT sql FROM sqlite_schema WHERE name = '_J_Tag.tasks_dst'"),
+      .text(StorageLayout.destinationIndexSQL("_J_Tag.tasks")))
   }
 }
-

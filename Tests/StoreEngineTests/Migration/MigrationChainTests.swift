@@ -54,7 +54,7 @@ final class MigrationChainTests: XCTestCase {
     XCTAssertTrue(e?.message.contains("rolled back; the store is at version '1.0.0'") ?? false, e?.message ?? "")
     XCTAssertEqual(store.schema?.version, "1.0.0")
     XCTAssertEqual(try store.get(id: a)["done"], true)
-    XCTAssertEqual(try store.columnNames("Task"), ["_pk", "_ent", "_opt", "title", "done", "category"])
+    XCTAssertEqual(try store.columnNames("Task"), ["_pk", "title", "done", "category"])
   }
 
   func testAThreeVersionChainRunsFromWhereTheStoreIs() throws {
@@ -118,7 +118,7 @@ final class MigrationChainTests: XCTestCase {
     XCTAssertTrue(allowed.stages[1].report.steps.contains { $0.action == "convert Note.rank from int to int16" })
     XCTAssertEqual(store.schema?.version, "1")
     XCTAssertEqual(try store.all("Note", sortedBy: "text"), before)
-    XCTAssertEqual(try store.columnNames("Note"), ["_pk", "_ent", "_opt", "text", "extra"])
+    XCTAssertEqual(try store.columnNames("Note"), ["_pk", "text", "extra"])
   }
 
   func testTransformsCopySplitAndMerge() throws {

@@ -42,6 +42,11 @@ enum CoreDataViews {
       }
       var select = ["t.\"Z_PK\" AS \"_pk\"", "\(ent) AS \"_ent\"", "coalesce(t.\"Z_OPT\", 1) AS \"_opt\""]
       var columns = ["_pk", "_ent", "_opt"]
+      // A table of one entity written by this version has no `_ent` (in place, views have it).
+      if !codes.isTagged(root.name) {
+        select.remove(at: 1)
+        columns.remove(at: 1)
+      }
       for c in StorageLayout.columns(ofHierarchy: root, graph: graph) {
         var expression: String
         let attributes = mapping.attributes.filter { names.contains($0.entity) && $0.name == c.name }

@@ -9,6 +9,7 @@ extension Store {
   func clearDanglingKeys(_ graph: ModelGraph) throws -> [JSONValue] {
     var warnings: [JSONValue] = []
     func names(_ m: EntityModel) -> String { entityCodes.list(m.concreteNames) }
+    func ent(_ m: EntityModel, _ alias: String) -> String { entityCodes.column(m.root.name, alias: alias) }
     /// One warning for the rows the last statement changed, if any.
     func note(_ what: String, _ m: EntityModel, _ r: Relationship) {
       let n = connection.changes
@@ -27,12 +28,12 @@ extension Store {
         case .foreignKey(let column):
           let col = "t." + Identifier.quote(column)
           try connection.execute(
-            "UPDATE main.\(Identifier.quote(m.root.name)) AS t SET \(Identifier.quote(column)) = NULL WHERE t.\"_ent\" IN (\(names(m))) AND \(col) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(destTable) d WHERE d.\"_pk\" = \(col) AND d.\"_ent\" IN (\(names(dest))))"
+            "UPDATE main.\(Identifier.quote(m.root.name)) AS t SET \(Identifier.quote(column)) = NULL WHERE \(ent(m, "t")) IN (\(names(m))) AND \(col) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(destTable) d WHERE d.\"_pk\" = \(col) AND \(ent(dest, "d")) IN (\(names(dest))))"
           )
           note("key(s) pointed at no \(dest.name) object and were cleared", m, r)
         case .joinTable(let table, let src, let dst, _) where src == "src":
           try connection.execute(
-            "DELETE FROM main.\(Identifier.quote(table)) AS j WHERE NOT EXISTS (SELECT 1 FROM main.\(Identifier.quote(m.root.name)) s WHERE s.\"_pk\" = j.\(Identifier.quote(src)) AND s.\"_ent\" IN (\(names(m)))) OR NOT EXISTS (SELECT 1 FROM \(destTable) d WHERE d.\"_pk\" = j.\(Identifier.quote(dst)) AND d.\"_ent\" IN (\(names(dest))))"
+            "DELETE FROM main.\(Identifier.quote(table)) AS j WHERE NOT EXISTS (SELECT 1 FROM main.\(Identifier.quote(m.root.name)) s WHERE s.\"_pk\" = j.\(Identifier.quote(src)) AND \(ent(m, "s")) IN (\(names(m)))) OR NOT EXISTS (SELECT 1 FROM \(destTable) d WHERE d.\"_pk\" = j.\(Identifier.quote(dst)) AND \(ent(dest, "d")) IN (\(names(dest))))"
           )
           note("link(s) pointed at missing objects and were dropped", m, r)
         default: break

@@ -83,6 +83,8 @@ extension Store {
         progress?(.rows, 0, total)
         views = CoreDataViews.views(source.mapping, graph: target, prefix: "_ms_coredata_", codes: entityCodes)
         for view in views {
+          // Core Data's rows carry their versions (`Z_OPT`): the tables keep them.
+          if target[view.table] != nil { try catalog.versions.ensure(view.table, connection) }
           try connection.execute(view.sql)
           let copied = try copy(view, path: path, isHierarchy: target[view.table] != nil) { n in
             done += n
@@ -258,7 +260,7 @@ extension Store {
   {
     var actual: [String: Int] = [:]
     for root in target.ordered where root.isRoot {
-      try connection.prepare("SELECT \"_ent\", count(*) FROM main.\(Identifier.quote(root.name)) GROUP BY \"_ent\"").forEachRow {
+      try connection.prepare(entityCodes.countsSQL(root.name, from: "main.\(Identifier.quote(root.name))")).forEachRow {
         if !$0.isNull(0) { actual[entityCodes.name($0, 0)] = Int($0.int(1)) }
       }
     }
