@@ -47,6 +47,8 @@ public final class Session: @unchecked Sendable {
       self?.storeRef?.resetInterrupt()
       self?.storeRef?.followSchemaChanges()
     }
+    // A cancellation belongs to its request: its flag never outlives it.
+    server.requestDidEnd = { [weak self] in self?.storeRef?.resetInterrupt() }
     adopt(store)
   }
 

@@ -64,9 +64,10 @@ extension PostgresConnection {
   /// results (running the cancellation probe while it waits) and returns the command's
   /// last one, or throws the first failure (a held write's names its own statement).
   func exchange(_ command: Command, sql: String?, interruptible: Bool) throws -> OpaquePointer? {
+    if interruptible { try throwIfInterrupted(sql: sql) }
     // Answers read before a write in the same round trip are stale (a read's own command
     // is no write: `PostgresStatement.run` drops them after a write's).
-    try withQueued(sql: sql, writes: !command.isExtended) { queued in
+    return try withQueued(sql: sql, writes: !command.isExtended) { queued in
       try exchange(queued, command, sql: sql, interruptible: interruptible)
     }
   }
@@ -162,7 +163,8 @@ extension PostgresConnection {
   /// failure there (a held write's names its own statement) is thrown here. `writes`: the
   /// command may write (the answers prefetched are dropped).
   func openStream(_ send: @escaping () -> Int32, sql: String, interruptible: Bool, writes: Bool) throws -> RowStream {
-    try withQueued(sql: sql, writes: writes) { queued in
+    if interruptible { try throwIfInterrupted(sql: sql) }
+    return try withQueued(sql: sql, writes: writes) { queued in
       roundTrips &+= 1
       let (sends, _) = sends(queued)
       guard !sends.isEmpty else {
@@ -273,6 +275,12 @@ extension PostgresConnection {
       answers.discard()
       throw e
     }
+    // A cancel that reached a read while it ran (or was prepared) wins even if PQcancel
+    // came too late for the server to stop it: the request is cancelled.
+    if interruptible, let e = interruptedError(sql: sql) {
+      answers.discard()
+      throw e
+    }
     return answers.last
   }
 
@@ -312,6 +320,16 @@ extension PostgresConnection {
       throw error
     }
     return answers
+  }
+
+  /// Throws `query_canceled` when an interrupt was requested: a read does not start then.
+  func throwIfInterrupted(sql: String?) throws {
+    if let e = interruptedError(sql: sql) { throw e }
+  }
+
+  private func interruptedError(sql: String?) -> PostgresError? {
+    guard isInterruptRequested else { return nil }
+    return PostgresError(sqlState: "57014", message: "canceling statement due to user request", sql: sql)
   }
 
   /// The next result of the command being read (nil at its end), waiting for it (a wait

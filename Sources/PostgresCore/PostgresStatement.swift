@@ -53,7 +53,11 @@ public final class PostgresStatement: PreparedStatement {
     self.name = persistent ? connection.server.newName() : ""
     try connection.beforeStatement()
     preparedIn = connection.server.generation
-    let description = try Self.prepareAndDescribe(connection, name: name, text: text, sql: sql)
+    // A one-off statement's PREPARE replaces the unnamed statement, whether or not it succeeds.
+    if !persistent { server.unnamedOwner = nil }
+    // (`mayCancelPreparation`, spelt out: `self` is not whole yet.)
+    let description = try Self.prepareAndDescribe(
+      connection, name: name, text: text, sql: sql, interruptible: isReadOnly && connection.transactionDepth == 0)
     defer { PQclear(description) }
     parameterTypes = (0..<PQnparams(description)).map { PQparamtype(description, $0) }
     columnNames = (0..<PQnfields(description)).map { String(cString: PQfname(description, $0)) }
@@ -68,14 +72,23 @@ public final class PostgresStatement: PreparedStatement {
     if server.unnamedOwner == ObjectIdentifier(self) { server.unnamedOwner = nil }
   }
 
-  private static func prepareAndDescribe(_ connection: PostgresConnection, name: String, text: String, sql: String) throws -> OpaquePointer
-  {
+  /// A read's preparation (which may wait for a table's lock) is cancelled (`interrupt`,
+  /// PQcancel) outside a transaction, where the failure ends only the read's snapshot.
+  /// Inside one it is left to end, so that no failure aborts the transaction's work: the
+  /// read is then not sent (`exchange` refuses an interruptible command once an interrupt
+  /// was requested).
+  private var mayCancelPreparation: Bool { isReadOnly && connection.transactionDepth == 0 }
+
+  /// Prepares and describes the statement (`interruptible`: see `mayCancelPreparation`).
+  private static func prepareAndDescribe(
+    _ connection: PostgresConnection, name: String, text: String, sql: String, interruptible: Bool
+  ) throws -> OpaquePointer {
     let prepared = try connection.exchange(
-      .extended { PQsendPrepare(connection.handle, name, text, 0, nil) }, sql: sql, interruptible: false)
+      .extended { PQsendPrepare(connection.handle, name, text, 0, nil) }, sql: sql, interruptible: interruptible)
     if let prepared { PQclear(prepared) }
     guard
       let description = try connection.exchange(
-        .extended { PQsendDescribePrepared(connection.handle, name) }, sql: sql, interruptible: false)
+        .extended { PQsendDescribePrepared(connection.handle, name) }, sql: sql, interruptible: interruptible)
     else { throw PostgresError(sqlState: "XX000", message: "PostgreSQL did not describe the statement", sql: sql) }
     return description
   }
@@ -154,7 +167,8 @@ public final class PostgresStatement: PreparedStatement {
     if !name.isEmpty && preparedIn != server.generation {
       // The connection was made again: the server lost the statement.
       let prepared = try connection.exchange(
-        .extended { [handle = connection.handle, name, text] in PQsendPrepare(handle, name, text, 0, nil) }, sql: sql, interruptible: false)
+        .extended { [handle = connection.handle, name, text] in PQsendPrepare(handle, name, text, 0, nil) }, sql: sql,
+        interruptible: mayCancelPreparation)
       if let prepared { PQclear(prepared) }
       preparedIn = connection.server.generation
     }

@@ -49,6 +49,10 @@ public final class Server: @unchecked Sendable {
   /// Called on this thread right before each request's handler runs (e.g. to clear a
   /// cancellation flag left by an earlier request).
   public var requestWillStart: (() -> Void)?
+  /// Called on this thread right after each request's handler returned or threw, before
+  /// its reply is queued (e.g. to clear a cancellation flag raised for it, so that no
+  /// later work, a live query's refresh among it, meets it).
+  public var requestDidEnd: (() -> Void)?
   /// Called after each message was handled and its reply queued (live queries notify here).
   public var requestDidFinish: (() -> Void)?
   /// Called when the watched store changed (`watchChanges`), and when no message came for
@@ -499,7 +503,10 @@ public final class Server: @unchecked Sendable {
     }
     requestWillStart?()
     if let id { currentID = id }
-    defer { if id != nil { currentID = nil } }
+    defer {
+      if id != nil { currentID = nil }
+      requestDidEnd?()
+    }
     var workDone: WorkDoneProgress?
     let outcome: Result<JSONValue, RPCError>
     do {

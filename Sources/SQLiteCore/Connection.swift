@@ -196,12 +196,20 @@ public final class Connection: DatabaseConnection {
     }
   }
 
-  /// Marks whether a read-only statement is stepping (set around each step).
-  func setInterruptible(_ value: Bool) {
-    interruptState.withLock { $0.interruptible = value }
+  /// Marks whether a read-only statement is stepping (set around each step). Marking it
+  /// stepping answers false, and marks nothing, when an interrupt was already requested:
+  /// the statement must not start (`sqlite3_interrupt` called before a step would be
+  /// forgotten when no other statement is active).
+  @discardableResult
+  func setInterruptible(_ value: Bool) -> Bool {
+    interruptState.withLock { state in
+      if value && state.requested { return false }
+      state.interruptible = value
+      return true
+    }
   }
 
-  /// Clears the flag; called before each new unit of work.
+  /// Clears the flag; called before and after each unit of work (a request).
   public func clearInterrupt() {
     interruptState.withLock { $0.requested = false }
   }

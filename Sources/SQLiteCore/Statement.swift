@@ -89,8 +89,12 @@ public final class Statement: PreparedStatement {
     // Only a reading statement may be interrupted: SQLite answers an interrupted write
     // inside a transaction by rolling back the whole transaction (see Connection.interrupt).
     if mayRemoveRows { connection.epoch &+= 1 }
+    // A read that would start (or go on) after the interrupt was requested is interrupted
+    // at once, without stepping.
     let interruptible = isInterruptible
-    if interruptible { connection.setInterruptible(true) }
+    if interruptible && !connection.setInterruptible(true) {
+      throw SQLiteError(code: SQLITE_INTERRUPT, message: "interrupted", sql: sql)
+    }
     let rc = sqlite3_step(handle)
     if interruptible { connection.setInterruptible(false) }
     if rc == SQLITE_ROW { return true }

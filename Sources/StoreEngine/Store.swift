@@ -246,7 +246,7 @@ public final class Store {
   /// Aborts the running work (from any thread); the request fails with `cancelled`.
   public func interrupt() { connection.interrupt() }
 
-  /// Forgets a cancellation aimed at earlier work; call before each request.
+  /// Forgets a cancellation aimed at earlier work; call before each request and after it.
   public func resetInterrupt() { connection.clearInterrupt() }
 
   /// Another process may have changed the schema (`model.define`, a migration): when

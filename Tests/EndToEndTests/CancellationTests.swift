@@ -93,8 +93,8 @@ final class CancellationTests: XCTestCase {
       _ = try server.call("model.define", ["schema": itemSchema])
       try insertRows(server, from: 0, count: 2000)
       // The count's statement is prepared now, so that under the lock it is its execution
-      // that waits. (A cancel read while a statement is being prepared, waiting for the
-      // lock, only raises the flag that loops check: the count then runs to its end.)
+      // that waits. (A cancel read while it is still being prepared, waiting for the lock,
+      // cancels it too: CancelBeforeReadTests.)
       XCTAssertEqual(try server.call("query.count", ["entity": "Item", "where": Self.slowPredicate])["count"], 2000)
       XCTAssertTrue(try body(LongScan(server: server, rows: 2000, cpu: 0)))
       return

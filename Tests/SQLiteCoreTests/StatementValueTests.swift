@@ -246,8 +246,11 @@ final class WriteInterruptTests: XCTestCase {
     XCTAssertGreaterThan(probes, 0, "the probe never ran while the statement stepped")
     XCTAssertTrue(db.isInterruptRequested)
     XCTAssertFalse(db.isAutocommit, "the interrupt ended the transaction")
-    XCTAssertEqual(try db.scalar("SELECT count(*) FROM t", []), .integer(100_001))
+    // While the flag stays raised a read does not start; the transaction is not touched.
+    XCTAssertEqual(sqliteError { try db.scalar("SELECT count(*) FROM t", []) }?.isInterrupted, true)
+    XCTAssertFalse(db.isAutocommit, "the refused read ended the transaction")
     db.clearInterrupt()
+    XCTAssertEqual(try db.scalar("SELECT count(*) FROM t", []), .integer(100_001))
     try db.commit()
     XCTAssertEqual(try db.scalar("SELECT count(*) FROM t", []), .integer(100_001))
   }

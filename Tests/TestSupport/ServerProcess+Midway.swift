@@ -27,9 +27,9 @@ public struct HeldRequest {
 
 extension ServerProcess {
   /// `method` held while it runs (`HeldRequest`). `cpu`: the CPU time the whole request
-  /// takes this server (SQLite); `table`: the table its statement reads (PostgreSQL: it must
-  /// have run once before, so that under the lock it is its execution, not its preparation,
-  /// that waits). Nil when an attempt on SQLite must start again (`stopMidway`).
+  /// takes this server (SQLite); `table`: the table its statement reads (PostgreSQL: when
+  /// it ran once before, its execution waits under the lock, else its preparation). Nil
+  /// when an attempt on SQLite must start again (`stopMidway`).
   public func hold(
     _ method: String, _ params: JSONObject, cpu: TimeInterval, table: String, file: StaticString = #filePath, line: UInt = #line
   ) throws -> HeldRequest? {
