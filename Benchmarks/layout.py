@@ -36,18 +36,18 @@ SCHEMA = {
 QUERY_SCHEMA = copy.deepcopy(SCHEMA)
 next(a for a in QUERY_SCHEMA["entities"][0]["attributes"] if a["name"] == "priority")["indexed"] = True
 
-# The table ModelStore creates for that schema (StorageLayout, storage format 2: `_ent`
-# is the entity's code, Task's is 1; a uuid is a 16-byte BLOB), and its unique index.
+# The table ModelStore creates for that schema (StorageLayout, storage format 2: a
+# hierarchy of one entity has no `_ent` column, a table none of whose rows was updated no
+# `_opt`; a uuid is a 16-byte BLOB), and its unique index.
 CLI_DDL = (
-    'CREATE TABLE "Task" ("_pk" INTEGER PRIMARY KEY, "_ent" INTEGER NOT NULL, '
-    '"_opt" INTEGER NOT NULL DEFAULT 1, "id" BLOB, "title" TEXT, "isCompleted" INTEGER, '
+    'CREATE TABLE "Task" ("_pk" INTEGER PRIMARY KEY, "id" BLOB, "title" TEXT, "isCompleted" INTEGER, '
     '"createdAt" REAL, "priority" INTEGER);\n'
     'CREATE UNIQUE INDEX "_ux_Task_1" ON "Task" ("id");\n'
 )
 # What the CLI reads for "id": the canonical text ModelStore answers with, from the blob.
 CLI_ID_TEXT = ("substr(hex(\"id\"), 1, 8) || '-' || substr(hex(\"id\"), 9, 4) || '-' || substr(hex(\"id\"), 13, 4) || '-' || "
                "substr(hex(\"id\"), 17, 4) || '-' || substr(hex(\"id\"), 21, 12) AS \"id\"")
-CLI_COLUMNS = f'"_pk", "_ent", {CLI_ID_TEXT}, "title", "isCompleted", "createdAt", "priority"'
+CLI_COLUMNS = f'"_pk", 1 AS "_ent", {CLI_ID_TEXT}, "title", "isCompleted", "createdAt", "priority"'
 PRAGMAS = "PRAGMA journal_mode=WAL;\nPRAGMA synchronous=NORMAL;\n"
 EPOCH_2026 = 1767225600  # 2026-01-01T00:00:00Z
 
@@ -69,8 +69,8 @@ def values(r):
 def cli_insert(r) -> str:
     u, title, done, secs, _, prio = r
     return (
-        'INSERT INTO "Task" ("_ent", "id", "title", "isCompleted", "createdAt", "priority") '
-        f"VALUES (1, X'{u.replace('-', '')}', '{title}', {1 if done else 0}, {float(secs)!r}, {prio});\n"
+        'INSERT INTO "Task" ("id", "title", "isCompleted", "createdAt", "priority") '
+        f"VALUES (X'{u.replace('-', '')}', '{title}', {1 if done else 0}, {float(secs)!r}, {prio});\n"
     )
 
 

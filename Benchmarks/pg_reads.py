@@ -24,7 +24,7 @@ from layout import query_objects, query_store
 
 SCHEMA = "bench_query"
 # The columns (e) and (f) read, as the SQLite cases' CLI_COLUMNS: the uuid as its text.
-COLUMNS = '"_pk", "_ent", "id", "title", "isCompleted", "createdAt", "priority"'
+COLUMNS = '"_pk", 1 AS "_ent", "id", "title", "isCompleted", "createdAt", "priority"'
 
 
 def copy_once(ctx: Context, source: str, target: str) -> dict:

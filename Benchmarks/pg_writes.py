@@ -61,10 +61,10 @@ def layout_script(path: Path, rows: list, schema: str, code: dict) -> None:
     with open(path, "w") as f:
         f.write(f'SET search_path TO "{schema}";\nBEGIN;\n')
         for c, name in enumerate(seedmodel.category_names(CATEGORIES), 1):
-            f.write(f'INSERT INTO "Category" ("_pk", "_ent", "_opt", "name") VALUES ({c}, {code["Category"]}, 1, \'{name}\');\n')
+            f.write(f'INSERT INTO "Category" ("_pk", "name") VALUES ({c}, \'{name}\');\n')
         for i, t in enumerate(rows, 1):
-            f.write('INSERT INTO "Task" ("_pk", "_ent", "_opt", "id", "title", "isCompleted", "createdAt", "priority", "category") '
-                    f"VALUES ({i}, {code['Task']}, 1, '{t.uuid}', '{t.title}', {int(t.done)}, {t.seconds!r}, {t.priority}, {t.category});\n")
+            f.write('INSERT INTO "Task" ("_pk", "id", "title", "isCompleted", "createdAt", "priority", "category") '
+                    f"VALUES ({i}, '{t.uuid}', '{t.title}', {int(t.done)}, {t.seconds!r}, {t.priority}, {t.category});\n")
         f.write("COMMIT;\n")
 
 
@@ -162,10 +162,10 @@ def concurrent_case(ctx: Context) -> Outcome:
                 f.write('SET search_path TO "bench_conc_psql";\n')
                 if h == 0:
                     for c, name in enumerate(seedmodel.category_names(CATEGORIES), 1):
-                        f.write(f'INSERT INTO "Category" ("_pk", "_ent", "_opt", "name") VALUES ({c}, {code["Category"]}, 1, \'{name}\');\n')
+                        f.write(f'INSERT INTO "Category" ("_pk", "name") VALUES ({c}, \'{name}\');\n')
                 for i, t in enumerate(part, 1 + h * k):
-                    f.write('INSERT INTO "Task" ("_pk", "_ent", "_opt", "id", "title", "isCompleted", "createdAt", "priority", "category") '
-                            f"VALUES ({i}, {code['Task']}, 1, '{t.uuid}', '{t.title}', {int(t.done)}, {t.seconds!r}, {t.priority}, {t.category});\n")
+                    f.write('INSERT INTO "Task" ("_pk", "id", "title", "isCompleted", "createdAt", "priority", "category") '
+                            f"VALUES ({i}, '{t.uuid}', '{t.title}', {int(t.done)}, {t.seconds!r}, {t.priority}, {t.category});\n")
             scripts.append(sql)
         psql = timed_together(ctx, [pgcluster.psql_argv(ctx, "-f", str(s)) for s in scripts], None, None)
         check_store(ctx, "bench_conc_psql", 2 * k)
@@ -216,11 +216,11 @@ def bookkeeping_script(path: Path, rows: list, first_key: int, schema: str, code
         f.write(f'\\o /dev/null\nSET search_path TO "{schema}";\n')
         if with_categories:
             for c, name in enumerate(seedmodel.category_names(CATEGORIES), 1):
-                f.write(f'INSERT INTO "Category" ("_pk", "_ent", "_opt", "name") VALUES ({c}, {code["Category"]}, 1, \'{name}\');\n')
+                f.write(f'INSERT INTO "Category" ("_pk", "name") VALUES ({c}, \'{name}\');\n')
         for i, t in enumerate(rows, first_key):
             f.write(f"BEGIN;\nSELECT pg_advisory_xact_lock({lock_key(schema)});\n"
-                    'INSERT INTO "Task" ("_pk", "_ent", "_opt", "id", "title", "isCompleted", "createdAt", "priority", "category") '
-                    f"VALUES ({i}, {code['Task']}, 1, '{t.uuid}', '{t.title}', {int(t.done)}, {t.seconds!r}, {t.priority}, {t.category});\n"
+                    'INSERT INTO "Task" ("_pk", "id", "title", "isCompleted", "createdAt", "priority", "category") '
+                    f"VALUES ({i}, '{t.uuid}', '{t.title}', {int(t.done)}, {t.seconds!r}, {t.priority}, {t.category});\n"
                     'INSERT INTO _ms_history ("token", "timestamp", "author", "changes") VALUES '
                     f"(coalesce((SELECT max(\"token\") FROM _ms_history), 0) + 1, {t.seconds!r}, NULL, '{changes}');\n"
                     'INSERT INTO "_ms_keys" ("name", "max") VALUES (\'Task\', ' f"{i}" ') ON CONFLICT ("name") DO UPDATE '

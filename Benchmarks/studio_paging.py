@@ -55,7 +55,7 @@ PAGE = 50
 # The statement query.fetch runs for a keyset page sorted by title (as the engine builds it:
 # the columns it reads, its WHERE from the predicate, ORDER BY the sort then the key).
 KEYSET_SQL = (
-    'SELECT t."_pk", t."_ent", t."title", t."rank", t."createdAt" FROM "Item" t '
+    'SELECT t."_pk", 1, t."title", t."rank", t."createdAt" FROM "Item" t '
     'WHERE (t."title" >= ?1 AND (t."title" > ?2 OR t."_pk" > ?3)) ORDER BY t."title" ASC, t."_pk" ASC LIMIT 50'
 )
 
