@@ -157,6 +157,31 @@ final class CancelBeforeReadTests: XCTestCase {
     XCTAssertEqual(server.waitForExit(), 0)
   }
 
+  /// On PostgreSQL, a read that is already running (its statement prepared before, its
+  /// execution waiting for a lock) inside a client transaction is not cancelled on the
+  /// server, which would fail the transaction: it runs to its end, the request ends
+  /// `cancelled`, and the client's transaction keeps its work and commits.
+  func testARunningReadCancelledInsideAClientTransactionKeepsIt() throws {
+    guard TestEngine.isPostgres else { throw XCTSkip("a running read waits for a lock this way on PostgreSQL only") }
+    let server = try ServerProcess()
+    _ = try server.call("model.define", ["schema": Self.twoTables])
+    // Prepared on the connection first: the held request waits in its execution.
+    XCTAssertEqual(try server.call("query.count", ["entity": "Tag"])["count"], 0)
+    XCTAssertEqual(try server.call("transaction.begin")["depth"], 1)
+    _ = try server.call("objects.insert", ["entity": "Note", "values": ["text": "uncommitted"]])
+    let held = try XCTUnwrap(try server.hold("query.count", ["entity": "Tag"], cpu: 0, table: "Tag"))
+    server.sendNotification("$/cancelRequest", ["id": held.id])
+    held.release()
+    let reply = try server.reply(to: held.id)
+    XCTAssertEqual(reply.errorCode, -32800, "\(reply)")
+    XCTAssertEqual(try server.call("store.info")["openTransactions"], 1, "the cancel ended the client's transaction")
+    XCTAssertEqual(try server.call("query.count", ["entity": "Note"])["count"], 1, "the client's uncommitted insert vanished")
+    XCTAssertEqual(try server.call("transaction.commit")["depth"], 0)
+    XCTAssertEqual(try server.call("query.count", ["entity": "Note"])["count"], 1)
+    server.closeInput()
+    XCTAssertEqual(server.waitForExit(), 0)
+  }
+
   static let twoTables = schema(
     entity("Task", [attr("title", "string"), attr("rank", "int", default: 0)]), entity("Note", [attr("text", "string")]),
     entity("Tag", [attr("name", "string")]))
