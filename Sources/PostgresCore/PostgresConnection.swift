@@ -240,7 +240,7 @@ public final class PostgresConnection: DatabaseConnection {
   /// Cancels the running statement at once (`PQcancel`; on this connection's thread): a
   /// stream that is left before its end while its request is being cancelled.
   func cancelRunningStatement() {
-    guard let cancel else { return }
+    guard let cancel, transactionDepth == 0 else { return }
     var buffer = [CChar](repeating: 0, count: 256)
     _ = PQcancel(cancel, &buffer, Int32(buffer.count))
   }
@@ -254,7 +254,13 @@ public final class PostgresConnection: DatabaseConnection {
     return isInterruptRequested
   }
 
-  func setInterruptible(_ value: Bool) { interruptState.withLock { $0.interruptible = value } }
+  /// Inside a client transaction a read is never cancelled on the server: PostgreSQL would
+  /// fail the transaction, and recovering it undoes the client's level. The read runs to its
+  /// end and its request ends `cancelled` there (`collect`), the transaction untouched.
+  func setInterruptible(_ value: Bool) {
+    let allowed = value && transactionDepth == 0
+    interruptState.withLock { $0.interruptible = allowed }
+  }
 
   /// libpq's message for the connection, on one line.
   static func connectionMessage(_ conn: OpaquePointer) -> String {

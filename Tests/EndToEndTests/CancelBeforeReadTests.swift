@@ -148,18 +148,13 @@ final class CancelBeforeReadTests: XCTestCase {
     } else {
       reply = try cancelAtBegin(server)
     }
-    XCTAssertEqual(reply.errorCode, -32800, "\(reply)")
-    XCTAssertEqual(try server.call("store.info")["openTransactions"], 1, "the cancel ended the client's transaction")
-    XCTAssertEqual(try server.call("query.count", ["entity": "Note"])["count"], 1, "the client's uncommitted insert vanished")
-    XCTAssertEqual(try server.call("transaction.commit")["depth"], 0)
-    XCTAssertEqual(try server.call("query.count", ["entity": "Note"])["count"], 1)
-    server.closeInput()
-    XCTAssertEqual(server.waitForExit(), 0)
+    try assertCancelledKeepingTheTransaction(server, reply)
   }
 
   /// On PostgreSQL, a read that is already running (its statement prepared before, its
-  /// execution waiting for a lock) inside a client transaction is not cancelled on the
-  /// server, which would fail the transaction: it runs to its end, the request ends
+  /// execution waiting for a lock) cancelled inside a client transaction is not cancelled
+  /// on the server (PostgreSQL would fail the transaction, and recovering it undid the
+  /// client's level: this failed 4 runs in 6 before): it runs to its end, the request ends
   /// `cancelled`, and the client's transaction keeps its work and commits.
   func testARunningReadCancelledInsideAClientTransactionKeepsIt() throws {
     guard TestEngine.isPostgres else { throw XCTSkip("a running read waits for a lock this way on PostgreSQL only") }
@@ -173,6 +168,12 @@ final class CancelBeforeReadTests: XCTestCase {
     server.sendNotification("$/cancelRequest", ["id": held.id])
     held.release()
     let reply = try server.reply(to: held.id)
+    try assertCancelledKeepingTheTransaction(server, reply)
+  }
+
+  /// `reply` is `cancelled`, and the client transaction around it (one uncommitted Note)
+  /// is still open with its work, and commits it.
+  private func assertCancelledKeepingTheTransaction(_ server: ServerProcess, _ reply: JSONObject) throws {
     XCTAssertEqual(reply.errorCode, -32800, "\(reply)")
     XCTAssertEqual(try server.call("store.info")["openTransactions"], 1, "the cancel ended the client's transaction")
     XCTAssertEqual(try server.call("query.count", ["entity": "Note"])["count"], 1, "the client's uncommitted insert vanished")
