@@ -45,9 +45,7 @@ final class EntityCodes {
     untagged = [:]
     for table in tables {
       var columns: Set<String> = []
-      try connection.prepare(connection.dialect.columnsSQL).forEachRow([.text(connection.dialect.storedName(table))]) {
-        columns.insert($0.text(0))
-      }
+      try connection.forEachColumn(of: table) { name, _ in columns.insert(name) }
       if !columns.isEmpty && !columns.contains("_ent") { setTagged(table, false) }
     }
   }

@@ -318,9 +318,7 @@ struct StageApplier {
   func existingColumns(_ table: String) throws -> [String: String] {
     var out: [String: String] = [:]
     let names = knownNames()
-    try connection.prepare(connection.dialect.columnsSQL).forEachRow([.text(connection.dialect.storedName(table))]) {
-      out[names[$0.text(0)] ?? $0.text(0)] = $0.text(1)
-    }
+    try connection.forEachColumn(of: table) { name, type in out[names[name] ?? name] = type }
     return out
   }
 

@@ -29,9 +29,7 @@ final class VersionColumns {
   func has(_ table: String, _ connection: any DatabaseConnection) throws -> Bool {
     if committed.contains(table) { return true }
     var found = false
-    try connection.cached(connection.dialect.columnsSQL).forEachRow([.text(connection.dialect.storedName(table))]) {
-      if $0.text(0) == "_opt" { found = true }
-    }
+    try connection.forEachColumn(of: table) { name, _ in if name == "_opt" { found = true } }
     if found && !added.contains(table) { committed.insert(table) }
     return found
   }
