@@ -107,6 +107,12 @@ extension DatabaseConnection {
   /// Runs `body` atomically in a new level; rolled back when `body` or the commit throws.
   public func inTransaction<T>(_ body: () throws -> T) throws -> T {
     try begin()
+    return try closingLevel(body)
+  }
+
+  /// Runs `body` in the level just opened, then commits it; rolls it back when `body` or
+  /// the commit throws.
+  public func closingLevel<T>(_ body: () throws -> T) throws -> T {
     let result: T
     do {
       result = try body()

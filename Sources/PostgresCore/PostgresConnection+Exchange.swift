@@ -68,7 +68,12 @@ extension PostgresConnection {
     // Answers read before a write in the same round trip are stale (a read's own command
     // is no write: `PostgresStatement.run` drops them after a write's).
     return try withQueued(sql: sql, writes: !command.isExtended) { queued in
-      try exchange(queued, command, sql: sql, interruptible: interruptible)
+      guard interruptible else { return try exchange(queued, command, sql: sql, interruptible: false) }
+      // A read: it may be cancelled, under a savepoint of its own inside a transaction.
+      var queued = queued
+      guardRead(&queued)
+      defer { endRead() }
+      return try exchange(queued, command, sql: sql, interruptible: true)
     }
   }
 
@@ -87,7 +92,7 @@ extension PostgresConnection {
       let result = try body(queued)
       if writes || queued.contains(where: { $0.kind == .write }) { dropPrefetched() }
       return result
-    } catch where prefetchFailed {
+    } catch  where prefetchFailed {
       prefetchFailed = false
       prefetches = []
       dropPrefetched()
@@ -165,23 +170,31 @@ extension PostgresConnection {
   func openStream(_ send: @escaping () -> Int32, sql: String, interruptible: Bool, writes: Bool) throws -> RowStream {
     if interruptible { try throwIfInterrupted(sql: sql) }
     return try withQueued(sql: sql, writes: writes) { queued in
+      var queued = queued
+      // A read: it may be cancelled, under a savepoint of its own inside a transaction
+      // (ended with the stream, `RowStream.drain`).
+      if interruptible { guardRead(&queued) }
+      var streaming = false
+      defer { if interruptible && !streaming { endRead() } }
       roundTrips &+= 1
       let (sends, _) = sends(queued)
       guard !sends.isEmpty else {
         guard send() == 1 else { throw failure(nil, sql: sql) }
         PQsetSingleRowMode(handle)
+        (readCommandRan, streaming) = (true, true)
         return RowStream(connection: self, sql: sql, interruptible: interruptible, pipelined: false)
       }
-      try sendPipeline(sends + [Send(sql: nil, send: send)], sql: sql)
+      try sendPipeline(sends + [Send(sql: nil, send: send)], sql: sql, flushBeforeLast: interruptible && !readCancel.preamble)
       var answers: Answers
       do {
-        answers = try read(sends, sql: sql, keepingLast: false)
+        answers = try read(sends, sql: sql, keepingLast: false, cancellableFrom: interruptible && readCancel.preamble ? 0 : sends.count)
       } catch {
         leavePipeline(left: sends.count + 4)
         throw error
       }
       // (In pipeline mode, single-row mode is set for the next command before its results are read.)
       PQsetSingleRowMode(handle)
+      (readCommandRan, streaming) = (answers.failed == nil, true)
       let stream = RowStream(connection: self, sql: sql, interruptible: interruptible, pipelined: true)
       guard let failed = answers.failed else { return stream }
       // The statement was skipped: its result and the sync are left to read.
@@ -206,16 +219,23 @@ extension PostgresConnection {
   /// and is thrown.
   private func pipeline(_ sends: [Send], sql: String?, interruptible: Bool) throws -> OpaquePointer? {
     roundTrips &+= 1
-    try sendPipeline(sends, sql: sql)
+    try sendPipeline(sends, sql: sql, flushBeforeLast: interruptible && !readCancel.preamble)
     defer { leavePipeline(left: sends.count + 4) }
     return try collect(sends, sql: sql, interruptible: interruptible, pipelined: true)
   }
 
   /// Enters pipeline mode and sends `sends` and a sync; leaves pipeline mode again when
-  /// sending fails.
-  private func sendPipeline(_ sends: [Send], sql: String?) throws {
+  /// sending fails. `flushBeforeLast`: a flush request goes before the last command, so
+  /// that the server sends the answers of the commands in front of it as soon as they
+  /// are done (it otherwise holds them until the sync): the wait for the last one alone
+  /// may then be cancelled (`read`'s `cancellableFrom`).
+  private func sendPipeline(_ sends: [Send], sql: String?, flushBeforeLast: Bool = false) throws {
     guard PQenterPipelineMode(handle) == 1 else { throw failure(nil, sql: sql) }
-    for s in sends {
+    for (i, s) in sends.enumerated() {
+      if flushBeforeLast && i > 0 && i == sends.count - 1 && PQsendFlushRequest(handle) != 1 {
+        leavePipeline(left: sends.count + 4)
+        throw failure(nil, sql: sql)
+      }
       guard s.send() == 1 else {
         leavePipeline(left: sends.count + 4)
         throw failure(nil, sql: s.sql ?? sql)
@@ -243,6 +263,7 @@ extension PostgresConnection {
     var last: OpaquePointer?
     var failed: OpaquePointer?
     var failedSQL: String?
+    var failedIndex: Int?
 
     mutating func discard() {
       if let last { PQclear(last) }
@@ -256,9 +277,12 @@ extension PostgresConnection {
   /// (naming its command's statement; a failed prefetch sets `prefetchFailed`). A
   /// prefetch's result goes to its `receive`.
   private func collect(_ commands: [Send], sql: String?, interruptible: Bool, pipelined: Bool = false) throws -> OpaquePointer? {
-    if interruptible { setInterruptible(true) }
-    defer { if interruptible { setInterruptible(false) } }
-    var answers = try read(commands, sql: sql, keepingLast: true)
+    // A read's own wait may be cancelled, and the commands in front of it when they are a
+    // transaction's opening that fails with it (PostgresConnection+Cancellation.swift).
+    let cancellableFrom = !interruptible ? commands.count : readCancel.preamble ? 0 : commands.count - 1
+    var answers = try read(commands, sql: sql, keepingLast: true, cancellableFrom: cancellableFrom)
+    // The last command ran unless a command in front of it failed (it was skipped).
+    readCommandRan = (answers.failedIndex ?? commands.count - 1) == commands.count - 1
     do {
       // The sync's own result ends a pipeline.
       while pipelined, let r = try nextResult(sql: sql) {
@@ -286,17 +310,19 @@ extension PostgresConnection {
 
   /// Reads the results of `commands` (each to its end), keeping the last command's last
   /// result when `keepingLast` and the first failure; a prefetch's result goes to its
-  /// `receive`. What was kept is dropped when reading fails.
-  private func read(_ commands: [Send], sql: String?, keepingLast: Bool) throws -> Answers {
+  /// `receive`. What was kept is dropped when reading fails. The waits for the commands from
+  /// `cancellableFrom` on may be cancelled (`interrupt`).
+  private func read(_ commands: [Send], sql: String?, keepingLast: Bool, cancellableFrom: Int = .max) throws -> Answers {
     var answers = Answers(failedSQL: sql)
     do {
       for (i, command) in commands.enumerated() {
-        while let r = try nextResult(sql: sql) {
+        while let r = try nextResult(sql: sql, interruptible: i >= cancellableFrom) {
           switch PQresultStatus(r) {
           case PGRES_FATAL_ERROR, PGRES_BAD_RESPONSE, PGRES_NONFATAL_ERROR:
             if answers.failed == nil {
               answers.failed = r
               answers.failedSQL = command.sql ?? sql
+              answers.failedIndex = i
               prefetchFailed = command.receive != nil
             } else {
               PQclear(r)

@@ -28,6 +28,9 @@ extension PostgresConnection {
       /// A read asked in a write transaction's opening round trip (`command`; its result
       /// goes to `receive`, PostgresConnection+Prefetch.swift).
       case prefetch
+      /// A read's own savepoint `ms_rd`: set in front of it, rolled back to after its
+      /// failure, released (PostgresConnection+ReadSavepoint.swift).
+      case readSavepoint, readRollback, readRelease
     }
     var kind: Kind
     var statements: [String]
@@ -100,6 +103,7 @@ extension PostgresConnection {
     if depth == 1 {
       try willCommit?()
       pendingControl.removeAll { $0.kind == .prefetch }
+      dropReadRelease()
       if beginIsPending && !holdsWrites {
         // No statement ran: there is nothing to commit.
         pendingControl = []
@@ -124,6 +128,7 @@ extension PostgresConnection {
     }
     transactionDepth -= 1
     undoneLevels.remove(depth)
+    levelsRolledBackOnFailure.remove(depth)
     if transactionDepth == 0 {
       epoch &+= 1
       dropPrefetched()
@@ -140,8 +145,15 @@ extension PostgresConnection {
     } else if kind == .rollbackTo(n), let i = pendingControl.lastIndex(where: { $0.kind == .savepoint(n) }) {
       pendingControl.removeSubrange(i...)
     } else {
+      dropReadRelease()
       pendingControl.append(PendingControl(kind: kind, statements: statements))
     }
+  }
+
+  /// Forgets the queued RELEASE of a read's savepoint (`ms_rd`) when the level it was set
+  /// in is about to end, which ends it too.
+  private func dropReadRelease() {
+    if pendingControl.last?.kind == .readRelease { pendingControl.removeLast() }
   }
 
   /// Closes the innermost level, undoing its changes.
@@ -150,6 +162,7 @@ extension PostgresConnection {
     epoch &+= 1
     dropPrefetched()
     undoneLevels.remove(transactionDepth)
+    levelsRolledBackOnFailure.remove(transactionDepth)
     transactionDepth -= 1
     let n = transactionDepth
     if !beginIsPending && serverIsIdle {
@@ -178,6 +191,7 @@ extension PostgresConnection {
     transactionDepth = 0
     pendingControl = []
     undoneLevels = []
+    levelsRolledBackOnFailure = []
     transactionFailed = false
     didEndTransaction?()
   }

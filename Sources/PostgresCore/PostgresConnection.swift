@@ -94,10 +94,18 @@ public final class PostgresConnection: DatabaseConnection {
   var prefetched: [Prefetched] = []
   /// The last exchange failed in a prefetch (`exchange` then sends it again without them).
   var prefetchFailed = false
+  /// Levels opened by `inTransaction`, whose failure rolls them back: a read in one needs
+  /// no savepoint of its own to be cancelled (PostgresConnection+Cancellation.swift).
+  var levelsRolledBackOnFailure: Set<Int> = []
+  /// The read being sent or read: how `PQcancel` may stop it (`guardRead`), and whether
+  /// its command ran on the server (nothing in front of it failed).
+  var readCancel = ReadCancel()
+  var readCommandRan = false
 
   let options: Options
-  private let cancel: OpaquePointer?
-  let interruptState = Mutex<(requested: Bool, interruptible: Bool)>((false, false))
+  /// What `PQcancel` needs (PostgresConnection+Cancellation.swift).
+  let cancel: OpaquePointer?
+  let interruptState = Mutex(InterruptState())
   public var cancellationProbe: (() -> Void)?
   private var isClosed = false
 
@@ -220,46 +228,6 @@ public final class PostgresConnection: DatabaseConnection {
   @discardableResult public func backup(to path: String) throws -> Int {
     throw PostgresError.unsupported(
       "a PostgreSQL store is not copied into a file by the server: use pg_dump --schema=\(Identifier.quote(url.schema))")
-  }
-
-  // MARK: - Cancellation
-
-  /// Cancels the running statement if it only reads (`PQcancel`, from any thread), and
-  /// raises the flag that loops over many statements check (`pollInterrupt`). A write is
-  /// left to finish; it stops at the next check, as on SQLite.
-  public func interrupt() {
-    interruptState.withLock { state in
-      state.requested = true
-      if state.interruptible, let cancel {
-        var buffer = [CChar](repeating: 0, count: 256)
-        _ = PQcancel(cancel, &buffer, Int32(buffer.count))
-      }
-    }
-  }
-
-  /// Cancels the running statement at once (`PQcancel`; on this connection's thread): a
-  /// stream that is left before its end while its request is being cancelled.
-  func cancelRunningStatement() {
-    guard let cancel, transactionDepth == 0 else { return }
-    var buffer = [CChar](repeating: 0, count: 256)
-    _ = PQcancel(cancel, &buffer, Int32(buffer.count))
-  }
-
-  public func clearInterrupt() { interruptState.withLock { $0.requested = false } }
-
-  public var isInterruptRequested: Bool { interruptState.withLock { $0.requested } }
-
-  public func pollInterrupt() -> Bool {
-    cancellationProbe?()
-    return isInterruptRequested
-  }
-
-  /// Inside a client transaction a read is never cancelled on the server: PostgreSQL would
-  /// fail the transaction, and recovering it undoes the client's level. The read runs to its
-  /// end and its request ends `cancelled` there (`collect`), the transaction untouched.
-  func setInterruptible(_ value: Bool) {
-    let allowed = value && transactionDepth == 0
-    interruptState.withLock { $0.interruptible = allowed }
   }
 
   /// libpq's message for the connection, on one line.

@@ -96,7 +96,7 @@ final class RowStream {
   /// read-only statement whose request is being cancelled).
   func close() {
     if !isDone {
-      if interruptible && connection.isInterruptRequested { connection.cancelRunningStatement() }
+      if interruptible && connection.isInterruptRequested { connection.cancelRunningRead() }
       drain(keeping: false)
     }
     failure = nil
@@ -130,6 +130,8 @@ final class RowStream {
     }
     if let failed { PQclear(failed) }
     failed = nil
+    // The read's savepoint, if it has one, is released (or rolled back to after a failure).
+    if interruptible { connection.endRead() }
   }
 
   /// The first failed result, read until the statement's end (its error is made after

@@ -55,9 +55,9 @@ public final class PostgresStatement: PreparedStatement {
     preparedIn = connection.server.generation
     // A one-off statement's PREPARE replaces the unnamed statement, whether or not it succeeds.
     if !persistent { server.unnamedOwner = nil }
-    // (`mayCancelPreparation`, spelt out: `self` is not whole yet.)
-    let description = try Self.prepareAndDescribe(
-      connection, name: name, text: text, sql: sql, interruptible: isReadOnly && connection.transactionDepth == 0)
+    // A read's preparation (which may wait for a table's lock) may be cancelled, as the read
+    // itself (inside a transaction under a savepoint of its own: PostgresConnection+ReadSavepoint).
+    let description = try Self.prepareAndDescribe(connection, name: name, text: text, sql: sql, interruptible: isReadOnly)
     defer { PQclear(description) }
     parameterTypes = (0..<PQnparams(description)).map { PQparamtype(description, $0) }
     columnNames = (0..<PQnfields(description)).map { String(cString: PQfname(description, $0)) }
@@ -72,14 +72,7 @@ public final class PostgresStatement: PreparedStatement {
     if server.unnamedOwner == ObjectIdentifier(self) { server.unnamedOwner = nil }
   }
 
-  /// A read's preparation (which may wait for a table's lock) is cancelled (`interrupt`,
-  /// PQcancel) outside a transaction, where the failure ends only the read's snapshot.
-  /// Inside one it is left to end, so that no failure aborts the transaction's work: the
-  /// read is then not sent (`exchange` refuses an interruptible command once an interrupt
-  /// was requested).
-  private var mayCancelPreparation: Bool { isReadOnly && connection.transactionDepth == 0 }
-
-  /// Prepares and describes the statement (`interruptible`: see `mayCancelPreparation`).
+  /// Prepares and describes the statement (`interruptible`: a read's, which may be cancelled).
   private static func prepareAndDescribe(
     _ connection: PostgresConnection, name: String, text: String, sql: String, interruptible: Bool
   ) throws -> OpaquePointer {
@@ -168,7 +161,7 @@ public final class PostgresStatement: PreparedStatement {
       // The connection was made again: the server lost the statement.
       let prepared = try connection.exchange(
         .extended { [handle = connection.handle, name, text] in PQsendPrepare(handle, name, text, 0, nil) }, sql: sql,
-        interruptible: mayCancelPreparation)
+        interruptible: isReadOnly)
       if let prepared { PQclear(prepared) }
       preparedIn = connection.server.generation
     }

@@ -128,8 +128,9 @@ final class CancelBeforeReadTests: XCTestCase {
   }
 
   /// A read cancelled inside a client transaction (at its begin report, or on PostgreSQL
-  /// while its statement's preparation waits for a lock) fails alone: the transaction
-  /// stays open with its earlier work, and commits it.
+  /// while its statement's preparation waits for a lock, which the cancel stops at once:
+  /// the reply comes while the lock is still held) fails alone: the transaction stays open
+  /// with its earlier work, and commits it.
   func testACancelledReadKeepsTheClientTransaction() throws {
     let server = try ServerProcess()
     _ = try server.call("model.define", ["schema": Self.twoTables])
@@ -143,8 +144,8 @@ final class CancelBeforeReadTests: XCTestCase {
       // after its lock, which holds their locks until it ends.
       let held = try XCTUnwrap(try server.hold("query.count", ["entity": "Tag"], cpu: 0, table: "Tag"))
       server.sendNotification("$/cancelRequest", ["id": held.id])
-      held.release()
       reply = try server.reply(to: held.id)
+      held.release()
     } else {
       reply = try cancelAtBegin(server)
     }
@@ -152,10 +153,11 @@ final class CancelBeforeReadTests: XCTestCase {
   }
 
   /// On PostgreSQL, a read that is already running (its statement prepared before, its
-  /// execution waiting for a lock) cancelled inside a client transaction is not cancelled
-  /// on the server (PostgreSQL would fail the transaction, and recovering it undid the
-  /// client's level: this failed 4 runs in 6 before): it runs to its end, the request ends
-  /// `cancelled`, and the client's transaction keeps its work and commits.
+  /// execution waiting for a lock) cancelled inside a client transaction is cancelled on
+  /// the server at once, under a savepoint of its own: its request ends `cancelled` while
+  /// the lock is still held (it once ran to its end, because cancelling it failed the
+  /// transaction and its recovery undid the client's level), and the client's transaction
+  /// keeps its work and commits.
   func testARunningReadCancelledInsideAClientTransactionKeepsIt() throws {
     guard TestEngine.isPostgres else { throw XCTSkip("a running read waits for a lock this way on PostgreSQL only") }
     let server = try ServerProcess()
@@ -166,8 +168,9 @@ final class CancelBeforeReadTests: XCTestCase {
     _ = try server.call("objects.insert", ["entity": "Note", "values": ["text": "uncommitted"]])
     let held = try XCTUnwrap(try server.hold("query.count", ["entity": "Tag"], cpu: 0, table: "Tag"))
     server.sendNotification("$/cancelRequest", ["id": held.id])
-    held.release()
+    // Read while psql still holds the table's lock: the cancel stopped the read.
     let reply = try server.reply(to: held.id)
+    held.release()
     try assertCancelledKeepingTheTransaction(server, reply)
   }
 

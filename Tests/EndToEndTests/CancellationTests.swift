@@ -92,10 +92,11 @@ final class CancellationTests: XCTestCase {
       let server = try ServerProcess()
       _ = try server.call("model.define", ["schema": itemSchema])
       try insertRows(server, from: 0, count: 2000)
-      // The count's statement is prepared now, so that under the lock it is its execution
-      // that waits. (A cancel read while it is still being prepared, waiting for the lock,
+      // The count's and the fetch's statements are prepared now, so that under the lock it
+      // is their execution that waits. (A cancel read while it is still being prepared, waiting for the lock,
       // cancels it too: CancelBeforeReadTests.)
       XCTAssertEqual(try server.call("query.count", ["entity": "Item", "where": Self.slowPredicate])["count"], 2000)
+      XCTAssertEqual(try server.call("query.fetch", ["entity": "Item", "where": Self.slowPredicate])["objects"]?.arrayValue?.count, 2000)
       XCTAssertTrue(try body(LongScan(server: server, rows: 2000, cpu: 0)))
       return
     }
@@ -103,16 +104,20 @@ final class CancellationTests: XCTestCase {
     XCTFail("no attempt stopped the server before half of its work")
   }
 
+  /// A count and a fetch (whose rows are streamed; on PostgreSQL its snapshot's opening
+  /// goes in the same round trip as its statement), each cancelled while it runs.
   func testCancellingARunningQuery() throws {
     try withLongScan { scan in
       let server = scan.server
-      guard let reply = try cancelRunning(server, "query.count", ["entity": "Item", "where": Self.slowPredicate], cpu: scan.cpu) else {
-        return false
+      for method in ["query.count", "query.fetch"] {
+        guard let reply = try cancelRunning(server, method, ["entity": "Item", "where": Self.slowPredicate], cpu: scan.cpu) else {
+          return false
+        }
+        XCTAssertNil(reply["result"], "the cancelled \(method) completed anyway")
+        XCTAssertEqual(reply.errorCode, -32800, "\(reply["error"] ?? .null)")
+        XCTAssertEqual(reply.errorKind, "cancelled")
+        try assertStoreIntact(scan)
       }
-      XCTAssertNil(reply["result"], "the cancelled count completed anyway")
-      XCTAssertEqual(reply.errorCode, -32800, "\(reply)")
-      XCTAssertEqual(reply.errorKind, "cancelled")
-      try assertStoreIntact(scan)
       server.closeInput()
       XCTAssertEqual(server.waitForExit(), 0)
       return true

@@ -158,14 +158,26 @@ final class StreamingTests: XCTestCase {
     XCTAssertEqual(lookups, 2_000)
     try assertUsable(db, count: 2_000)
 
-    // Inside a transaction: the failure undoes its level (as any failed statement does),
-    // the connection goes on, and the transaction rolls back.
+    // Inside a transaction: the read fails alone (under a savepoint of its own), and the
+    // level keeps its work and commits.
     try db.begin()
     try db.run("INSERT INTO t VALUES (?, 'x')", [.integer(5_000)])
-    XCTAssertNotNil(postgresError { try db.cached(failing).forEachRow { _ in } })
-    XCTAssertEqual(try db.scalar("SELECT count(*) FROM t WHERE v = 5000", []), .integer(0), "the level's work was undone")
-    XCTAssertNotNil(postgresError { try db.commit() })
-    db.rollback()
+    XCTAssertEqual(postgresError { try db.cached(failing).forEachRow { _ in } }?.sqlState, "22012")
+    XCTAssertEqual(try db.scalar("SELECT count(*) FROM t WHERE v = 5000", []), .integer(1), "the level lost its work")
+    try db.commit()
+    try db.run("DELETE FROM t WHERE v = 5000", [])
+    try assertUsable(db, count: 2_000)
+
+    // In a level its owner rolls back on failure (`inTransaction`), the failure is the
+    // level's, as any failed statement's.
+    let inLevel = postgresError {
+      try db.inTransaction {
+        try db.run("INSERT INTO t VALUES (?, 'x')", [.integer(5_001)])
+        try db.cached(failing).forEachRow { _ in }
+      }
+    }
+    XCTAssertEqual(inLevel?.sqlState, "22012")
+    XCTAssertEqual(db.transactionDepth, 0)
     try assertUsable(db, count: 2_000)
 
     // A statement that fails at once.

@@ -57,14 +57,22 @@ extension ServerProcess {
     return HeldRequest(id: id, server: self, lock: psql)
   }
 
-  /// `hold`, then `$/cancelRequest` for the request; returns its reply (nil as `hold`).
+  /// `hold`, then `$/cancelRequest` for the request; returns its reply (nil as `hold`). On
+  /// PostgreSQL the reply is read before the lock is let go: the cancel must stop the
+  /// statement waiting for it (a read; a write is never cancelled on the server, and would
+  /// wait for the lock until `lock_timeout`).
   public func cancelWhileRunning(
     _ method: String, _ params: JSONObject, cpu: TimeInterval, table: String, file: StaticString = #filePath, line: UInt = #line
   ) throws -> JSONObject? {
     guard let held = try hold(method, params, cpu: cpu, table: table, file: file, line: line) else { return nil }
     sendNotification("$/cancelRequest", ["id": held.id])
+    guard held.lock != nil else {
+      held.release(file: file, line: line)
+      return try reply(to: held.id, file: file, line: line)
+    }
+    let reply = try reply(to: held.id, file: file, line: line)
     held.release(file: file, line: line)
-    return try reply(to: held.id, file: file, line: line)
+    return reply
   }
 
   /// The CPU time the server spends on `body`.
