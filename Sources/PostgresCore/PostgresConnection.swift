@@ -57,6 +57,9 @@ public final class PostgresConnection: DatabaseConnection {
   /// Streams whose remaining rows were read into memory because another statement needed
   /// the connection before their end (`RowStream.park`), for tests that count them.
   public internal(set) var streamsParked = 0
+  /// Streams left before their end whose statement was cancelled on the server, the rest
+  /// of their rows not sent (`RowStream.close`), for tests that count them.
+  public internal(set) var streamsCancelled = 0
   /// The statement whose rows are arriving (`forEachRow`): the next command parks it first.
   weak var activeStream: RowStream?
   /// PostgreSQL reports no count of the work inside its statements: 0.

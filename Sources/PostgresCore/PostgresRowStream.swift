@@ -92,12 +92,24 @@ final class RowStream {
     drain(keeping: true)
   }
 
-  /// Ends the stream: what is left on the server is read and dropped (after cancelling a
-  /// read-only statement whose request is being cancelled).
+  /// Rows of a stream left before its end that are read and dropped before its statement
+  /// is cancelled on the server (`close`). A cancel costs the server a process and the
+  /// client a connection: 3 to 8 ms, as much as reading about 10,000 rows of 100 bytes
+  /// (0.4 to 0.8 µs each; measured on the test cluster, debug build). Reading that many
+  /// first makes a small rest cost no cancel, and a large one at most about twice what
+  /// the cheaper way would have cost (200,000 rows: 110 to 160 ms read whole, 6 ms
+  /// cancelled).
+  static let rowsBeforeCancel = 10_000
+
+  /// Ends the stream: what is left on the server is read and dropped, after cancelling a
+  /// read whose request is being cancelled. A read left before its end (`first`, a walk
+  /// that stopped) with more than `rowsBeforeCancel` rows still coming is cancelled on the
+  /// server then, where its failure undoes nothing else (`readCancelIsContained`), so the
+  /// rest is not sent; its failure is not the caller's.
   func close() {
     if !isDone {
       if interruptible && connection.isInterruptRequested { connection.cancelRunningRead() }
-      drain(keeping: false)
+      drain(keeping: false, cancellingAfter: interruptible ? Self.rowsBeforeCancel : nil)
     }
     failure = nil
     if let current { PQclear(current) }
@@ -111,9 +123,14 @@ final class RowStream {
 
   /// Reads the statement's remaining results, then the pipeline's sync, keeping the rows
   /// (`keeping`) and the first failure; then the connection is free.
-  private func drain(keeping: Bool) {
+  private func drain(keeping: Bool, cancellingAfter limit: Int? = nil) {
     do {
-      while let r = try read() { take(r, keeping: keeping) }
+      var dropped = 0
+      while let r = try read() {
+        take(r, keeping: keeping)
+        dropped += 1
+        if dropped == limit && connection.cancelRunningRead(contained: true) { connection.streamsCancelled &+= 1 }
+      }
       while pipelined, let r = try read() {
         let status = PQresultStatus(r)
         PQclear(r)

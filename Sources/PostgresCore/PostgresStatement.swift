@@ -6,8 +6,8 @@ import DatabaseKit
 /// A cached statement has a name of its own and is deallocated when dropped; a one-off
 /// statement uses the server's unnamed statement while no other statement has taken it,
 /// and is sent with its text otherwise. Each use binds, runs and resets. `forEachRow`
-/// reads the rows as they arrive (`RowStream`), one in memory at a time; `first` and
-/// `step` hold their result whole until the reset.
+/// and `first` read the rows as they arrive (`RowStream`), one in memory at a time;
+/// `step` holds its result whole until the reset.
 public final class PostgresStatement: PreparedStatement {
   public let sql: String
   /// The text PostgreSQL reads (`$n` parameters).
@@ -276,13 +276,15 @@ public final class PostgresStatement: PreparedStatement {
     }
   }
 
+  /// The first row, read as it arrives (`RowStream`): the rest of a result of many rows is
+  /// never held (`RowStream.close` reads and drops it, or has the server stop sending it).
   public func first<T>(_ values: [SQLValue], _ body: (any ResultRow) throws -> T) throws -> T? {
     defer { reset() }
     connection.statementsRun &+= 1
     try bind(values)
-    let result = try run()
-    defer { PQclear(result) }
-    guard PQntuples(result) > 0 else { return nil }
-    return try body(PostgresRow(result: result, row: 0, kinds: columnKinds))
+    let rows = try stream()
+    defer { rows.close() }
+    guard let (result, i) = try rows.next() else { return nil }
+    return try body(PostgresRow(result: result, row: i, kinds: columnKinds))
   }
 }
