@@ -25,7 +25,10 @@ public protocol PreparedStatement: AnyObject {
   /// whole (a large result takes the memory of one row); `body` may run other statements
   /// of the connection meanwhile.
   func forEachRow(_ values: [SQLValue], _ body: (any ResultRow) throws -> Void) throws
-  /// Binds and returns the first row mapped by `body`, or nil.
+  /// Binds and returns the first row mapped by `body`, or nil. Only that row is held (the
+  /// rest of the result is not kept, and may not be read at all); a statement meant to
+  /// give one row says so (`LIMIT 1`, a key, an aggregate), so that none is computed for
+  /// nothing.
   func first<T>(_ values: [SQLValue], _ body: (any ResultRow) throws -> T) throws -> T?
 }
 
