@@ -36,6 +36,8 @@ extension PostgresConnection {
     var requested = false
     var interruptible = false
     var cancelSent = false
+    /// The 10 ms ticks the wait went on since the cancel was sent (`cancelAgainIfDue`).
+    var ticksSinceCancel = 0
   }
 
   /// How the read being sent may be cancelled (`guardRead`).
@@ -98,12 +100,25 @@ extension PostgresConnection {
   /// before the read would be lost with it).
   var readCancelIsContained: Bool { readCancel.mayBeCancelled && (transactionDepth == 0 || readCancel.savepoint != .none) }
 
-  /// `PQcancel`, once per command.
-  @discardableResult private func sendCancel(_ state: inout InterruptState) -> Bool {
-    guard !state.cancelSent, let cancel else { return false }
+  /// `PQcancel`, once per command (`again`: once more).
+  @discardableResult private func sendCancel(_ state: inout InterruptState, again: Bool = false) -> Bool {
+    guard !state.cancelSent || again, let cancel else { return false }
     state.cancelSent = true
+    state.ticksSinceCancel = 0
     var buffer = [CChar](repeating: 0, count: 256)
     return PQcancel(cancel, &buffer, Int32(buffer.count)) == 1
+  }
+
+  /// Called every 10 ms of a wait for the server: a read still waiting 100 ms after its
+  /// cancel was sent is sent it again. The server drops a cancel that reaches its process
+  /// between two commands, while it reads the next one (PostgreSQL's cancel applies to the
+  /// command running), so one sent as the read was about to start can be lost.
+  func cancelAgainIfDue() {
+    interruptState.withLock { state in
+      guard state.interruptible && state.requested && state.cancelSent else { return }
+      state.ticksSinceCancel += 1
+      if state.ticksSinceCancel >= 10 { sendCancel(&state, again: true) }
+    }
   }
 
   // MARK: - Reads inside transactions

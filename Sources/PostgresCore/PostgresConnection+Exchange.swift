@@ -81,7 +81,8 @@ extension PostgresConnection {
   /// COMMIT answered) and calls `body` with what is queued (`pendingControl`), which goes
   /// first. When a prefetch failed (its table is gone: the schema changed since it was
   /// asked), the transaction that opened is undone and all is sent again without
-  /// prefetches. The answers prefetched are dropped after a held write, or when `writes`.
+  /// prefetches (not when the request is being cancelled: the prefetch was cancelled with
+  /// the transaction's opening). The answers prefetched are dropped after a held write, or when `writes`.
   private func withQueued<T>(sql: String?, writes: Bool, _ body: ([PendingControl]) throws -> T) throws -> T {
     parkStream()
     if snapshotCommitSent { try readSnapshotCommit() }
@@ -92,7 +93,7 @@ extension PostgresConnection {
       let result = try body(queued)
       if writes || queued.contains(where: { $0.kind == .write }) { dropPrefetched() }
       return result
-    } catch  where prefetchFailed {
+    } catch  where prefetchFailed && !isInterruptRequested {
       prefetchFailed = false
       prefetches = []
       dropPrefetched()
@@ -381,6 +382,7 @@ extension PostgresConnection {
       if n > 0 { return }
       if n < 0 && errno != EINTR { throw PostgresError.connectionLost("poll failed (errno \(errno))", sql: sql) }
       cancellationProbe?()
+      cancelAgainIfDue()
     }
   }
 
