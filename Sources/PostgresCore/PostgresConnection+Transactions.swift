@@ -70,6 +70,8 @@ extension PostgresConnection {
   /// was lost), it fails and forgets every level (`transactionWasLost`): no statement may
   /// run outside it.
   public func begin() throws {
+    // A stream still arriving ends first: its read's savepoint is closed before the level opens.
+    parkStream()
     let depth = transactionDepth
     guard depth == 0 else {
       if isAutocommit {
@@ -93,6 +95,7 @@ extension PostgresConnection {
   /// statement undid part of the level's work, or when the server ended the transaction.
   public func commit() throws {
     precondition(transactionDepth > 0, "commit without begin")
+    parkStream()
     let depth = transactionDepth
     if isAutocommit { throw transactionEnded() }
     if transactionFailed || undoneLevels.contains(depth) {
@@ -159,6 +162,7 @@ extension PostgresConnection {
   /// Closes the innermost level, undoing its changes.
   public func rollback() {
     precondition(transactionDepth > 0, "rollback without begin")
+    parkStream()
     epoch &+= 1
     dropPrefetched()
     undoneLevels.remove(transactionDepth)

@@ -90,6 +90,38 @@ final class StreamingTests: XCTestCase {
     try assertUsable(db, count: 20_002)
   }
 
+  /// Inside a transaction a read runs under a savepoint of its own, which ends when the
+  /// stream ends: levels opened and closed while its rows arrive nest as they should.
+  func testLevelsOpenedWhileAStreamArrivesInsideATransaction() throws {
+    let schema = try PostgresTestSchema("levels")
+    let db = try numbers(schema, 5_000)
+    try db.begin()
+    try db.run("INSERT INTO t VALUES (?, 'outer')", [.integer(10_000)])
+    var seen = 0
+    try db.cached("SELECT v FROM t ORDER BY v").forEachRow { row in
+      seen += 1
+      switch row.int(0) {
+      case 1:
+        try db.begin()
+        try db.run("INSERT INTO t VALUES (?, 'kept')", [.integer(10_001)])
+        try db.commit()
+      case 2:
+        try db.begin()
+        try db.run("INSERT INTO t VALUES (?, 'undone')", [.integer(10_002)])
+        db.rollback()
+      case 3:
+        try db.begin()
+        try db.commit()
+      default: break
+      }
+    }
+    XCTAssertEqual(seen, 5_001)
+    try db.commit()
+    XCTAssertEqual(try db.scalar("SELECT count(*) FROM t WHERE v > 5000", []), .integer(2))
+    try db.run("DELETE FROM t WHERE v > 5000", [])
+    try assertUsable(db, count: 5_000)
+  }
+
   func testAConnectionClosedWhileAStreamIsOpenGivesTheRestOfItsRows() throws {
     let schema = try PostgresTestSchema("closing")
     let db = try numbers(schema, 5_000)
