@@ -82,7 +82,8 @@ extension PostgresConnection {
   /// first. When a prefetch failed (its table is gone: the schema changed since it was
   /// asked), the transaction that opened is undone and all is sent again without
   /// prefetches (not when the request is being cancelled: the prefetch was cancelled with
-  /// the transaction's opening). The answers prefetched are dropped after a held write, or when `writes`.
+  /// the transaction's opening). The answers prefetched are dropped after a held write, or
+  /// when `writes`.
   private func withQueued<T>(sql: String?, writes: Bool, _ body: ([PendingControl]) throws -> T) throws -> T {
     parkStream()
     if snapshotCommitSent { try readSnapshotCommit() }
