@@ -141,7 +141,7 @@ extension PostgresConnection {
       queued.removeLast()
       readCancel = ReadCancel(mayBeCancelled: true, savepoint: .reused)
     } else {
-      queued.append(PendingControl(kind: .readSavepoint, statements: ["SAVEPOINT ms_rd"]))
+      queued.append(readSavepointControl(.readSavepoint))
       readCancel = ReadCancel(mayBeCancelled: true, savepoint: .sent)
     }
   }
@@ -156,10 +156,34 @@ extension PostgresConnection {
     readCancel = ReadCancel()
     guard established, PQstatus(handle) == CONNECTION_OK else { return }
     if PQtransactionStatus(handle) == PQTRANS_INERROR || transactionFailed {
-      pendingControl.append(PendingControl(kind: .readRollback, statements: ["ROLLBACK TO SAVEPOINT ms_rd"]))
+      pendingControl.append(readSavepointControl(.readRollback))
       transactionFailed = false
     }
-    pendingControl.append(PendingControl(kind: .readRelease, statements: ["RELEASE SAVEPOINT ms_rd"]))
+    pendingControl.append(readSavepointControl(.readRelease))
+  }
+
+  /// The statements of the reads' savepoint, prepared on the server with the session's
+  /// settings and sent by name in a pipeline (the server parses them once; as text in a
+  /// simple query).
+  static let readSavepointStatements: [(kind: PendingControl.Kind, name: String, sql: String)] = [
+    (.readSavepoint, "ms_rd_set", "SAVEPOINT ms_rd"),
+    (.readRollback, "ms_rd_undo", "ROLLBACK TO SAVEPOINT ms_rd"),
+    (.readRelease, "ms_rd_release", "RELEASE SAVEPOINT ms_rd"),
+  ]
+
+  /// Queues the preparation of `readSavepointStatements` (`setUpSession`).
+  func prepareReadSavepointStatements() {
+    for s in Self.readSavepointStatements {
+      pendingControl.append(
+        PendingControl(kind: .prepare, statements: [], command: (s.sql, { [handle] in PQsendPrepare(handle, s.name, s.sql, 0, nil) })))
+    }
+  }
+
+  /// The queued control of `kind` (one of `readSavepointStatements`).
+  private func readSavepointControl(_ kind: PendingControl.Kind) -> PendingControl {
+    let s = Self.readSavepointStatements.first { $0.kind == kind }!
+    return PendingControl(
+      kind: kind, statements: [s.sql], command: (s.sql, { [handle] in PQsendQueryPrepared(handle, s.name, 0, nil, nil, nil, 0) }))
   }
 
   /// Runs `body` in a level of its own that is rolled back when `body` throws: a read in it

@@ -108,8 +108,9 @@ extension PostgresConnection {
     }
   }
 
-  /// What is queued as commands of a pipeline, and whether any must go so (a held write
-  /// or a prefetch: otherwise, statements that can go as one simple query).
+  /// What is queued as commands of a pipeline, and whether any must go so (a held write,
+  /// a prefetch, a preparation: otherwise, statements that can go as one simple query; a
+  /// prepared statement that also has its text goes as text then).
   private func sends(_ queued: [PendingControl]) -> (sends: [Send], pipelined: Bool) {
     var sends: [Send] = []
     for q in queued {
@@ -119,7 +120,7 @@ extension PostgresConnection {
         sends += q.statements.map(textCommand)
       }
     }
-    return (sends, queued.contains { $0.command != nil })
+    return (sends, queued.contains { $0.command != nil && $0.statements.isEmpty })
   }
 
   /// `exchange` of `queued` and `command`.

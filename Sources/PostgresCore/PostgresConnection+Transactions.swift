@@ -29,8 +29,10 @@ extension PostgresConnection {
       /// goes to `receive`, PostgresConnection+Prefetch.swift).
       case prefetch
       /// A read's own savepoint `ms_rd`: set in front of it, rolled back to after its
-      /// failure, released (PostgresConnection+ReadSavepoint.swift).
+      /// failure, released (PostgresConnection+Cancellation.swift).
       case readSavepoint, readRollback, readRelease
+      /// A statement prepared on the server (`command`), with the session's settings.
+      case prepare
     }
     var kind: Kind
     var statements: [String]

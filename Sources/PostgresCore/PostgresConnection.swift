@@ -143,7 +143,9 @@ public final class PostgresConnection: DatabaseConnection {
       "SET TimeZone = 'UTC'",
       "SET DateStyle = 'ISO'",
     ]
-    try simple(settings.joined(separator: "; "))
+    // With the statements of reads' savepoints, in one round trip.
+    prepareReadSavepointStatements()
+    try statements(settings)
     serverVersion = PQparameterStatus(handle, "server_version").map { String(cString: $0) } ?? ""
   }
 
