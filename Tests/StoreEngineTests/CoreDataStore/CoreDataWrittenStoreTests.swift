@@ -69,8 +69,14 @@ final class CoreDataWrittenStoreTests: XCTestCase {
     var failures: [String] = []
     for (store, version) in pairs {
       let writer = try CoreDataStoreWriter(contents: models + "/" + version + "/contents")
-      let real = try Connection(path: CoreDataFile.open(stores + "/" + store).uri, options: .init(readOnly: true))
-      defer { real.close() }
+      // Read the way the engine reads a store it must not change (never the sqlite3 shell,
+      // which checkpoints a WAL into the file and removes the -wal and -shm when it closes).
+      let file = try CoreDataFile.open(stores + "/" + store)
+      let real = try Connection(path: file.uri, options: .init(readOnly: true))
+      defer {
+        real.close()
+        if let copy = file.temporaryDirectory { try? FileManager.default.removeItem(atPath: copy) }
+      }
       for table in writer.layout().tables {
         let have = try Self.names(real, "SELECT name FROM pragma_table_info(?)", table.name)
         let mine = table.columns.map(\.name)
