@@ -84,8 +84,13 @@ final class StudioHostileInputTests: XCTestCase {
       XCTAssertEqual(RawConnection.status(of: reply), status, "\(what): \(String(decoding: reply.prefix(300), as: UTF8.self))")
       try assertServing(studio, after: what)
     }
-    // Bytes that are no request line at all: libmicrohttpd closes the connection without a word.
-    for (what, bytes) in [("a request line of one word", Array("GARBAGE\r\n\r\n".utf8)), ("a method alone", Array("GET\r\n\r\n".utf8))] {
+    // Bytes that are no request line at all, or a head that fills libmicrohttpd's memory for
+    // a connection with records (3,000 cookies): it closes the connection without a word.
+    let cookies = "GET /?\(token) HTTP/1.1\r\n\(host)Cookie: \(String(repeating: "a=b; ", count: 3000))\r\n\r\n"
+    for (what, bytes) in [
+      ("a request line of one word", Array("GARBAGE\r\n\r\n".utf8)), ("a method alone", Array("GET\r\n\r\n".utf8)),
+      ("3,000 cookies", Array(cookies.utf8)),
+    ] {
       let reply = try RawConnection.exchange(port: studio.port, bytes)
       XCTAssertTrue(reply.isEmpty || (RawConnection.status(of: reply) ?? 0) >= 400, "\(what): \(String(decoding: reply, as: UTF8.self))")
       try assertServing(studio, after: what)
