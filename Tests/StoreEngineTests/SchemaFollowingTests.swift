@@ -92,6 +92,25 @@ final class SchemaFollowingTests: XCTestCase {
     }
   }
 
+  /// SQLite: a read whose snapshot began before another connection's change, which
+  /// commits while the read runs (between two of its statements), answers by the schema of
+  /// its snapshot, and the next read by the new one. (On PostgreSQL the change would wait
+  /// for the read: a schema change waits for the reads under way.)
+  func testAReadAnswersByTheSchemaOfItsSnapshot() throws {
+    try eachEngine { engine, a, b in
+      guard engine == "sqlite" else { return }
+      _ = try b.insert(entity: "Task", values: ["title": "second"])
+      b.afterObjectRead = {
+        b.afterObjectRead = nil
+        do { _ = try a.define(Self.v2) } catch { XCTFail("\(error)") }
+      }
+      let both = try b.get(ids: ["Task/1", "Task/2"])
+      XCTAssertEqual(both.map { $0["title"] }, ["first", "second"], "version 1, the snapshot's")
+      XCTAssertEqual(b.schema?.version, "1")
+      XCTAssertEqual(try b.get(id: "Task/2")["label"], "second", "the next read follows version 2")
+    }
+  }
+
   func testAWriteFollowsAChangeUnderItsWriteLock() throws {
     try eachEngine { engine, a, b in
       _ = try a.define(Self.v2)
