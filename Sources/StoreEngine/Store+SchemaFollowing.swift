@@ -4,7 +4,7 @@ import DatabaseKit
 /// every request that writes checks the schema cookie inside its write transaction, once
 /// the write lock is held and before it builds anything from the schema, and every request
 /// that reads checks it in its read snapshot, so that what it writes or reads and the
-/// schema it does so by are of one moment (protocol.md, "Several processes"). On SQLite the
+/// schema it does so by are of one moment (protocol.md, "Overview"). On SQLite the
 /// cookie is read once the transaction or snapshot is open (a write transaction compares
 /// the commit marker first); on PostgreSQL it is read in the round trip that opens it
 /// (`StoreDatabase.askSchemaCookieAtOpening`), with the first statement, which was made
@@ -40,14 +40,14 @@ extension Store {
     do {
       outcome = try openingWriteTransaction(checkingFirst: false, body)
     } catch {
-      guard try schemaMovedUnder(error, stale: stale) else { throw error }
+      guard try schemaMovedUnder(stale: stale) else { throw error }
       writes.requestLog.removeAll()
       try rerun()
       return try openingWriteTransaction(checkingFirst: true, body).result
     }
     // A body that ran no statement committed nothing: it is run again when the schema it
     // was run by had moved.
-    guard !outcome.checked || database.staleOpenings != stale, try schemaMovedUnder(nil, stale: stale) else { return outcome.result }
+    guard !outcome.checked || database.staleOpenings != stale, try schemaMovedUnder(stale: stale) else { return outcome.result }
     try rerun()
     return try openingWriteTransaction(checkingFirst: true, body).result
   }
@@ -67,7 +67,7 @@ extension Store {
   /// `staleOpenings` before), or it never reached the database, and a read snapshot of its
   /// own finds so now (the schema is then read again there). A failure after the check was
   /// answered, found the schema unchanged, is the write's own.
-  private func schemaMovedUnder(_ error: Error?, stale: Int) throws -> Bool {
+  private func schemaMovedUnder(stale: Int) throws -> Bool {
     if database.staleOpenings != stale { return true }
     guard !database.openingAnswered else { return false }
     let installs = catalog.installs
