@@ -23,6 +23,15 @@ extension PostgresConnection {
       if case .extended = self { return true }
       return false
     }
+
+    /// Statements of its own that may write (nothing for what is queued sent alone).
+    var mayWrite: Bool {
+      switch self {
+      case .extended: return false
+      case .statements(let list): return !list.isEmpty
+      case .simple: return true
+      }
+    }
   }
 
   /// One command of a pipeline: what sends it, the statement its failure names (nil: the
@@ -67,7 +76,7 @@ extension PostgresConnection {
     if interruptible { try throwIfInterrupted(sql: sql) }
     // Answers read before a write in the same round trip are stale (a read's own command
     // is no write: `PostgresStatement.run` drops them after a write's).
-    return try withQueued(sql: sql, writes: !command.isExtended) { queued in
+    return try withQueued(sql: sql, writes: command.mayWrite) { queued in
       guard interruptible else { return try exchange(queued, command, sql: sql, interruptible: false) }
       // A read: it may be cancelled, under a savepoint of its own inside a transaction.
       var queued = queued
@@ -85,6 +94,7 @@ extension PostgresConnection {
   /// the transaction's opening). The answers prefetched are dropped after a held write, or
   /// when `writes`.
   private func withQueued<T>(sql: String?, writes: Bool, _ body: ([PendingControl]) throws -> T) throws -> T {
+    openingWentStale = false
     parkStream()
     if snapshotCommitSent { try readSnapshotCommit() }
     let queued = pendingControl
@@ -94,7 +104,7 @@ extension PostgresConnection {
       let result = try body(queued)
       if writes || queued.contains(where: { $0.kind == .write }) { dropPrefetched() }
       return result
-    } catch  where prefetchFailed && !isInterruptRequested {
+    } catch  where prefetchFailed && !openingWentStale && !isInterruptRequested && queued.contains(where: { $0.kind == .prefetch }) {
       prefetchFailed = false
       prefetches = []
       dropPrefetched()
@@ -199,6 +209,12 @@ extension PostgresConnection {
       PQsetSingleRowMode(handle)
       (readCommandRan, streaming) = (answers.failed == nil, true)
       let stream = RowStream(connection: self, sql: sql, interruptible: interruptible, pipelined: true)
+      if openingWentStale {
+        // Its rows answer a statement made from what the opening found changed.
+        stream.close()
+        answers.discard()
+        throw staleOpening(sql: sql)
+      }
       guard let failed = answers.failed else { return stream }
       // The statement was skipped: its result and the sync are left to read.
       stream.close()
@@ -296,6 +312,10 @@ extension PostgresConnection {
     } catch {
       answers.discard()
       throw error
+    }
+    if openingWentStale {
+      answers.discard()
+      throw staleOpening(sql: sql)
     }
     if let failed = answers.failed {
       let e = failure(failed, sql: answers.failedSQL)

@@ -33,6 +33,9 @@ extension PostgresConnection {
       case readSavepoint, readRollback, readRelease
       /// A statement prepared on the server (`command`), with the session's settings.
       case prepare
+      /// The check asked in an opening (PostgresConnection+Expectation.swift): its
+      /// statements, or its read (`command`, `receive`).
+      case expectation
     }
     var kind: Kind
     var statements: [String]
@@ -85,10 +88,12 @@ extension PostgresConnection {
       transactionDepth += 1
       return
     }
+    staleInTransaction = false
     try beforeStatement()
     let lock = isReadOnly ? [] : ["SELECT pg_advisory_xact_lock(\(writeLockKey))"]
     dropPrefetched()
-    pendingControl = [PendingControl(kind: .begin, statements: ["BEGIN"] + lock + ["SAVEPOINT ms_sp0"])] + prefetchCommands()
+    pendingControl =
+      [PendingControl(kind: .begin, statements: ["BEGIN"] + lock + ["SAVEPOINT ms_sp0"])] + expectationCommands() + prefetchCommands()
     transactionDepth = 1
   }
 
@@ -109,6 +114,11 @@ extension PostgresConnection {
       try willCommit?()
       pendingControl.removeAll { $0.kind == .prefetch }
       dropReadRelease()
+      if holdsWrites && expectationIsPending {
+        // Only writes held back ran: the opening's check is answered before they commit.
+        try beforeStatement()
+        try statements([])
+      }
       if beginIsPending && !holdsWrites {
         // No statement ran: there is nothing to commit.
         pendingControl = []
@@ -137,6 +147,7 @@ extension PostgresConnection {
     if transactionDepth == 0 {
       epoch &+= 1
       dropPrefetched()
+      staleInTransaction = false
       didEndTransaction?()
     }
   }
@@ -199,6 +210,7 @@ extension PostgresConnection {
     undoneLevels = []
     levelsRolledBackOnFailure = []
     transactionFailed = false
+    staleInTransaction = false
     didEndTransaction?()
   }
 
@@ -225,10 +237,15 @@ extension PostgresConnection {
   /// statement, in its round trip; a body that runs none costs nothing.
   public func readingOneSnapshot<T>(_ body: () throws -> T) throws -> T {
     guard isAutocommit, !snapshotOpen else { return try body() }
+    staleInTransaction = false
     try beforeStatement()
-    pendingControl = [PendingControl(kind: .begin, statements: ["BEGIN ISOLATION LEVEL REPEATABLE READ", "SAVEPOINT ms_sp0"])]
+    pendingControl =
+      [PendingControl(kind: .begin, statements: ["BEGIN ISOLATION LEVEL REPEATABLE READ", "SAVEPOINT ms_sp0"])] + expectationCommands()
     snapshotOpen = true
-    defer { snapshotOpen = false }
+    defer {
+      snapshotOpen = false
+      staleInTransaction = false
+    }
     let result: T
     do {
       result = try body()

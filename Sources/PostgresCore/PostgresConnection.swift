@@ -104,6 +104,16 @@ public final class PostgresConnection: DatabaseConnection {
   /// its command ran on the server (nothing in front of it failed).
   var readCancel = ReadCancel()
   var readCommandRan = false
+  /// The check asked with the next opening, and what the last ones found
+  /// (PostgresConnection+Expectation.swift): the last exchange's expectation did not hold;
+  /// one of the open transaction or snapshot did not, and the caller has not taken note.
+  var nextExpectation: Expectation?
+  var openingWentStale = false
+  var staleInTransaction = false
+  public internal(set) var expectationAnswered = false
+  /// How many expectations did not hold, for callers that tell a stale opening from other
+  /// failures (a count, which no rollback or error wrapping hides).
+  public internal(set) var staleOpenings = 0
 
   let options: Options
   /// What `PQcancel` needs (PostgresConnection+Cancellation.swift).
@@ -247,6 +257,7 @@ public final class PostgresConnection: DatabaseConnection {
   /// statement's savepoint, and drops statements that are no longer used on the server.
   func beforeStatement() throws {
     parkStream()
+    if staleInTransaction { throw staleOpening(sql: nil) }
     if transactionDepth > 0 || snapshotOpen {
       if isAutocommit { throw transactionEnded() }
     } else if PQstatus(handle) == CONNECTION_BAD {
