@@ -24,9 +24,9 @@ import DatabaseKit
 ///   way): the level keeps its work and can be committed.
 ///
 /// Only the read's own wait may be cancelled, unless what goes in front of it in its round
-/// trip is the opening of a transaction that fails as a whole with it (the lock and the
-/// first reads of a write transaction, a snapshot's BEGIN): queued writes and savepoints
-/// must never fail for a cancel. The server holds the answers of a pipeline's commands
+/// trip is the opening of a transaction that fails as a whole with it (the locks, the
+/// schema check and the first reads of a write transaction or snapshot): queued writes and
+/// savepoints must never fail for a cancel. The server holds the answers of a pipeline's commands
 /// until its sync, so a flush request goes in front of the read: the commands before it
 /// have answered once their answers arrive, and the wait after them is the read's.
 extension PostgresConnection {
