@@ -86,6 +86,21 @@ class Page:
     def one(self, css: str) -> WebElement:
         return self.wait(lambda d: d.find_element(By.CSS_SELECTOR, css), f"element {css}")
 
+    def click(self, css: str) -> None:
+        """Clicks the element `css` names now: when the page redraws it between the lookup and
+        the click (a stale element: the click did not happen), it is looked up again."""
+        self.wait(lambda d: d.find_element(By.CSS_SELECTOR, css).click() is None, f"a click on {css}")
+
+    def type(self, css: str, *keys: str) -> None:
+        """Replaces the text of the field `css` names now with `keys` (looked up again when the
+        page redraws it meanwhile, and typed again from empty)."""
+        def typed(d):
+            field = d.find_element(By.CSS_SELECTOR, css)
+            field.clear()
+            field.send_keys(*keys)
+            return True
+        self.wait(typed, f"typing into {css}")
+
     def all(self, css: str) -> list[WebElement]:
         return self.d.find_elements(By.CSS_SELECTOR, css)
 

@@ -73,7 +73,7 @@ class StudioSessionTests(unittest.TestCase):
 
     def test_02_table_and_filter(self):
         p = self.page
-        p.one(".nav-entity[data-entity='Task']").click()
+        p.click(".nav-entity[data-entity='Task']")
         p.wait_table("Task")
         first_page = [o["_id"] for o in query(self.store, "Task", None, "--limit", "50")]
         self.assertEqual(first_page[:3], ["Task/1", "Task/2", "Task/3"])
@@ -81,21 +81,20 @@ class StudioSessionTests(unittest.TestCase):
         # The count comes after the first page.
         p.wait(lambda d: p.one("#table-count").get_attribute("data-count") == "139", "the count of the tasks")
         predicate = 'done == NO AND priority >= 2'
-        box = p.one("input.filter-input")
-        box.clear()
-        box.send_keys(predicate, Keys.ENTER)
+        p.type("input.filter-input", predicate, Keys.ENTER)
         expected = [o["_id"] for o in query(self.store, "Task", predicate, "--limit", "50")]
         total = len(query(self.store, "Task", predicate))
         p.wait(lambda d: p.table_ids() == expected, "the filtered rows")
         p.wait(lambda d: p.one("#table-count").get_attribute("data-count") == str(total), "the filtered count")
         # Sorting by a column: priority descending, ties by id.
-        p.one("th[data-key='priority'] .sort-button").click()
-        p.one("th[data-key='priority'] .sort-button").click()
+        p.click("th[data-key='priority'] .sort-button")
+        p.wait(lambda d: "sort=priority" in d.current_url, "rows sorted by priority, ascending")
+        p.click("th[data-key='priority'] .sort-button")
         expected = [o["_id"] for o in query(self.store, "Task", predicate, "--sort", "-priority", "--limit", "50")]
         p.wait(lambda d: p.table_ids() == expected and "sort=-priority" in d.current_url, "rows sorted by priority, descending")
         p.screenshot("02-table-filtered")
         # Another entity's table: its to-one shows the target's label, its to-many a count.
-        p.one(".nav-entity[data-entity='Project']").click()
+        p.click(".nav-entity[data-entity='Project']")
         p.wait_table("Project")
         p.wait(lambda d: "Ada Lovelace" in p.one("tr[data-id='Project/1'] td.toOne").text, "the owner's label")
         tasks = len(query(self.store, "Task", 'project == "Project/1"'))
@@ -107,9 +106,9 @@ class StudioSessionTests(unittest.TestCase):
         p.go("#/e/Task?sort=-due")
         expected = [o["_id"] for o in query(self.store, "Task", None, "--sort", "-due")]
         p.wait(lambda d: p.table_ids() == expected[:50], "the first page by due date, descending")
-        p.one("[data-action='next']").click()
+        p.click("[data-action='next']")
         p.wait(lambda d: p.table_ids() == expected[50:100], "the second page (nil dates come last)")
-        p.one("[data-action='next']").click()
+        p.click("[data-action='next']")
         p.wait(lambda d: p.table_ids() == expected[100:150], "the third page")
         p.wait(lambda d: p.one("[data-action='next']").get_attribute("disabled") is not None, "no fourth page")
 
@@ -122,9 +121,7 @@ class StudioSessionTests(unittest.TestCase):
             ("priority >= 2 AND (done == NO", 29, " "),  # syntax: end of input where ')' is expected
             ("priority >= AND done == NO", 12, "AND"),  # syntax: a keyword where a value belongs
         ]:
-            box = p.one("input.filter-input")
-            box.clear()
-            box.send_keys(text, Keys.ENTER)
+            p.type("input.filter-input", text, Keys.ENTER)
             def marked(d, text=text, offset=offset):
                 """The error's mark once the page shows the error of `text` (not the previous one's)."""
                 echo = d.find_element(By.CSS_SELECTOR, ".filter-error .filter-echo").get_attribute("textContent")
@@ -155,7 +152,7 @@ class StudioSessionTests(unittest.TestCase):
         name = query(self.store, "Project", f'SELF == "{project_id}"')[0]["name"]
         p.wait(lambda d: name in d.find_element(By.CSS_SELECTOR, ".object-view h1").text, "the project's name as the heading")
         p.screenshot("04-object-view")
-        p.one("a.rel-link.many[data-rel='tasks']").click()  # a to-many opens the filtered table
+        p.click("a.rel-link.many[data-rel='tasks']")  # a to-many opens the filtered table
         tasks = [o["_id"] for o in query(self.store, "Task", f'project == "{project_id}"')]
         p.wait(lambda d: p.table_ids() == tasks[:50], "the project's tasks")
         self.assertEqual(p.one("input.filter-input").get_attribute("value"), f'project == "{project_id}"')
@@ -164,24 +161,18 @@ class StudioSessionTests(unittest.TestCase):
     def test_06_edit_with_a_validation_error(self):
         p = self.page
         p.go("#/o/Task/5")
-        title = p.one("#f-title")
-        p.wait(lambda d: title.get_attribute("value") != "", "the task's values")
+        p.wait(lambda d: p.one("#f-title").get_attribute("value") != "", "the task's values")
         before = query(self.store, "Task", 'SELF == "Task/5"')[0]
-        title.clear()
-        title.send_keys("Renamed in the studio")
-        priority = p.one("#f-priority")
-        priority.clear()
-        priority.send_keys("70000")  # int16: refused by the server
-        p.one("[data-action='save']").click()
-        error = p.one(".field[data-key='priority'] .field-error")
-        p.wait(lambda d: "-32768" in error.text, "the range error at the priority field")
+        p.type("#f-title", "Renamed in the studio")
+        p.type("#f-priority", "70000")  # int16: refused by the server
+        p.click("[data-action='save']")
+        p.wait(lambda d: "-32768" in p.one(".field[data-key='priority'] .field-error").text, "the range error at the priority field")
         self.assertIn("has-error", p.one(".field[data-key='priority']").get_attribute("class"))
         self.assertEqual(p.one(".field[data-key='title'] .field-error").text, "", "no error at the other field")
         self.assertEqual(query(self.store, "Task", 'SELF == "Task/5"')[0], before, "nothing was saved")
         p.screenshot("05-validation-error")
-        priority.clear()
-        priority.send_keys("2")
-        p.one("[data-action='save']").click()
+        p.type("#f-priority", "2")
+        p.click("[data-action='save']")
         p.wait(lambda d: query(self.store, "Task", 'SELF == "Task/5"')[0]["title"] == "Renamed in the studio", "the saved title")
         after = query(self.store, "Task", 'SELF == "Task/5"')[0]
         self.assertEqual(after["priority"], 2)
@@ -192,7 +183,7 @@ class StudioSessionTests(unittest.TestCase):
         # A deny rule refuses: the preview names the blocking objects and nothing is deleted.
         p.go("#/o/Person/1")
         # (Scoped to the object: the previous view's own Delete button may still be there.)
-        p.one(".object-view[data-id='Person/1'] [data-action='delete']").click()
+        p.click(".object-view[data-id='Person/1'] [data-action='delete']")
         refused = p.one(".preview[data-preview='denied']")
         blocking = [e.text for e in refused.find_elements(By.CSS_SELECTOR, "[data-list='blocking'] .id-chip")]
         held = [o["_id"] for o in query(self.store, "Task", 'assignee == "Person/1"')]
@@ -203,7 +194,7 @@ class StudioSessionTests(unittest.TestCase):
         self.assertEqual(len(query(self.store, "Person", 'SELF == "Person/1"')), 1)
         # A cascade: the preview lists the project's tasks, and the delete removes exactly them.
         p.go("#/o/Project/3")
-        p.one(".object-view[data-id='Project/3'] [data-action='delete']").click()
+        p.click(".object-view[data-id='Project/3'] [data-action='delete']")
         preview = p.one(".preview[data-preview='ok']")
         tasks = [o["_id"] for o in query(self.store, "Task", 'project == "Project/3"')]
         self.assertTrue(tasks, "the project has tasks")
@@ -213,7 +204,7 @@ class StudioSessionTests(unittest.TestCase):
         self.assertLessEqual(set(shown), set(tasks))
         self.assertEqual(len(query(self.store, "Project", 'SELF == "Project/3"')), 1, "the preview deleted nothing")
         p.screenshot("07-delete-cascade-preview")
-        p.one("[data-action='confirm-delete']").click()
+        p.click("[data-action='confirm-delete']")
         p.wait(lambda d: "#/e/Project" in d.current_url, "the project table after the delete")
         p.wait(lambda d: "Project/3" not in p.table_ids() and len(p.table_ids()) == 4, "the project gone from its table")
         self.assertEqual(query(self.store, "Project", 'SELF == "Project/3"'), [])
@@ -255,15 +246,13 @@ class StudioSessionTests(unittest.TestCase):
             author="other-process")
         p.wait(lambda d: p.one("#f-title").get_attribute("value") == "Changed by another process", "the other process's title")
         # With an edit of its own in the form, the page keeps it and says what happened.
-        notes = p.one("#f-notes")
-        if notes.get_attribute("disabled") is not None:
-            p.one(".field[data-key='notes'] .null-box").click()
-        notes.clear()
-        notes.send_keys("my unsaved note")
+        if p.one("#f-notes").get_attribute("disabled") is not None:
+            p.click(".field[data-key='notes'] .null-box")
+            p.wait(lambda d: p.one("#f-notes").get_attribute("disabled") is None, "the notes field to take text")
+        p.type("#f-notes", "my unsaved note")
         write_messages(BINARY, self.store, [
             {"method": "objects.update", "params": {"id": task_id, "values": {"priority": 3}}}], author="other-process")
-        banner = p.one(".object-view .banner")
-        p.wait(lambda d: "Another process changed this object" in banner.text, "the banner about the other change")
+        p.wait(lambda d: "Another process changed this object" in p.one(".object-view .banner").text, "the banner about the other change")
         self.assertEqual(p.one("#f-notes").get_attribute("value"), "my unsaved note", "the page's own edit is kept")
         p.screenshot("09b-object-changed-elsewhere")
         # Another process deletes it: the form says so and takes no more edits.
@@ -279,11 +268,10 @@ class StudioSessionTests(unittest.TestCase):
         area = p.one("#schema-input")
         # Typing a long schema key by key is slow; the page reads the textarea's value.
         self.driver.execute_script("arguments[0].value = arguments[1]", area, json.dumps(NEXT_SCHEMA, indent=2))
-        p.one("[data-action='check']").click()
+        p.click("[data-action='check']")
         p.wait(lambda d: d.find_element(By.CSS_SELECTOR, "#migration-status").text == "lightweight", "the migration status")
-        plan = p.one("#migration-plan")
-        p.wait(lambda d: "rename column Task.notes to details" in plan.text, "the planned steps")
-        self.assertIn("Person.timeZone", plan.text)
+        p.wait(lambda d: "rename column Task.notes to details" in p.one("#migration-plan").text, "the planned steps")
+        self.assertIn("Person.timeZone", p.one("#migration-plan").text)
         self.assertIn("notes", query(self.store, "Task", None, "--limit", "1", "--select", "notes")[0], "planning changed nothing")
         if shutil.which("dot"):  # Graphviz draws the two versions side by side
             p.wait(lambda d: d.execute_script(
@@ -344,7 +332,7 @@ class CoreDataStoreTests(unittest.TestCase):
         self.driver.get(self.studio.url)
         p.one(".badge-coredata")
         p.one(".badge-readonly")
-        p.one(".nav-entity[data-entity='Recipe']").click()
+        p.click(".nav-entity[data-entity='Recipe']")
         p.wait_table("Recipe")
         expected = [o["_id"] for o in query(CORE_DATA_STORE.resolve(), "Recipe", None, "--coredata")]
         p.wait(lambda d: p.table_ids() == expected[:50], "the recipes, as the Core Data store holds them")
