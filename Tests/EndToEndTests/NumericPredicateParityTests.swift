@@ -91,6 +91,29 @@ final class NumericPredicateParityTests: XCTestCase {
     }
   }
 
+  /// An integer key path against a number that is not an integer compares exactly, as
+  /// SQLite does; PostgreSQL compared a bigint and a double as two doubles, so
+  /// `-9223372036854775807 <= -9223372036854775808.0` held there (the fuzzer's case).
+  func testAnIntegerAgainstANumberIsComparedExactly() throws {
+    let s = try serve([["n": .int(Int64.min + 1)], ["n": .int(Int64.max)], ["n": 9_007_199_254_740_993], ["n": 2], [:]])
+    let cases: [(String, [String])] = [
+      ("n <= -9223372036854775808", []),
+      ("n < 2.5", ["Item/1", "Item/4"]),
+      ("n == 2.0", ["Item/4"]),
+      ("n == 2.5", []),
+      ("n != 2.5", ["Item/1", "Item/2", "Item/3", "Item/4", "Item/5"]),
+      ("n == 9007199254740992.0", []),
+      ("n > 9007199254740992.0", ["Item/2", "Item/3"]),
+      ("n < 1e300", ["Item/1", "Item/2", "Item/3", "Item/4"]),
+      ("n > 1e300", []),
+      ("n >= -1e300", ["Item/1", "Item/2", "Item/3", "Item/4"]),
+      ("n IN {2.0, 2.5, 9007199254740992.0}", ["Item/4"]),
+      ("n BETWEEN {1.5, 9007199254740992.0}", ["Item/4"]),
+      ("NOT (n < 2.5)", ["Item/2", "Item/3", "Item/5"]),
+    ]
+    for (predicate, expected) in cases { XCTAssertEqual(try ids(s, predicate), expected, predicate) }
+  }
+
   /// PostgreSQL's `avg` of doubles also sums their squares and failed beyond about 1.3e154:
   /// the average is the sum over the count on both engines, in `query.aggregate` and `@avg`.
   func testTheAverageOfLargeDoublesIsTheirSumOverTheirCount() throws {

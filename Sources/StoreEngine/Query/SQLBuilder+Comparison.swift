@@ -124,6 +124,7 @@ extension SQLBuilder {
         default: throw PredicateError("'\(name)' cannot be ordered against nil", offset: c.offset)
         }
       }
+      if case .double(let d) = rhs, l.type?.isInteger == true { return integerAgainstReal(column, c.op, d) }
       let v = try encode(rhs, l, c)
       orderingDecimal = c.op != .equal && c.op != .notEqual
       defer { orderingDecimal = false }
@@ -167,6 +168,11 @@ extension SQLBuilder {
           includesNil = true
           continue
         }
+        if case .double(let d) = item, l.type?.isInteger == true {
+          // Compared exactly: a number that is no integer is no member's value.
+          if let i = Self.exactInteger(d) { placeholders.append(bind(.integer(i))) }
+          continue
+        }
         placeholders.append(try folded(column, try encode(item, l, c), l, c).1)
       }
       let lf = try folded(column, .null, l, c).0
@@ -177,6 +183,18 @@ extension SQLBuilder {
         throw PredicateError("BETWEEN needs {low, high}", offset: c.offset)
       }
       if bounds.contains(.null) { throw PredicateError("BETWEEN bounds cannot be nil", offset: c.offset) }
+      if l.type?.isInteger == true, bounds.contains(where: { if case .double = $0 { return true } else { return false } }) {
+        // Each end compared exactly (`integerAgainstReal`).
+        var ends: [String] = []
+        for (op, bound) in [(Comparison.Operator.greaterOrEqual, bounds[0]), (.lessOrEqual, bounds[1])] {
+          if case .double(let d) = bound {
+            ends.append(integerAgainstReal(column, op, d))
+          } else {
+            ends.append("\(column) \(op.rawValue) \(bind(try encode(bound, l, c)))")
+          }
+        }
+        return "(\(ends[0]) AND \(ends[1]))"
+      }
       orderingDecimal = true
       defer { orderingDecimal = false }
       let lo = try encode(bounds[0], l, c)
