@@ -151,15 +151,15 @@ class DifferentialCampaign:
                     return n
                 if label and method in diffgen.WRITES:
                     return n
-                if label and "error" in pg and state.depth > 0 and self.stop_after_failure_in_transaction:
-                    # A statement PostgreSQL failed inside a client transaction (as documented);
-                    # with the option, the session ends there, to look past a defect that
-                    # shows after such failures.
+                if failed_statement(pg) and state.depth > 0 and self.stop_after_failure_in_transaction:
+                    # A statement PostgreSQL failed inside a client transaction (alike or as
+                    # documented); with the option, the session ends there, to look past a
+                    # defect that shows after such failures.
                     self.ended_in_transaction += 1
                     return n
-                if method == "model.define" and "error" in lite:
+                if n == 1 and "error" in lite:
                     return n  # the model was refused (alike): nothing to work on
-                state.learn(method, params or {}, lite)
+                gen.learn(method, params or {}, lite)
                 step = gen.next()
         finally:
             pair.close()
@@ -188,6 +188,13 @@ class DifferentialCampaign:
         while self.stats.sent < total and time.monotonic() < deadline:
             self.session(random.Random(rng.getrandbits(64)), min(session_size, total - self.stats.sent))
         self.stats.wall = time.monotonic() - t0
+
+
+def failed_statement(reply):
+    """A reply telling of a statement the database failed (not a check of the engine's own)."""
+    e = reply.get("error") or {}
+    data = e.get("data") or {}
+    return e.get("code") == documented.STORAGE or data.get("reason") == "integerOverflow" or "sqlstate" in data
 
 
 def messages_of(raw):

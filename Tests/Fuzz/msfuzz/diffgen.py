@@ -58,7 +58,8 @@ class State:
         elif method in ("objects.delete", "objects.deleteWhere") and not (params or {}).get("dryRun"):
             for i in result.get("deleted", []):
                 self.remove(i)
-        elif method == "query.ids" and not params.get("where") and params.get("includeSubentities", True):
+        elif method == "query.ids" and not params.get("where") and params.get("includeSubentities", True) \
+                and "ids" in result:
             e = self.model.by_name.get(params.get("entity"))
             if e is not None:
                 for x in self.model.family(e):
@@ -73,6 +74,95 @@ class Messages:
     def __init__(self, rng, model, state):
         self.rng, self.model, self.state = rng, model, state
         self.preds = Predicates(rng, model, state.family_ids)
+        self.undo = None  # takes back the change of a model.define that may be refused
+
+    def learn(self, method, params, reply):
+        """Follows the reference server's reply: what exists, and whether a changed model
+        was installed (else the change is taken back)."""
+        self.state.learn(method, params, reply)
+        if method == "model.define" and self.undo is not None:
+            if "error" in reply:
+                self.undo()
+            else:
+                self.model.version += 1
+            self.undo = None
+        for e in self.model.entities:
+            for a in e.attributes:
+                a.original = None
+
+    # -- versions: model.define over the installed schema (a lightweight migration)
+
+    def redefine(self):
+        """The model with one change: an attribute added (optional, or required with a
+        default), removed, renamed (`originalName`), retyped, made required, indexed or
+        unique. Refused changes (data in the way) are refused alike and taken back."""
+        rng, model = self.rng, self.model
+        e = rng.choice(model.entities)
+        own = e.attributes
+        kind = rng.choice(["add", "add", "remove", "rename", "retype", "require", "index", "unique"])
+        if kind != "add" and not own:
+            kind = "add"
+        a = rng.choice(own) if own else None
+        if kind == "add":
+            model.serial += 1
+            t = rng.choice(dm.TYPES)
+            required = rng.random() < 0.3
+            new = dm.Attribute(dm.name(rng, dm.PREFIX[t], model.serial), t, not required,
+                               default=dm.value(rng, t) if required else None)
+            own.append(new)
+            self.undo = lambda: own.remove(new)
+        elif kind == "remove":
+            i = own.index(a)
+            uniqueness = list(e.uniqueness)
+            e.uniqueness = [u for u in e.uniqueness if a.name not in u]
+            del own[i]
+
+            def undo():
+                own.insert(i, a)
+                e.uniqueness = uniqueness
+            self.undo = undo
+        elif kind == "rename":
+            model.serial += 1
+            old = a.name
+            a.name, a.original = dm.name(rng, dm.PREFIX[a.type], model.serial), old
+            e.uniqueness = [[a.name if k == old else k for k in u] for u in e.uniqueness]
+
+            def undo():
+                e.uniqueness = [[old if k == a.name else k for k in u] for u in e.uniqueness]
+                a.name = old
+            self.undo = undo
+        elif kind == "retype":
+            old = a.type
+            a.type = rng.choice({"int16": ["int32", "int64", "double", "string"], "int32": ["int64", "double"],
+                                 "int": ["double", "string", "int16"], "float": ["double"],
+                                 "bool": ["int", "string"], "date": ["string", "double"]}.get(old, ["string", "json"]))
+            default = a.default
+            a.default = None if a.optional else dm.value(rng, a.type)
+
+            def undo():
+                a.type, a.default = old, default
+            self.undo = undo
+        elif kind == "require":
+            optional, default = a.optional, a.default
+            a.optional, a.default = False, (dm.value(rng, a.type) if rng.random() < 0.8 else None)
+
+            def undo():
+                a.optional, a.default = optional, default
+            self.undo = undo
+        elif kind == "index":
+            a.indexed = not a.indexed
+
+            def undo():
+                a.indexed = not a.indexed
+            self.undo = undo
+        else:
+            unique = a.unique
+            a.unique = not unique if a.type not in ("json",) else unique
+
+            def undo():
+                a.unique = unique
+            self.undo = undo
+        return "model.define", {"schema": model.schema(version=str(model.version + 1))}
 
     def entity(self, concrete=False):
         pool = self.model.concrete() if concrete else self.model.entities
@@ -339,6 +429,10 @@ class Messages:
     def next(self):
         """The next request: (method, params or None)."""
         r = self.rng.random()
+        if r < 0.015 and self.state.depth == 0:
+            return self.redefine()
+        if r < 0.03:
+            return "history.fetch", {"after": self.rng.randrange(0, 20), "limit": self.rng.randrange(1, 6)}
         table = [(0.14, self.insert), (0.22, self.save), (0.3, self.update), (0.34, self.upsert),
                  (0.39, self.delete), (0.43, self.where_write), (0.49, self.transaction), (0.7, self.fetch),
                  (0.8, self.count), (0.85, self.ids), (0.93, self.aggregate), (0.98, self.get)]

@@ -83,9 +83,12 @@ class Attribute:
     def __init__(self, name, type, optional, unique=False, default=None, indexed=False):
         self.name, self.type, self.optional, self.unique = name, type, optional, unique
         self.default, self.indexed = default, indexed
+        self.original = None  # the name it had, for the model.define that renames it
 
     def json(self):
         d = {"name": self.name, "type": self.type, "optional": self.optional}
+        if self.original:
+            d["originalName"] = self.original
         if self.unique:
             d["unique"] = True
         if self.indexed:
@@ -139,6 +142,8 @@ class Model:
     def __init__(self, entities):
         self.entities = entities
         self.by_name = {e.name: e for e in entities}
+        self.serial = 1000  # names of the properties later versions add
+        self.version = 1
 
     def schema(self, version="1"):
         return {"version": version, "entities": [e.json() for e in self.entities]}

@@ -50,8 +50,14 @@ def canonical(value):
 
 
 def normalise(reply):
-    """The reply without its id and without the engine's own error details."""
+    """The reply without its id, without the engine's own error details, and without the
+    time of each commit `history.fetch` lists (not the engine's: the two servers commit
+    at different instants)."""
     r = {k: v for k, v in reply.items() if k != "id"}
+    result = r.get("result")
+    if isinstance(result, dict) and isinstance(result.get("transactions"), list):
+        r["result"] = dict(result, transactions=[dict(t, timestamp="<the commit's time>") if isinstance(t, dict) else t
+                                                 for t in result["transactions"]])
     err = r.get("error")
     if isinstance(err, dict):
         err = dict(err)
