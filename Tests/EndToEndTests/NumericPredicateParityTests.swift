@@ -114,6 +114,24 @@ final class NumericPredicateParityTests: XCTestCase {
     for (predicate, expected) in cases { XCTAssertEqual(try ids(s, predicate), expected, predicate) }
   }
 
+  /// A comparison answered without its operand (an empty IN list, a nil pattern, an
+  /// integer against a number that is no integer) left the values the operand bound (the 1
+  /// of `n + 1`) unnamed in the statement: SQLite ignores them, PostgreSQL refused the
+  /// statement ("could not determine data type of parameter $1", the fuzzer's case).
+  func testAComparisonAnsweredWithoutItsOperandKeepsItsValues() throws {
+    let s = try serve([["n": 1, "d": 1.5], ["n": 2]])
+    let cases: [(String, [String])] = [
+      ("n + 1 IN {}", []),
+      ("NOT (n + 1 IN {})", ["Item/1", "Item/2"]),
+      ("n + 1 IN {2.5, nil}", []),
+      ("CAST(d + 1, 'NSString') BEGINSWITH nil", []),
+      ("n + 1 == 2.5", []),
+      ("n + 1 != 2.5", ["Item/1", "Item/2"]),
+      ("(n + 1) * 2 < 1e300 AND n + 1 = 2.5", []),
+    ]
+    for (predicate, expected) in cases { XCTAssertEqual(try ids(s, predicate), expected, predicate) }
+  }
+
   /// PostgreSQL's `avg` of doubles also sums their squares and failed beyond about 1.3e154:
   /// the average is the sum over the count on both engines, in `query.aggregate` and `@avg`.
   func testTheAverageOfLargeDoublesIsTheirSumOverTheirCount() throws {

@@ -135,7 +135,7 @@ extension SQLBuilder {
     case .beginsWith, .endsWith, .contains, .like, .matches:
       try requireText(l, c)
       // As NSPredicate: a nil pattern matches nothing (and `NOT` of it everything).
-      if case .null = rhs { return dialect.boolean(false) }
+      if case .null = rhs { return answer(false, discarding: column) }
       guard case .string(let s) = rhs else {
         throw PredicateError("\(c.op.rawValue) needs a string on the right, got \(rhs.typeName)", offset: c.offset)
       }
@@ -159,7 +159,7 @@ extension SQLBuilder {
           "IN needs an array on the right ({a, b} or an array argument)\(Self.isText(l) ? " or a string" : ""), got \(rhs.typeName)",
           offset: c.offset)
       }
-      if items.isEmpty { return dialect.boolean(false) }
+      if items.isEmpty { return answer(false, discarding: column) }
       if items.count > Self.inlineMembers, let sql = try boundMembership(column, items, l, c) { return sql }
       var placeholders: [String] = []
       var includesNil = false
@@ -176,7 +176,7 @@ extension SQLBuilder {
         placeholders.append(try folded(column, try encode(item, l, c), l, c).1)
       }
       let lf = try folded(column, .null, l, c).0
-      let membership = placeholders.isEmpty ? dialect.boolean(false) : "\(lf) IN (\(placeholders.joined(separator: ", ")))"
+      let membership = placeholders.isEmpty ? answer(false, discarding: lf) : "\(lf) IN (\(placeholders.joined(separator: ", ")))"
       return includesNil ? "(\(membership) OR \(column) IS NULL)" : membership
     case .between:
       guard case .array(let bounds) = rhs, bounds.count == 2 else {
@@ -246,8 +246,13 @@ extension SQLBuilder {
     } else {
       (lf, member) = (column, value)
     }
-    let list = dialect.jsonArrayElements(bindUntyped(.text(JSONWriter.encodeString(.array(members)))))
-    let membership = members.isEmpty ? dialect.boolean(false) : "\(lf) IN (SELECT \(member) FROM \(list))"
+    let membership: String
+    if members.isEmpty {
+      membership = answer(false, discarding: lf)
+    } else {
+      let list = dialect.jsonArrayElements(bindUntyped(.text(JSONWriter.encodeString(.array(members)))))
+      membership = "\(lf) IN (SELECT \(member) FROM \(list))"
+    }
     return includesNil ? "(\(membership) OR \(column) IS NULL)" : membership
   }
 
@@ -439,5 +444,17 @@ extension SQLBuilder {
       }
       throw PredicateError("cannot compare '\(l.name)' (\(what(l))) with '\(r.name)' (\(what(r)))", offset: c.offset)
     }
+  }
+}
+
+extension SQLBuilder {
+  /// A comparison whose answer does not depend on its operand (an empty `IN` list, a nil
+  /// pattern, an integer against a number beyond the integers) still names the operand:
+  /// the values the operand bound (`n + 1`: the 1) stay used. SQLite leaves a numbered
+  /// parameter the statement does not name unused; PostgreSQL refuses the statement (it
+  /// types every parameter by where it is used).
+  func answer(_ value: Bool, discarding operand: String) -> String {
+    let b = dialect.boolean(value)
+    return "(CASE WHEN (\(operand)) IS NULL THEN \(b) ELSE \(b) END)"
   }
 }

@@ -21,13 +21,13 @@ extension SQLBuilder {
   /// answer (`IS NOT NULL` where every value holds it, as a nil key holds no ordering).
   mutating func integerAgainstReal(_ column: String, _ op: Comparison.Operator, _ d: Double) -> String {
     let every = "\(column) IS NOT NULL"
-    let none = dialect.boolean(false)
+    let none = answer(false, discarding: column)
     switch op {
     case .equal:
       return Self.exactInteger(d).map { "\(column) = \(bind(.integer($0)))" } ?? none
     case .notEqual:
       // `!=` holds for a nil key, as in NSPredicate.
-      return Self.exactInteger(d).map { dialect.isDistinct(column, bind(.integer($0))) } ?? dialect.boolean(true)
+      return Self.exactInteger(d).map { dialect.isDistinct(column, bind(.integer($0))) } ?? answer(true, discarding: column)
     case .less, .greaterOrEqual:
       // n < d is n < ceil(d); n >= d is n >= ceil(d).
       let bound = d.rounded(.up)
