@@ -96,17 +96,28 @@ extension StageApplier {
     for m in root.hierarchy {
       for keys in m.entity.attributes.filter(\.unique).map({ [$0.name] }) + m.entity.uniqueness {
         let cols = keys.map(Identifier.quote).joined(separator: ", ")
-        let filter = m.isRoot ? "" : "WHERE \(codes.filter(codes.column(root.name), m.concreteNames))"
+        // Nil values never conflict; the objects of a group by key, the groups by value
+        // (the first 20), so that every engine lists them alike.
+        var scope = keys.map { "\(Identifier.quote($0)) IS NOT NULL" }
+        if !m.isRoot { scope.append(codes.filter(codes.column(root.name), m.concreteNames)) }
+        let filter = "WHERE " + scope.joined(separator: " AND ")
         let id = ObjectID.sql(entity: codes.nameSQL(codes.column(root.name), root.hierarchy.map(\.name)), pk: "\"_pk\"")
-        var groups: [JSONValue] = []
+        let shared = "SELECT \(cols) FROM \(table) \(filter) GROUP BY \(cols) HAVING count(*) > 1 ORDER BY \(cols) LIMIT 20"
+        var groups: [[JSONValue]] = []
+        var last: [SQLValue]? = nil
         try connection.prepare(
-          "SELECT \(connection.dialect.groupConcat(id, separator: " ")) FROM \(table) \(filter) GROUP BY \(cols) HAVING count(*) > 1 LIMIT 20"
-        ).forEachRow { groups.append(.array($0.text(0).split(separator: " ").map { .string(String($0)) })) }
+          "SELECT \(id), \(cols) FROM \(table) \(filter) AND (\(cols)) IN (\(shared)) ORDER BY \(cols), \"_pk\""
+        ).forEachRow { row in
+          let value = (1...keys.count).map { row.value($0) }
+          if value != last { groups.append([]) }
+          last = value
+          groups[groups.count - 1].append(.string(row.text(0)))
+        }
         if !groups.isEmpty {
           return StoreError(
             .constraint,
             "the uniqueness of (\(keys.joined(separator: ", "))) for '\(m.name)' does not hold for the stored objects: \(groups.count) group\(groups.count == 1 ? "" : "s") of objects share a value",
-            ["entity": .string(m.name), "keys": .array(keys.map { .string($0) }), "conflicts": .array(groups)])
+            ["entity": .string(m.name), "keys": .array(keys.map { .string($0) }), "conflicts": .array(groups.map { .array($0) })])
         }
       }
     }
