@@ -45,6 +45,16 @@ class ExplainerTests(unittest.TestCase):
         self.assertFalse(self.x.equal("query.aggregate", params, lite, far)[0])
         self.assertFalse(self.x.equal("query.aggregate", params, lite, maxed)[0])  # max is exact
 
+    def test_an_average_of_integers_is_exact_on_postgresql(self):
+        model = diffmodel.Model([diffmodel.Entity("A")])
+        model.entities[0].attributes = [diffmodel.Attribute("n0", "int64", True), diffmodel.Attribute("d1", "double", True)]
+        x = documented.Explainer(model)
+        lite = ok({"groups": [{"key": {}, "values": {"a": 0.0}}]})
+        pg = ok({"groups": [{"key": {}, "values": {"a": -1.5}}]})
+        self.assertTrue(x.equal("query.aggregate", {"aggregates": [{"fn": "avg", "key": "n0", "as": "a"}]}, lite, pg)[0])
+        self.assertFalse(x.equal("query.aggregate", {"aggregates": [{"fn": "avg", "key": "d1", "as": "a"}]}, lite, pg)[0])
+        self.assertFalse(x.equal("query.aggregate", {"aggregates": [{"fn": "max", "key": "n0", "as": "a"}]}, lite, pg)[0])
+
     def test_matches_syntax_postgresql_cannot_read(self):
         pg = err(-32020, "storage", sqlstate="2201B")
         for pattern in ["(?<g>a)b", "a*+", "\\\\p{L}+", "a(?i)b", "(?i:x)"]:

@@ -112,7 +112,7 @@ class DifferentialCampaign:
                 break
         return before + [messages.encode(last)]
 
-    def session(self, rng, budget):
+    def session(self, rng, budget, deadline=float("inf")):
         model = diffmodel.random_model(rng)
         state = diffgen.State(model)
         gen = diffgen.Messages(rng, model, state)
@@ -125,7 +125,7 @@ class DifferentialCampaign:
         n = 0
         try:
             step = ("model.define", {"schema": model.schema()})
-            while n < budget:
+            while n < budget and (n == 0 or time.monotonic() < deadline):
                 method, params = step
                 n += 1
                 raw = messages.encode(request(n, method, params))
@@ -186,7 +186,7 @@ class DifferentialCampaign:
     def run(self, rng, total, session_size, deadline):
         t0 = time.monotonic()
         while self.stats.sent < total and time.monotonic() < deadline:
-            self.session(random.Random(rng.getrandbits(64)), min(session_size, total - self.stats.sent))
+            self.session(random.Random(rng.getrandbits(64)), min(session_size, total - self.stats.sent), deadline)
         self.stats.wall = time.monotonic() - t0
 
 
