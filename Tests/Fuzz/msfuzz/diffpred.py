@@ -54,7 +54,7 @@ def literal(rng, t, v):
         return rng.choice(["YES", "TRUE"] if v else ["NO", "FALSE"])
     if isinstance(v, (int, float)):
         return number_text(v)
-    if t == "date" and rng.random() < 0.3:
+    if t == "date" and isinstance(v, str) and rng.random() < 0.3:
         return "CAST(%s, 'NSDate')" % quote(v)
     return quote(v if isinstance(v, str) else json.dumps(v), rng)
 
