@@ -22,6 +22,7 @@ anything was found. python3's standard library only.
 """
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -59,6 +60,8 @@ def parse_args(argv):
     p.add_argument("--differential", type=int, default=0,
                    help="messages of the differential mode, SQLite against PostgreSQL (0: none)")
     p.add_argument("--differential-session", type=int, default=400, help="messages per pair of servers")
+    p.add_argument("--show-documented", action="store_true",
+                   help="differential: print the first documented difference of each kind (request and both replies)")
     p.add_argument("--stop-after-failure-in-transaction", action="store_true",
                    help="differential: end a session where PostgreSQL fails a statement inside a client transaction "
                         "as documented (to look past a defect that shows after such failures)")
@@ -150,6 +153,10 @@ def main(argv):
                              rate(dc.stats.sent, dc.stats.wall), dc.stats.sessions, dc.ended_in_transaction,
                              dc.differences, ", ".join("%s (%d)" % kv for kv in sorted(dc.explained.items())) or "none"))
             print("fuzz: " + lines[-1], flush=True)
+            if a.show_documented:
+                for label, (raw, lite, pg) in sorted(dc.examples.items()):
+                    print("  documented: %s\n    request:    %s\n    SQLite:     %s\n    PostgreSQL: %s" % (
+                        label, raw.decode()[:700], json.dumps(lite)[:500], json.dumps(pg)[:500]))
     finally:
         shutil.rmtree(root, ignore_errors=True)
         if pg is not None:

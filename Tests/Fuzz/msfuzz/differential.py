@@ -61,6 +61,7 @@ class DifferentialCampaign:
         self.minimise_tries = 150
         self.stats = Stats()
         self.explained = {}  # documented differences met, by protocol.md's row
+        self.examples = {}  # the first of each: (request, SQLite's reply, PostgreSQL's)
         self.differences = 0
         self.stop_after_failure_in_transaction = False
         self.ended_in_transaction = 0  # sessions it ended
@@ -146,6 +147,7 @@ class DifferentialCampaign:
                 same, label = explainer.equal(method, params, lite, pg)
                 if label:
                     self.explained[label] = self.explained.get(label, 0) + 1
+                    self.examples.setdefault(label, (raw, lite, pg))
                 if not same:
                     self.report(method, params, lite, pg, context, pair, history, model)
                     return n

@@ -199,41 +199,52 @@ class Explainer:
         return (label is not None), label
 
     def explain(self, params, lite, pg):
+        """The row of protocol.md that explains the difference: its cause in the request and
+        its outcome (an error on one side only where the row says the statement fails, or
+        other results where it says the answers differ); None when no row does."""
         texts = list(strings_in(params))
         where = " ".join(t for t in texts)
         upper = where.upper()
         perr, lerr = pg.get("error") or {}, lite.get("error") or {}
         pstate = (perr.get("data") or {}).get("sqlstate")
         patterns = match_patterns(params)
-        matches = bool(patterns)
-        if matches and perr.get("code") == STORAGE and any(unreadable_by_postgresql(p) for p in patterns):
-            return "MATCHES, syntax: a pattern PostgreSQL cannot read"
-        if matches and "backtracks too much" in lerr.get("message", "") and "error" not in pg:
-            return "MATCHES, work: SQLite's step limit"
-        if matches and any("\\b" in p for p in patterns):
+        sums = any(fn in ("sum", "avg") for fn, _ in aggregate_functions(params).values()) or \
+            re.search(r"@(sum|avg)\.", where)
+        if perr and not lerr:
+            if perr.get("code") != STORAGE:
+                return None
+            if pstate == "22003" and (re.search(r"[-+*/]", where) or sums):
+                return "arithmetic beyond 64 bits or the largest double"
+            if patterns and any(unreadable_by_postgresql(p) for p in patterns):
+                return "MATCHES, syntax: a pattern PostgreSQL cannot read"
+            if pstate == "22021" and any("\x00" in t for t in texts):
+                return "strings holding U+0000"
+            return None
+        if lerr and not perr:
+            if (lerr.get("data") or {}).get("reason") == "integerOverflow":
+                return "an integer sum passing 64 bits on the way"
+            if patterns and "backtracks too much" in lerr.get("message", ""):
+                return "MATCHES, work: SQLite's step limit"
+            return None
+        if lerr or perr:
+            return None
+        # Both answered, with other results.
+        if any("\\b" in p for p in patterns):
             return "MATCHES: \\b is a backspace on PostgreSQL"
-        if matches and any("[^" in p for p in patterns) and any(LINE_BREAKS & set(s) for s in self.stored):
+        if any("[^" in p for p in patterns) and any(LINE_BREAKS & set(s) for s in self.stored):
             return "MATCHES, [^...]: a line break"
-        if matches and (re.search(r"MATCHES\s*\[\w*c", where, re.IGNORECASE) or any("(?i)" in p for p in patterns)) \
+        if patterns and (re.search(r"MATCHES\s*\[\w*c", where, re.IGNORECASE) or any("(?i)" in p for p in patterns)) \
                 and any(full_case_folding(s) for s in self.stored | set(texts)):
             return "MATCHES, [c] or (?i): full case folding"
-        folds = "[C" in upper or "caseInsensitive" in json.dumps(params) or "[DC]" in upper
+        folds = re.search(r"\[\w*c\w*\]", where, re.IGNORECASE) or "caseInsensitive" in json.dumps(params)
         if folds and any(ICU_UNKNOWN & set(s) for s in self.stored | set(texts)):
             return "[c] folding: a letter ICU does not know yet"
         if "CAST(" in upper.replace(" ", "") and "NSSTRING" in upper:
             return "CAST(x, 'NSString') of a double"
-        sums = any(fn in ("sum", "avg") for fn, _ in aggregate_functions(params).values()) or \
-            re.search(r"@(sum|avg)\.", where)
-        if pstate == "22003" and perr.get("code") == STORAGE and (re.search(r"[-+*/]", where) or sums):
-            return "arithmetic beyond 64 bits or the largest double"
-        if (lerr.get("data") or {}).get("reason") == "integerOverflow" and "result" in pg:
-            return "an integer sum passing 64 bits on the way"
         for fn, key in re.findall(r"@(sum|avg)\.(\w+)", where):
             t = self.attribute_type(key)
             if fn == "avg" or t in ("double", "float", "decimal"):
                 return "@sum and @avg of doubles, @avg of integers: the last bits"
-        if perr.get("code") == STORAGE and pstate == "22021" and any("\x00" in t for t in texts):
-            return "strings holding U+0000"
         return None
 
 
