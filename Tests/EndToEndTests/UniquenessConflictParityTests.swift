@@ -36,4 +36,33 @@ final class UniquenessConflictParityTests: XCTestCase {
     XCTAssertEqual(
       e["message"], "the uniqueness of (u) for 'Author' does not hold for the stored objects: 2 groups of objects share a value")
   }
+
+  /// A required attribute's default filled into several objects breaks a uniqueness it is
+  /// in: the same refusal, with the objects that would share the value (the fuzzer's case:
+  /// the index refused the fill itself, with the engine's own message, "UNIQUE constraint
+  /// failed: Book.l2" on SQLite, "duplicate key value violates ..." on PostgreSQL).
+  func testADefaultThatBreaksAUniquenessIsReportedWithItsObjects() throws {
+    let s = try ServerProcess()
+    defer {
+      s.closeInput()
+      _ = s.waitForExit()
+    }
+    func schema(required: Bool) -> JSONValue {
+      let u: JSONValue =
+        required
+        ? ["name": "u", "type": "int64", "optional": false, "unique": true, "default": 1]
+        : ["name": "u", "type": "int64", "optional": true, "unique": true]
+      return [
+        "version": required ? "2" : "1",
+        "entities": [["name": "Book", "attributes": [["name": "t", "type": "string", "optional": true], u]]],
+      ]
+    }
+    _ = try s.call("model.define", ["schema": schema(required: false)])
+    for u: JSONValue in [.null, 1, .null, 2] { _ = try s.call("objects.insert", ["entity": "Book", "values": ["u": u]]) }
+    let e = try s.callFailing("model.define", ["schema": schema(required: true)])
+    XCTAssertEqual(e["data"]?["conflicts"], [["Book/1", "Book/2", "Book/3"]], "\(e)")
+    XCTAssertEqual(e["message"], "the uniqueness of (u) for 'Book' does not hold for the stored objects: 1 group of objects share a value")
+    // Nothing was changed.
+    XCTAssertEqual(try s.call("query.count", ["entity": "Book", "where": "u == nil"])["count"], 2)
+  }
 }

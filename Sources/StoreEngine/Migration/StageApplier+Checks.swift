@@ -16,6 +16,14 @@ extension StageApplier {
         guard missing > 0 else { continue }
         switch a.defaultValue {
         case .literal(let v)?:
+          // One value into several objects may break a uniqueness the attribute is in: its
+          // indexes go first and come back with the others (`createIndexes`), which reports
+          // the objects that share a value, on every engine, as for a new uniqueness.
+          if root.hierarchy.contains(where: { h in
+            h.entity.attributes.contains { $0.unique && $0.name == a.name } || h.entity.uniqueness.contains { $0.contains(a.name) }
+          }) {
+            try dropIndexes(on: root.name, column: a.name)
+          }
           try connection.prepare("UPDATE \(table) AS t SET \(col) = ? WHERE \(nullFilter)").execute([try a.type.encode(v)])
           report.steps.append(.init("fill \(m.name).\(a.name) with its default", rows: missing))
         case .generate(let g)?:
