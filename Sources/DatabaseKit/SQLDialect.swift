@@ -78,6 +78,10 @@ public protocol SQLDialect: Sendable {
   /// longest prefix that is a number after leading white space, 0 when none is):
   /// `CAST(x, 'NSNumber')` of a string.
   func textToReal(_ expression: String) -> String
+  /// `integer op real` (op one of `= <> < <= > >=`, NULL when either side is), compared
+  /// exactly as SQLite compares an integer with a real; nil when the engine's own
+  /// comparison is exact (SQLite).
+  func exactComparison(integer: String, _ op: String, real: String) -> String?
   /// `expression` as text (`CAST(x, 'NSString')`).
   func castToText(_ expression: String) -> String
   /// A text `expression` the engine builds (not a column's) that sorts by code point, as

@@ -17,6 +17,28 @@ extension PostgresDialect {
   /// own "bigint out of range"): the engine's own text, in no language of the server's.
   public static let integerSumOverflowDetail = "ms_integer_sum"
 
+  /// An integer against a double, exactly (SQLite's `sqlite3IntFloatCompare`): PostgreSQL
+  /// compares a bigint and a double precision as two doubles. `ms_int_real_cmp(i, r)` is
+  /// -1, 0 or 1 as i is below, at or above r (NULL when either is): a double beyond the
+  /// integers is above or below every one; within them the integer part decides, then the
+  /// fraction.
+  public func exactComparison(integer: String, _ op: String, real: String) -> String? {
+    "(ms_int_real_cmp(\(integer), \(real)) \(op) 0)"
+  }
+
+  static let integerRealComparisonFunction = """
+    CREATE OR REPLACE FUNCTION ms_int_real_cmp(i bigint, r double precision) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $ms$
+    SELECT CASE WHEN i IS NULL OR r IS NULL THEN NULL
+      WHEN r < CAST(-9223372036854775808 AS double precision) THEN 1
+      WHEN r >= CAST(9223372036854775808 AS double precision) THEN -1
+      WHEN i < CAST(trunc(r) AS bigint) THEN -1
+      WHEN i > CAST(trunc(r) AS bigint) THEN 1
+      WHEN r > trunc(r) THEN -1
+      WHEN r < trunc(r) THEN 1
+      ELSE 0 END
+    $ms$
+    """
+
   static let numberFunction = """
     CREATE OR REPLACE FUNCTION ms_number(s text) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $ms$
     SELECT CASE WHEN s IS NULL THEN NULL WHEN m IS NULL THEN 0

@@ -59,6 +59,9 @@ public struct SQLiteDialect: SQLDialect {
 
   public func textToReal(_ expression: String) -> String { castToReal(expression) }
 
+  /// SQLite compares an integer with a real exactly itself.
+  public func exactComparison(integer: String, _ op: String, real: String) -> String? { nil }
+
   public func castToText(_ expression: String) -> String { "CAST(\(expression) AS TEXT)" }
 
   public func textByCodePoint(_ expression: String) -> String { expression }

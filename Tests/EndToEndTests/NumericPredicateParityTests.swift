@@ -114,6 +114,31 @@ final class NumericPredicateParityTests: XCTestCase {
     for (predicate, expected) in cases { XCTAssertEqual(try ids(s, predicate), expected, predicate) }
   }
 
+  /// An integer key path against a double one (or arithmetic giving a double) compares
+  /// exactly too: PostgreSQL compared them as two doubles, so `n - 0.5 <= n` held for
+  /// n = 2^63 - 1 there (n - 0.5 is the double 2^63, and so is n as a double: the fuzzer's
+  /// case), and `n == d` for 2^53 + 1 and 2^53.
+  func testAnIntegerAgainstADoubleKeyPathIsComparedExactly() throws {
+    let big: JSONValue = .int(Int64.max)
+    let s = try serve([
+      ["n": big, "d": 9_223_372_036_854_775_807.0], ["n": 9_007_199_254_740_993, "d": 9_007_199_254_740_992.0],
+      ["n": 2, "d": 2.5], ["n": 3, "d": 3.0], ["n": 4], ["d": 1.0], [:],
+    ])
+    let cases: [(String, [String])] = [
+      // n - 0.5 is a double: 2^63 for n = 2^63 - 1, above n; n + 0.5 is 2^53 for n = 2^53 + 1.
+      ("n - 0.5 <= n", ["Item/2", "Item/3", "Item/4", "Item/5"]),
+      ("n < n + 0.5", ["Item/1", "Item/3", "Item/4", "Item/5"]),
+      ("n == d", ["Item/4", "Item/7"]),
+      ("d == n", ["Item/4", "Item/7"]),
+      ("n != d", ["Item/1", "Item/2", "Item/3", "Item/5", "Item/6"]),
+      ("n < d", ["Item/1", "Item/3"]),
+      ("d > n", ["Item/1", "Item/3"]),
+      ("n >= d", ["Item/2", "Item/4"]),
+      ("NOT (n < d)", ["Item/2", "Item/4", "Item/5", "Item/6", "Item/7"]),
+    ]
+    for (predicate, expected) in cases { XCTAssertEqual(try ids(s, predicate), expected, predicate) }
+  }
+
   /// A comparison answered without its operand (an empty IN list, a nil pattern, an
   /// integer against a number that is no integer) left the values the operand bound (the 1
   /// of `n + 1`) unnamed in the statement: SQLite ignores them, PostgreSQL refused the

@@ -71,7 +71,7 @@ extension SQLBuilder {
     }
   }
 
-  private func mirror(_ op: Comparison.Operator) -> Comparison.Operator? {
+  func mirror(_ op: Comparison.Operator) -> Comparison.Operator? {
     switch op {
     case .equal: return .equal
     case .notEqual: return .notEqual
@@ -389,6 +389,7 @@ extension SQLBuilder {
       if flags != 0 { return dialect.fold(o.sql, flags: flags) }
       return o.type == .decimal && ordering ? dialect.castToReal(o.sql) : o.sql
     }
+    if let exact = try integerAgainstRealColumn(l, r, c) { return exact }
     switch c.op {
     case .equal, .notEqual:
       // Two key paths that are both nil are equal, as in NSPredicate.

@@ -44,4 +44,32 @@ extension SQLBuilder {
       preconditionFailure("integerAgainstReal: \(op.rawValue) is not an ordering")
     }
   }
+
+  /// Two key paths (or expressions), one of integers (or bools), the other of reals
+  /// (doubles, floats, dates): exactly, where the engine's own comparison is not
+  /// (`SQLDialect.exactComparison`; PostgreSQL would compare two doubles, so `n - 0.5 <= n`
+  /// failed for n = 2^63 - 1). Nil otherwise, for the ordinary comparison.
+  func integerAgainstRealColumn(_ l: Operand, _ r: Operand, _ c: Comparison) throws -> String? {
+    func isInteger(_ o: Operand) -> Bool { o.type.map { $0.isInteger || $0 == .bool } ?? false }
+    func isReal(_ o: Operand) -> Bool { o.type == .double || o.type == .float || o.type == .date }
+    let (integer, real, op): (Operand, Operand, Comparison.Operator)
+    if isInteger(l) && isReal(r) {
+      (integer, real, op) = (l, r, c.op)
+    } else if isReal(l) && isInteger(r), let mirrored = mirror(c.op) {
+      (integer, real, op) = (r, l, mirrored)
+    } else {
+      return nil
+    }
+    let sqlOp: String
+    switch op {
+    case .equal, .notEqual: sqlOp = "="
+    case .less, .lessOrEqual, .greater, .greaterOrEqual: sqlOp = op.rawValue
+    default: return nil
+    }
+    guard let compared = dialect.exactComparison(integer: integer.sql, sqlOp, real: real.sql) else { return nil }
+    guard op == .equal || op == .notEqual else { return compared }
+    // Two key paths that are both nil are equal, as in NSPredicate; never unknown.
+    let equal = "((\(integer.sql) IS NULL AND \(real.sql) IS NULL) OR \(dialect.falseWhenUnknown(compared)))"
+    return op == .equal ? equal : "NOT \(equal)"
+  }
 }
