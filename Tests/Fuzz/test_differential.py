@@ -80,6 +80,19 @@ class ExplainerTests(unittest.TestCase):
                                      ok({"groups": []}), pg)[0])
         self.assertFalse(self.x.equal("query.count", {"where": "n > 0"}, ok({"count": 1}), pg)[0])
 
+    def test_a_write_whose_objects_a_folding_chooses_may_end_otherwise(self):
+        self.x.wrote({"values": {"title": "\ua7cb"}})
+        params = {"where": "title >[cd] 'x'", "values": {"n": 1}}
+        lite, pg = ok({"updated": [], "count": 0}), err(-32002, "constraint")
+        self.assertTrue(self.x.equal("objects.updateWhere", params, lite, pg)[0])
+        self.assertFalse(self.x.equal("query.count", params, ok({"count": 0}), pg)[0])
+        self.assertFalse(self.x.equal("objects.updateWhere", params, lite, err(-32020, "storage", sqlstate="XX000"))[0])
+
+    def test_a_failing_statement_on_postgresql_whatever_sqlite_answered(self):
+        pg = err(-32020, "storage", sqlstate="22003")
+        lite = err(-32004, "deleteDenied")
+        self.assertTrue(self.x.equal("objects.deleteWhere", {"where": "n * 2 != 2.5"}, lite, pg)[0])
+
     def test_a_transaction_left_aborted_is_never_documented(self):
         pg = err(-32020, "storage", sqlstate="25P02")
         self.assertFalse(self.x.equal("objects.insert", {"values": {"n": 1}}, ok({"_id": "A/1"}), pg)[0])

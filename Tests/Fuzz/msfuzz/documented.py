@@ -18,6 +18,8 @@ import json
 import re
 
 ENGINE_DETAILS = ("sqliteCode", "sqliteName", "sqlstate", "retried")
+# Writes that act on the objects their predicate chooses: another choice, another outcome.
+CHOSEN_BY_PREDICATE = ("objects.updateWhere", "objects.deleteWhere")
 STORAGE = -32020
 
 # protocol.md, "MATCHES, syntax": what PostgreSQL's AREs cannot read (the statement
@@ -195,13 +197,15 @@ class Explainer:
         if method == "query.aggregate" and canonical(a) == canonical(rounded_aggregates(params or {}, a, b,
                                                                                        self.integer_key)):
             return True, "sum and avg of doubles, avg of integers: the last bits"
-        label = self.explain(params or {}, lite, pg)
+        label = self.explain(method, params or {}, lite, pg)
         return (label is not None), label
 
-    def explain(self, params, lite, pg):
+    def explain(self, method, params, lite, pg):
         """The row of protocol.md that explains the difference: its cause in the request and
-        its outcome (an error on one side only where the row says the statement fails, or
-        other results where it says the answers differ); None when no row does."""
+        its outcome (PostgreSQL failing the statement where the row says it fails, whatever
+        SQLite answered; other results where the row says the answers differ, or, for
+        `updateWhere` and `deleteWhere`, whose objects the predicate chooses, any answer
+        but a storage error); None when no row does."""
         texts = list(strings_in(params))
         where = " ".join(t for t in texts)
         upper = where.upper()
@@ -210,9 +214,7 @@ class Explainer:
         patterns = match_patterns(params)
         sums = any(fn in ("sum", "avg") for fn, _ in aggregate_functions(params).values()) or \
             re.search(r"@(sum|avg)\.", where)
-        if perr and not lerr:
-            if perr.get("code") != STORAGE:
-                return None
+        if perr.get("code") == STORAGE and lerr.get("code") != STORAGE:
             if pstate == "22003" and (re.search(r"[-+*/]", where) or sums):
                 return "arithmetic beyond 64 bits or the largest double"
             if patterns and any(unreadable_by_postgresql(p) for p in patterns):
@@ -220,15 +222,19 @@ class Explainer:
             if pstate == "22021" and any("\x00" in t for t in texts):
                 return "strings holding U+0000"
             return None
+        if perr and not lerr and perr.get("code") != STORAGE and method not in CHOSEN_BY_PREDICATE:
+            return None
         if lerr and not perr:
             if (lerr.get("data") or {}).get("reason") == "integerOverflow":
                 return "an integer sum passing 64 bits on the way"
             if patterns and "backtracks too much" in lerr.get("message", ""):
                 return "MATCHES, work: SQLite's step limit"
+            if method not in CHOSEN_BY_PREDICATE:
+                return None
+        if (lerr or perr) and (method not in CHOSEN_BY_PREDICATE or STORAGE in (lerr.get("code"), perr.get("code"))):
             return None
-        if lerr or perr:
-            return None
-        # Both answered, with other results.
+        # Both answered, with other results (or other outcomes of a write whose objects the
+        # predicate chooses).
         if any("\\b" in p for p in patterns):
             return "MATCHES: \\b is a backspace on PostgreSQL"
         if any("[^" in p for p in patterns) and any(LINE_BREAKS & set(s) for s in self.stored):
