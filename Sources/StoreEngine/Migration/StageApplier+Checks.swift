@@ -28,7 +28,9 @@ extension StageApplier {
           report.steps.append(.init("fill \(m.name).\(a.name) with its default", rows: missing))
         case .generate(let g)?:
           var pks: [Int64] = []
-          try connection.prepare("SELECT t.\"_pk\" FROM \(table) t WHERE \(nullFilter)").forEachRow { pks.append($0.int(0)) }
+          try connection.prepare("SELECT t.\"_pk\" FROM \(table) t WHERE \(nullFilter) ORDER BY t.\"_pk\"").forEachRow {
+            pks.append($0.int(0))
+          }
           let update = try connection.prepare("UPDATE \(table) SET \(col) = ? WHERE \"_pk\" = ?")
           for pk in pks {
             try update.execute([g.storedValue(for: a.type), .integer(pk)])
@@ -36,10 +38,12 @@ extension StageApplier {
           report.steps.append(.init("fill \(m.name).\(a.name) with generated values", rows: pks.count))
         case nil:
           var ids: [String] = []
-          try connection.prepare("SELECT \(codes.column(root.name, alias: "t")), t.\"_pk\" FROM \(table) t WHERE \(nullFilter) LIMIT 20")
-            .forEachRow {
-              ids.append(ObjectID.text(codes.name($0, 0), $0.int(1)))
-            }
+          try connection.prepare(
+            "SELECT \(codes.column(root.name, alias: "t")), t.\"_pk\" FROM \(table) t WHERE \(nullFilter) ORDER BY t.\"_pk\" LIMIT 20"
+          )
+          .forEachRow {
+            ids.append(ObjectID.text(codes.name($0, 0), $0.int(1)))
+          }
           report.blockers.append(
             MigrationReport.place(
               m.name,
