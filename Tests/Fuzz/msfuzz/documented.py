@@ -32,7 +32,8 @@ MATCHES_OPERAND = re.compile(r"MATCHES\s*(?:\[\w*\])?\s*('(?:\\.|[^'\\])*'|\"(?:
                              re.IGNORECASE)
 # protocol.md: `[c]` folding: letters ICU 72 does not know yet.
 ICU_UNKNOWN = set("\u1c89\ua7cb\ua7cc\ua7ce\ua7d2\ua7d4\ua7da\ua7dc")
-LINE_BREAKS = set("\n\r\x0b\x0c\x85\u2028\u2029")
+# ICU's line terminators that are not PostgreSQL's (a line feed is both's).
+LINE_TERMINATORS = set("\r\x0b\x0c\x85\u2028\u2029")
 
 
 def strings_in(value):
@@ -217,7 +218,7 @@ class Explainer:
         if perr.get("code") == STORAGE and lerr.get("code") != STORAGE:
             if pstate == "22003" and (re.search(r"[-+*/]", where) or sums):
                 return "arithmetic beyond 64 bits or the largest double"
-            if patterns and any(unreadable_by_postgresql(p) for p in patterns):
+            if patterns and (pstate == "2201B" or any(unreadable_by_postgresql(p) for p in patterns)):
                 return "MATCHES, syntax: a pattern PostgreSQL cannot read"
             if pstate == "22021" and any("\x00" in t for t in texts):
                 return "strings holding U+0000"
@@ -237,8 +238,10 @@ class Explainer:
         # predicate chooses).
         if any("\\b" in p for p in patterns):
             return "MATCHES: \\b is a backspace on PostgreSQL"
-        if any("[^" in p for p in patterns) and any(LINE_BREAKS & set(s) for s in self.stored):
-            return "MATCHES, [^...]: a line break"
+        if any("[^" in p for p in patterns) and any("\n" in s for s in self.stored):
+            return "MATCHES, [^...]: a line feed"
+        if any("." in p or "(?m)" in p for p in patterns) and any(LINE_TERMINATORS & set(s) for s in self.stored):
+            return "MATCHES, . and (?m)'s ^ $: line terminators other than a line feed"
         if patterns and (re.search(r"MATCHES\s*\[\w*c", where, re.IGNORECASE) or any("(?i)" in p for p in patterns)) \
                 and any(full_case_folding(s) for s in self.stored | set(texts)):
             return "MATCHES, [c] or (?i): full case folding"
