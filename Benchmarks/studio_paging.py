@@ -197,14 +197,17 @@ def main() -> None:
     build_store(a.binary, store, a.objects)
     print(f"plan of the keyset statement: {' / '.join(plan(store))}")
     studio = Studio(a.binary, store)
+    load_before = os.getloadavg()
     try:
         results = measure(studio, a.objects, a.runs)
     finally:
         studio.close()
-    print(f"{a.objects} objects, page of {PAGE}, {a.runs} runs each, over HTTP (POST /rpc, kept-alive connection):")
+    load_after = os.getloadavg()
+    print(f"{a.objects} objects, page of {PAGE}, {a.runs} runs each, over HTTP (POST /rpc, kept-alive connection); "
+          f"load average (1 min) {load_before[0]:.2f} before, {load_after[0]:.2f} after, on {os.cpu_count()} cores:")
     for name, seconds in results.items():
         print(f"  {name:58} {summary(seconds)}")
-    (out / "results.json").write_text(json.dumps({k: v for k, v in results.items()}, indent=1))
+    (out / "results.json").write_text(json.dumps({"loadavg": [load_before, load_after], **results}, indent=1))
 
 
 if __name__ == "__main__":

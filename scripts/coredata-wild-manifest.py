@@ -15,7 +15,9 @@ without a row), reads every model version to list its notable features, and writ
 MANIFEST.md. With `--survey FILE` (the JSON written by scripts/coredata-survey.py
 --json) it also writes the survey figures and a per-bundle status column; without it,
 the survey section already in MANIFEST.md is kept as it is, so rerunning the script
-after adding fixtures does not drop recorded baselines.
+after adding fixtures does not drop recorded baselines. The baseline measured before
+issue #16's fixes (between the `survey:baseline` markers) is always kept as it is, below
+the figures.
 
     python3 scripts/coredata-wild-manifest.py [--survey survey.json --label "..."]
     python3 scripts/coredata-wild-manifest.py --check   # verify only, write nothing
@@ -39,6 +41,7 @@ REPO = Path(__file__).resolve().parent.parent
 WILD = REPO / "Tests" / "Fixtures" / "CoreDataWild"
 LEDGERS = {"SOURCES.tsv", "LICENCES.tsv", "NOTES.tsv", "GPL.tsv", "MANIFEST.md"}
 BEGIN, END = "<!-- survey:begin -->", "<!-- survey:end -->"
+BASELINE_BEGIN, BASELINE_END = "<!-- survey:baseline:begin -->", "<!-- survey:baseline:end -->"
 
 SWIFT_KEYWORDS = {
     "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init",
@@ -227,15 +230,24 @@ def survey_module():
     return mod
 
 
+def folders_of(data: dict) -> dict[str, dict]:
+    """Per folder `{units, stores}` (a survey written before stores were surveyed is a list
+    of units per folder)."""
+    return {f: (v if isinstance(v, dict) else {"units": v, "stores": []}) for f, v in data.items()}
+
+
 def render_survey(data: dict, label: str) -> str:
     mod = survey_module()
     out = io.StringIO()
     out.write(f"{label}\n")
-    for folder, units in data.items():
-        results = [mod.UnitResult(**{**u, "versions": [mod.VersionResult(**v) for v in u["versions"]]}) for u in units]
+    for folder, surveyed in folders_of(data).items():
+        results = [mod.UnitResult(**{**u, "versions": [mod.VersionResult(**v) for v in u["versions"]]}) for u in surveyed["units"]]
+        stores = [mod.StoreResult(**s) for s in surveyed["stores"]]
         buf = io.StringIO()
+        shown = folder.replace(str(REPO.parent), "/work")
         with contextlib.redirect_stdout(buf):
-            mod.print_table(folder.replace(str(REPO.parent), "/work"), results, 2)
+            mod.print_table(shown, results, 2)
+            mod.print_stores(shown, stores)
         out.write(buf.getvalue().replace("\n## ", "\n### "))
     return out.getvalue()
 
@@ -245,10 +257,10 @@ def survey_status(data: dict | None) -> dict[str, str]:
     status: dict[str, str] = {}
     if not data:
         return status
-    for folder, units in data.items():
+    for folder, surveyed in folders_of(data).items():
         if not folder.rstrip("/").endswith("CoreDataWild"):
             continue
-        for u in units:
+        for u in surveyed["units"]:
             rel = u["path"].split("CoreDataWild/", 1)[-1]
             vs = u["versions"]
             ok = sum(v["imported"] for v in vs)
@@ -256,7 +268,14 @@ def survey_status(data: dict | None) -> dict[str, str]:
             s = f"{ok}/{len(vs)} import"
             if codes:
                 s += " (" + ", ".join(codes) + ")"
-            s += "; code parses" if u["parsed"] else f"; no code: {u['problem']}"
+            if not u["parsed"]:
+                s += f"; no code: {u['problem']}"
+            elif u.get("typechecked") is True:
+                s += "; code parses and type-checks"
+            elif u.get("typechecked") is False:
+                s += f"; code parses, type check fails: {u.get('typecheck_error')}"
+            else:
+                s += "; code parses"
             status[rel] = s
     return status
 
@@ -359,6 +378,14 @@ def main() -> int:
     all_size = sum(p.stat().st_size for p in files if p.name != "MANIFEST.md")
     xccv = sum(1 for p in fixture_files if p.name == ".xccurrentversion")
 
+    if BASELINE_BEGIN in old and BASELINE_END in old:
+        baseline = old.split(BASELINE_BEGIN, 1)[1].split(BASELINE_END, 1)[0].strip("\n") + "\n"
+        old = old.split(BASELINE_BEGIN, 1)[0] + old.split(BASELINE_END, 1)[1]
+    elif survey is not None and BEGIN in old and END in old:
+        # The first survey after the baseline: the survey block so far becomes the baseline.
+        baseline = old.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n") + "\n"
+    else:
+        baseline = None
     if survey is not None:
         survey_block = render_survey(survey, args.label or "Survey figures.")
     elif BEGIN in old and END in old:
@@ -409,6 +436,13 @@ def main() -> int:
     p(survey_block.rstrip("\n"))
     p(END)
     p()
+    if baseline is not None:
+        p("## Survey before issue #16's fixes (the baseline)")
+        p()
+        p(BASELINE_BEGIN)
+        p(baseline.rstrip("\n"))
+        p(BASELINE_END)
+        p()
     p("## Repositories and licences")
     p()
     p("| repository | licence | where the licence was read | units | versions |")

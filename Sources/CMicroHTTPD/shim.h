@@ -15,10 +15,21 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 
+/// libmicrohttpd's decoding of %HH escapes in the path and the query arguments, except
+/// that a text holding an escaped NUL (`%00`) is left as it came: decoded, the C string
+/// handed to the server would end at the NUL, so `/assets/main.js%00.png` would name
+/// `/assets/main.js`. Left undecoded it names no page or argument the server knows.
+static inline size_t ms_mhd_unescape(void *cls, struct MHD_Connection *connection, char *text) {
+  (void)cls;
+  (void)connection;
+  if (strstr(text, "%00") != NULL) return strlen(text);
+  return MHD_http_unescape(text);
+}
+
 /// Starts a daemon that listens on 127.0.0.1:port only (port 0: a free port the kernel
 /// picks), with its own listening thread and one thread per connection (a handler may
 /// block: a request waits for its session, an event stream for its next event). HTTP is
-/// parsed strictly (MHD_OPTION_STRICT_FOR_CLIENT 1). NULL when it cannot start (the port
+/// parsed strictly (MHD_OPTION_STRICT_FOR_CLIENT 1), escapes decoded by `ms_mhd_unescape`. NULL when it cannot start (the port
 /// is taken, no thread); libmicrohttpd then logs why on stderr.
 static inline struct MHD_Daemon *ms_mhd_start_loopback(
     uint16_t port, MHD_AccessHandlerCallback handler, void *handler_cls, MHD_RequestCompletedCallback completed,
@@ -32,7 +43,7 @@ static inline struct MHD_Daemon *ms_mhd_start_loopback(
       MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, port, NULL, NULL, handler,
       handler_cls, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address, MHD_OPTION_NOTIFY_COMPLETED, completed,
       completed_cls, MHD_OPTION_CONNECTION_LIMIT, connection_limit, MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
-      MHD_OPTION_STRICT_FOR_CLIENT, (int)1, MHD_OPTION_END);
+      MHD_OPTION_STRICT_FOR_CLIENT, (int)1, MHD_OPTION_UNESCAPE_CALLBACK, ms_mhd_unescape, NULL, MHD_OPTION_END);
 }
 
 /// The port the daemon listens on (the one the kernel picked for port 0); 0 if unknown.

@@ -35,7 +35,7 @@ extension ImportedModel {
     var afterCurrent = false
     for v in versions {
       if afterCurrent {
-        skipped.append(.init(name: v.name, reason: "it comes after the current version '\(current.name)' in name order"))
+        skipped.append(.init(name: v.name, reason: "it comes after the current version '\(current.name)' in the versions' order"))
       } else if let s = v.schema {
         chain.append(.init(name: v.name, schema: s, details: v.details, issues: v.issues))
       } else {

@@ -83,7 +83,7 @@ final class Handlers: Sendable {
     guard let opaque = slot.pointee else {
       let pending = PendingRequest(Self.head(connection, url: url, method: method))
       slot.pointee = Unmanaged.passRetained(pending).toOpaque()
-      if let refusal = admit(pending.request) { return pending.answer(refusal, on: connection) }
+      if let refusal = Self.unframed(pending.request) ?? admit(pending.request) { return pending.answer(refusal, on: connection) }
       if let length = pending.request.header("Content-Length").flatMap({ Int($0) }), length > maxBodyBytes {
         return pending.answer(tooLarge, on: connection)
       }
@@ -107,6 +107,17 @@ final class Handlers: Sendable {
     }
     if pending.answered { return .YES }
     return pending.answer(pending.tooLarge ? tooLarge : respond(pending.request), on: connection)
+  }
+
+  /// The refusal of a body whose end cannot be found: a `Transfer-Encoding` other than
+  /// `chunked` alone (libmicrohttpd would read such a body until the client closes, RFC
+  /// 9112 6.1 says 501 for a coding the server does not know).
+  static func unframed(_ request: HTTPRequest) -> HTTPResponse? {
+    let codings = request.headerValues("Transfer-Encoding")
+    guard !codings.isEmpty, codings.map({ $0.lowercased() }) != ["chunked"] else { return nil }
+    return .text(
+      501, "Not Implemented: Transfer-Encoding \(codings.joined(separator: ", ")) (a body is sent as it is, or chunked)",
+      headers: [HTTPField("Connection", "close")])
   }
 
   private var tooLarge: HTTPResponse {

@@ -16,21 +16,23 @@ enum MigrationHandlers {
   private static func status(_ s: Session, _ p: MigrationStatusParams) throws -> MigrationStatusResult {
     let store = try s.requireStore()
     var o = MigrationStatusResult()
-    guard let current = store.schema else {
+    // The schema and its history as one snapshot has them.
+    let (schema, history) = try store.readingOneSnapshot { (store.schema, store.schema == nil ? [] : try store.schemaHistory()) }
+    guard let current = schema else {
       o.status = p.schema != nil ? .noSchema : .empty
       return o
     }
     o.version = current.version
     o.hash = current.versionHash
     o.entities = ResultMap(current.entities.map { ($0.name, $0.versionHash) })
-    o.history = try store.schemaHistory().map(SchemaHistoryEntry.init)
+    o.history = history.map(SchemaHistoryEntry.init)
     guard let json = p.schema else { return o }
     let target = try store.decodeChain([json], path: ErrorPlace(.schema))[0]
     let diff = SchemaDiff(from: current, to: target)
     o.changes = diff.changes.map { SchemaChangeJSON($0.json) }
     if target.versionHash == current.versionHash {
       o.status = .current
-    } else if try store.schemaHistory().contains(where: { $0.hash == target.versionHash }) {
+    } else if history.contains(where: { $0.hash == target.versionHash }) {
       o.status = .newer
       o.reasons = [MigrationReasonJSON(.string("the store already moved on from this schema; it is refused, never altered"))]
     } else if !diff.isLightweight {

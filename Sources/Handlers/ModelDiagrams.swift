@@ -28,10 +28,12 @@ public struct ModelVersions {
 
   /// Every schema `store` has held, named by their `version`; its current schema is current.
   public static func store(_ store: Store, origin: String = "the store") throws -> ModelVersions {
-    guard let now = store.schema else {
+    // The schema and the versions held as one snapshot has them.
+    let (schema, versions) = try store.readingOneSnapshot { (store.schema, store.schema == nil ? [] : try store.heldSchemas()) }
+    guard let now = schema else {
       throw StoreError(.noSchema, "\(origin) has no schema yet: there is nothing to draw")
     }
-    var held = try store.heldSchemas()
+    var held = versions
     // A Core Data store opened in place has its model but no versions table rows.
     if !held.contains(where: { $0.versionHash == now.versionHash }) { held.append(now) }
     let current = held.lastIndex { $0.versionHash == now.versionHash }

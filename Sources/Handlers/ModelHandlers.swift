@@ -18,12 +18,15 @@ enum ModelHandlers {
       },
       MethodEntry(ModelGetParams.self) { _, _ in
         let store = try s.requireStore()
-        guard let schema = store.schema else {
-          return ModelGetResult(schema: nil, version: nil, hash: nil, entities: [], history: nil)
+        // The schema and its history as one snapshot has them.
+        return try store.readingOneSnapshot {
+          guard let schema = store.schema else {
+            return ModelGetResult(schema: nil, version: nil, hash: nil, entities: [], history: nil)
+          }
+          return ModelGetResult(
+            schema: SchemaDocumentJSON(schema.json), version: schema.version, hash: schema.versionHash, entities: schema.entityHashes,
+            history: try store.schemaHistory().map(SchemaHistoryEntry.init))
         }
-        return ModelGetResult(
-          schema: SchemaDocumentJSON(schema.json), version: schema.version, hash: schema.versionHash, entities: schema.entityHashes,
-          history: try store.schemaHistory().map(SchemaHistoryEntry.init))
       },
       MethodEntry(ModelDiffParams.self) { p, _ in
         // `from` defaults to the store's schema.
@@ -31,7 +34,8 @@ enum ModelHandlers {
         if let json = p.from?.json {
           from = try Store.decodeSchema(json, path: ErrorPlace(.from))
         } else {
-          guard let current = try s.requireStore().schema else {
+          let store = try s.requireStore()
+          guard let current = try store.readingOneSnapshot({ store.schema }) else {
             throw RPCError.invalidParams("params.from: the store has no schema, so give 'from'", ["path": "params.from"])
           }
           from = current

@@ -16,6 +16,7 @@ extension Session {
       let entities = store.allEntityNames
       var changes: [(String, Result<LiveQueryChange?, Error>)] = []
       try store.readingOneSnapshot {
+        changes = []  // (the body runs again when the snapshot found the schema changed)
         for id in subscriptionOrder {
           guard let query = subscriptions[id] else { continue }
           changes.append((id, Result { try query.refresh(on: store, entities: entities, changed: [], bulk: true) }))

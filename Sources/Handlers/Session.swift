@@ -43,10 +43,9 @@ public final class Session: @unchecked Sendable {
     self.server = server
     storeRef = store
     server.interruptHook = { [weak self] in self?.interruptStore() }
-    server.requestWillStart = { [weak self] in
-      self?.storeRef?.resetInterrupt()
-      self?.storeRef?.followSchemaChanges()
-    }
+    // (Another server's schema change is followed by each request in its own transaction
+    // or snapshot: Store+SchemaFollowing.swift.)
+    server.requestWillStart = { [weak self] in self?.storeRef?.resetInterrupt() }
     // A cancellation belongs to its request: its flag never outlives it.
     server.requestDidEnd = { [weak self] in self?.storeRef?.resetInterrupt() }
     adopt(store)

@@ -23,6 +23,15 @@ extension PostgresConnection {
       if case .extended = self { return true }
       return false
     }
+
+    /// Statements of its own that may write (nothing for what is queued sent alone).
+    var mayWrite: Bool {
+      switch self {
+      case .extended: return false
+      case .statements(let list): return !list.isEmpty
+      case .simple: return true
+      }
+    }
   }
 
   /// One command of a pipeline: what sends it, the statement its failure names (nil: the
@@ -67,7 +76,7 @@ extension PostgresConnection {
     if interruptible { try throwIfInterrupted(sql: sql) }
     // Answers read before a write in the same round trip are stale (a read's own command
     // is no write: `PostgresStatement.run` drops them after a write's).
-    return try withQueued(sql: sql, writes: !command.isExtended) { queued in
+    return try withQueued(sql: sql, writes: command.mayWrite) { queued in
       try exchange(queued, command, sql: sql, interruptible: interruptible)
     }
   }
@@ -78,6 +87,7 @@ extension PostgresConnection {
   /// asked), the transaction that opened is undone and all is sent again without
   /// prefetches. The answers prefetched are dropped after a held write, or when `writes`.
   private func withQueued<T>(sql: String?, writes: Bool, _ body: ([PendingControl]) throws -> T) throws -> T {
+    openingWentStale = false
     parkStream()
     if snapshotCommitSent { try readSnapshotCommit() }
     let queued = pendingControl
@@ -87,7 +97,7 @@ extension PostgresConnection {
       let result = try body(queued)
       if writes || queued.contains(where: { $0.kind == .write }) { dropPrefetched() }
       return result
-    } catch where prefetchFailed {
+    } catch  where prefetchFailed && !openingWentStale && queued.contains(where: { $0.kind == .prefetch }) {
       prefetchFailed = false
       prefetches = []
       dropPrefetched()
@@ -183,6 +193,12 @@ extension PostgresConnection {
       // (In pipeline mode, single-row mode is set for the next command before its results are read.)
       PQsetSingleRowMode(handle)
       let stream = RowStream(connection: self, sql: sql, interruptible: interruptible, pipelined: true)
+      if openingWentStale {
+        // Its rows answer a statement made from what the opening found changed.
+        stream.close()
+        answers.discard()
+        throw staleOpening(sql: sql)
+      }
       guard let failed = answers.failed else { return stream }
       // The statement was skipped: its result and the sync are left to read.
       stream.close()
@@ -269,6 +285,10 @@ extension PostgresConnection {
     } catch {
       answers.discard()
       throw error
+    }
+    if openingWentStale {
+      answers.discard()
+      throw staleOpening(sql: sql)
     }
     if let failed = answers.failed {
       let e = failure(failed, sql: answers.failedSQL)

@@ -28,6 +28,9 @@ extension PostgresConnection {
       /// A read asked in a write transaction's opening round trip (`command`; its result
       /// goes to `receive`, PostgresConnection+Prefetch.swift).
       case prefetch
+      /// The check asked in an opening (PostgresConnection+Expectation.swift): its
+      /// statements, or its read (`command`, `receive`).
+      case expectation
     }
     var kind: Kind
     var statements: [String]
@@ -78,10 +81,12 @@ extension PostgresConnection {
       transactionDepth += 1
       return
     }
+    staleInTransaction = false
     try beforeStatement()
     let lock = isReadOnly ? [] : ["SELECT pg_advisory_xact_lock(\(writeLockKey))"]
     dropPrefetched()
-    pendingControl = [PendingControl(kind: .begin, statements: ["BEGIN"] + lock + ["SAVEPOINT ms_sp0"])] + prefetchCommands()
+    pendingControl =
+      [PendingControl(kind: .begin, statements: ["BEGIN"] + lock + ["SAVEPOINT ms_sp0"])] + expectationCommands() + prefetchCommands()
     transactionDepth = 1
   }
 
@@ -100,6 +105,11 @@ extension PostgresConnection {
     if depth == 1 {
       try willCommit?()
       pendingControl.removeAll { $0.kind == .prefetch }
+      if holdsWrites && expectationIsPending {
+        // Only writes held back ran: the opening's check is answered before they commit.
+        try beforeStatement()
+        try statements([])
+      }
       if beginIsPending && !holdsWrites {
         // No statement ran: there is nothing to commit.
         pendingControl = []
@@ -127,6 +137,7 @@ extension PostgresConnection {
     if transactionDepth == 0 {
       epoch &+= 1
       dropPrefetched()
+      staleInTransaction = false
       didEndTransaction?()
     }
   }
@@ -179,6 +190,7 @@ extension PostgresConnection {
     pendingControl = []
     undoneLevels = []
     transactionFailed = false
+    staleInTransaction = false
     didEndTransaction?()
   }
 
@@ -205,10 +217,15 @@ extension PostgresConnection {
   /// statement, in its round trip; a body that runs none costs nothing.
   public func readingOneSnapshot<T>(_ body: () throws -> T) throws -> T {
     guard isAutocommit, !snapshotOpen else { return try body() }
+    staleInTransaction = false
     try beforeStatement()
-    pendingControl = [PendingControl(kind: .begin, statements: ["BEGIN ISOLATION LEVEL REPEATABLE READ", "SAVEPOINT ms_sp0"])]
+    pendingControl =
+      [PendingControl(kind: .begin, statements: ["BEGIN ISOLATION LEVEL REPEATABLE READ", "SAVEPOINT ms_sp0"])] + expectationCommands()
     snapshotOpen = true
-    defer { snapshotOpen = false }
+    defer {
+      snapshotOpen = false
+      staleInTransaction = false
+    }
     let result: T
     do {
       result = try body()

@@ -94,6 +94,16 @@ public final class PostgresConnection: DatabaseConnection {
   var prefetched: [Prefetched] = []
   /// The last exchange failed in a prefetch (`exchange` then sends it again without them).
   var prefetchFailed = false
+  /// The check asked with the next opening, and what the last ones found
+  /// (PostgresConnection+Expectation.swift): the last exchange's expectation did not hold;
+  /// one of the open transaction or snapshot did not, and the caller has not taken note.
+  var nextExpectation: Expectation?
+  var openingWentStale = false
+  var staleInTransaction = false
+  public internal(set) var expectationAnswered = false
+  /// How many expectations did not hold, for callers that tell a stale opening from other
+  /// failures (a count, which no rollback or error wrapping hides).
+  public internal(set) var staleOpenings = 0
 
   let options: Options
   private let cancel: OpaquePointer?
@@ -274,6 +284,7 @@ public final class PostgresConnection: DatabaseConnection {
   /// statement's savepoint, and drops statements that are no longer used on the server.
   func beforeStatement() throws {
     parkStream()
+    if staleInTransaction { throw staleOpening(sql: nil) }
     if transactionDepth > 0 || snapshotOpen {
       if isAutocommit { throw transactionEnded() }
     } else if PQstatus(handle) == CONNECTION_BAD {

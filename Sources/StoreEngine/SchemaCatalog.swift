@@ -19,10 +19,12 @@ final class SchemaCatalog {
   private(set) var entityCodes = EntityCodes()
   /// Which tables have `_opt` (asked of the database until they do).
   let versions = VersionColumns()
-  /// The schema cookie when the installed schema was last read (`followChanges`).
+  /// The schema cookie of the installed schema (`followOpened`).
   private var cookie: Int64?
-  /// The WAL index's header when `followChanges` last read the cookie.
+  /// The commit marker (SQLite's WAL index header) when `followOpened` last read the cookie.
   private var checkedAt: CommitMarker?
+  /// Counts the schemas installed (each `install`), so a caller can tell whether one was.
+  private(set) var installs = 0
   /// Why the installed schema could not be read again (after a rollback, or a change by
   /// another process); nil once it was. Requests that need the schema try again, and say
   /// why while it still fails (`requireGraph`).
@@ -33,8 +35,11 @@ final class SchemaCatalog {
     self.connection = database.connection
   }
 
-  /// Reads the schema stored in the file (none in a new store) and installs it.
-  func load() throws {
+  /// Reads the schema stored in the file (none in a new store) and installs it, in one
+  /// read snapshot (the caller's transaction or snapshot when one is open).
+  func load() throws { try connection.readingOneSnapshot { try loadInSnapshot() } }
+
+  private func loadInSnapshot() throws {
     if let c = try database.schemaCookie() { cookie = c }
     guard let text = try Store.meta("schema", connection) else { return }
     let (schema, issues) = SchemaValidator.check(try JSONParser.parse(text))
@@ -68,8 +73,11 @@ final class SchemaCatalog {
   }
 
   /// Rebuilds the per-entity plans for `schema` and reads the entity codes; the tables
-  /// and `_ms_entities` must already match it.
-  func install(_ schema: Schema) throws {
+  /// and `_ms_entities` must already match it. `cookie`: the schema cookie the change that
+  /// installed it committed (read in its transaction), so that this connection's own
+  /// change is not taken for another's.
+  func install(_ schema: Schema, cookie: Int64? = nil) throws {
+    if let cookie { self.cookie = cookie }
     let codes = try EntityCodes(connection: connection)
     if let missing = schema.entities.first(where: { codes.code($0.name) == nil }) {
       throw StoreError(
@@ -77,6 +85,7 @@ final class SchemaCatalog {
         ["entity": .string(missing.name)])
     }
     let g = ModelGraph(schema)
+    installs += 1
     try codes.readLayout(g.ordered.filter(\.isRoot).map(\.name), connection: connection)
     versions.forget()
     graph = g
@@ -90,28 +99,87 @@ final class SchemaCatalog {
     connection.clearCache()
   }
 
-  /// Reads the schema again when the schema cookie moved (another process defined or
-  /// migrated). The cookie is read (on SQLite a read transaction of its own, about 1.5 µs)
-  /// only when something was committed since it was last read: the connection's commit
-  /// marker (SQLite: the WAL index's header, which every commit rewrites) is compared first
-  /// (a file store opened for writing is in WAL mode; other stores, and PostgreSQL, which
-  /// has no marker, read the cookie every time).
-  func followChanges() {
-    let header = connection.commitMarker()
-    if let header, header == checkedAt { return }
-    checkedAt = nil
-    guard let c = (try? database.schemaCookie()) ?? nil else { return }
-    // The header read before the cookie: a commit after it makes the next call look again.
-    checkedAt = header
-    if c != cookie {
+  // MARK: - Following other connections' changes
+
+  /// Before the outermost write transaction or read snapshot (`snapshot`) opens: asks the
+  /// database to read the schema cookie in the round trip that opens it (PostgreSQL), and
+  /// returns whether it did. When no cookie is known (after a failed reload) it asks for
+  /// one no store has, so that the schema is read again there.
+  func askAtOpening(snapshot: Bool) throws -> Bool {
+    try database.askSchemaCookieAtOpening(cookie ?? -1, snapshot: snapshot)
+  }
+
+  /// In the outermost write transaction (its write lock held) or read snapshot just
+  /// opened, before anything is built from the schema: makes the installed schema the one
+  /// it sees, reading it again when another connection changed it (with `reload` false it
+  /// throws instead: a migration, planned from the schema, does not go on). Returns false
+  /// when the check is left for `confirmOpened`, after the body's first statement:
+  /// - the cookie was asked with the opening (`asked`, PostgreSQL): the opening's first
+  ///   statement carries it (with `eager`, the opening is sent now, one round trip);
+  /// - otherwise (SQLite) the cookie is read here, unless nothing was committed since it
+  ///   was last read: the commit marker (SQLite's WAL index header, which every commit
+  ///   rewrites) still being the one read then. A write transaction holds the write lock, so
+  ///   nothing can commit until it ends; a read snapshot begins with its first read, so
+  ///   the marker is compared again after the body (`confirmOpened`). With `eager` the
+  ///   cookie is read now in any case.
+  func followOpened(asked: Bool, eager: Bool, writing: Bool, reload mayReload: Bool = true) throws -> Bool {
+    if asked {
+      guard eager else { return false }
+      let stale = database.staleOpenings
       do {
-        try reload()
-        cookie = c
-      } catch {
-        // Read again before the next request (the failure is kept for `requireGraph`).
-        cookie = nil
-        checkedAt = nil
+        try database.sendOpening()
+      } catch  where database.staleOpenings != stale {
+        database.acceptStaleOpening()
+        try moved(mayReload)
       }
+      return true
+    }
+    // The marker read before the cookie: a commit after it makes the next check look again.
+    let marker = connection.commitMarker()
+    if let marker, marker == checkedAt {
+      if writing || !eager { return writing }
+    }
+    if try database.schemaCookie() != cookie { try moved(mayReload) }
+    checkedAt = cookie == nil ? nil : marker
+    return true
+  }
+
+  /// After the body of a read snapshot whose check `followOpened` left for later (or a
+  /// failure of it): true when the schema held is the snapshot's; false when it was not,
+  /// and it was read again in the same snapshot, for the body to run again. On
+  /// PostgreSQL the cookie went with the body's first statement, which then failed
+  /// without giving out its answer (`stale`: `staleOpenings` before the body), or, when the
+  /// body ran no statement, it is sent now (one round trip). On SQLite, when the commit
+  /// marker has moved since the cookie was last read, the cookie is read in the snapshot.
+  func confirmOpened(asked: Bool, stale: Int) throws -> Bool {
+    if asked {
+      do {
+        if database.staleOpenings == stale { try database.sendOpening() }
+      } catch  where database.staleOpenings != stale {}
+      guard database.staleOpenings != stale else { return true }
+      database.acceptStaleOpening()
+    } else {
+      if let marker = connection.commitMarker(), marker == checkedAt { return true }
+      guard try database.schemaCookie() != cookie else { return true }
+    }
+    try moved(true)
+    return false
+  }
+
+  /// Another connection changed the schema: read it again (or, without `mayReload`,
+  /// refuse). A schema that cannot be read is kept as the reason (`requireGraph` reports
+  /// it to the requests that need it) and read again at the next check.
+  private func moved(_ mayReload: Bool) throws {
+    guard mayReload else {
+      throw StoreError(
+        .schemaMismatch, "another connection changed the store's schema (model.define or a migration) while this migration ran",
+        ["reason": "schemaChanged"])
+    }
+    do {
+      try reload()
+    } catch {
+      cookie = nil
+      checkedAt = nil
     }
   }
 

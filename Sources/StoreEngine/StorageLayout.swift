@@ -55,6 +55,28 @@ public enum StorageLayout {
     r.toMany && r.inverse == r.name && r.destination == owningEntity(of: r, in: e, graph: graph).name
   }
 
+  /// For a to-many kept in its inverse's column (`.inverseForeignKey`) that other rows of
+  /// the table can hold a value in too, the entities whose rows are its destinations, for
+  /// reads to keep to: sibling sub-entities may each declare a to-one of the same name (Core
+  /// Data's `ChildA.owner` and `ChildB.owner`, one column `owner` of the hierarchy's table),
+  /// each the inverse of another to-many. Nil when every value in the column is a link of `r`.
+  public static func sharedInverseColumnEntities(of r: Relationship, destination dest: EntityModel) -> [String]? {
+    guard r.toMany, let inverse = r.inverse.flatMap(dest.relationship), !inverse.toMany else { return nil }
+    let shared = dest.root.hierarchy.contains {
+      !dest.includes($0) && ($0.relationship(inverse.name) != nil || $0.attribute(inverse.name) != nil)
+    }
+    return shared ? dest.concreteNames : nil
+  }
+
+  /// ` AND <condition>` keeping a read of `r`'s inverse column (rows aliased `alias` of
+  /// `table`) to its destinations when the column is shared; empty otherwise.
+  static func sharedInverseColumnFilter(
+    of r: Relationship, destination: EntityModel, table: String, alias: String?, codes: EntityCodes
+  ) -> String {
+    guard let entities = sharedInverseColumnEntities(of: r, destination: destination) else { return "" }
+    return " AND " + codes.filter(codes.column(table, alias: alias), entities)
+  }
+
   /// The entity that declares `r` (itself or an ancestor).
   static func owningEntity(of r: Relationship, in e: EntityModel, graph: ModelGraph) -> EntityModel {
     if e.entity.relationships.contains(where: { $0.name == r.name }) { return e }

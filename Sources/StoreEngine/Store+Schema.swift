@@ -32,22 +32,30 @@ extension Store {
         "the schema has \(errors.count) problem\(errors.count == 1 ? "" : "s"); first: \(errors[0].path): \(errors[0].message)",
         ["issues": .array(issues.map(\.json))])
     }
-    if let current = graph?.schema, current == schema { return DefineResult(schema: schema, changed: false, steps: []) }
-    var steps: [String] = []
+    let unchanged = DefineResult(schema: schema, changed: false, steps: [])
+    // Already the store's schema, as one snapshot sees it: nothing to write.
+    if try readingOneSnapshot({ graph?.schema == schema }) { return unchanged }
+    var steps: [String]?
+    var cookie: Int64?
     try translatingErrors {
       // Run again after a conflict (DDL waiting for another server's readers may deadlock).
       try retryingConflicts(connection.transactionDepth == 0 ? {} : nil) {
-        try connection.inTransaction {
+        // The stage is planned from the schema this transaction sees, under the write lock.
+        try inWriteTransaction(rerun: nil) {
+          steps = nil
+          guard graph?.schema != schema else { return }
           connection.clearCache()
           // A lightweight stage: renames through originalName, additive changes, and changes
           // the stored data allows; never dropping data.
           let stage = MigrationStage(kind: .lightweight, from: graph?.schema.version ?? "none", to: schema.version)
           steps = try runStage(old: graph?.schema, new: schema, stage: stage, options: MigrationOptions(), hooks: MigrationHooks()).steps
             .map(\.action)
+          cookie = try database.schemaCookie()
         }
       }
     }
-    try install(schema)
+    guard let steps else { return unchanged }
+    try install(schema, cookie: cookie)
     return DefineResult(schema: schema, changed: true, steps: steps)
   }
 

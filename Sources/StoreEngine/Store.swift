@@ -52,6 +52,8 @@ public final class Store {
   /// For tests only: runs after each object read by id (`object(_:withVersion:)`), that
   /// is between the statements of one request, to show they all read one snapshot.
   var afterObjectRead: (() -> Void)?
+  /// A read snapshot of `readingOneSnapshot` is open (Store+SchemaFollowing.swift).
+  var readingSnapshot = false
   /// Time zones loaded for date buckets (`ms_bucket`, request validation).
   let timeZones = TimeZoneCache()
   /// The `commits` of a PostgreSQL store this opening made, read once it was made
@@ -230,7 +232,7 @@ public final class Store {
   func reloadSchemaAfterRollback() { catalog.reloadAfterRollback() }
 
   /// Installs `schema` as the one in memory (`SchemaCatalog.install`).
-  func install(_ schema: Schema) throws { try catalog.install(schema) }
+  func install(_ schema: Schema, cookie: Int64? = nil) throws { try catalog.install(schema, cookie: cookie) }
 
   /// Finishes all work, checkpoints the WAL into the main file, and closes.
   public func close() {
@@ -248,15 +250,6 @@ public final class Store {
 
   /// Forgets a cancellation aimed at earlier work; call before each request and after it.
   public func resetInterrupt() { connection.clearInterrupt() }
-
-  /// Another process may have changed the schema (`model.define`, a migration): when
-  /// the schema cookie moved (`StoreDatabase.schemaCookie`), the installed schema is read
-  /// again (`SchemaCatalog.followChanges`). Call before each request; it does nothing while
-  /// the schema cannot change (`WriteState.canChangeSchema`) or nobody else can change it.
-  public func followSchemaChanges() {
-    guard database.isShared, writes.canChangeSchema else { return }
-    catalog.followChanges()
-  }
 
   /// Throws `cancelled` once `interrupt()` was called; loops over many objects call it.
   /// It runs the cancellation probe first, so a cancel that has arrived is seen here.
@@ -287,13 +280,14 @@ public final class Store {
   /// Runs a mutating operation atomically, translating SQLite failures. Outside a client
   /// transaction, one the database rolled back to resolve a conflict is run again
   /// (`retryingConflicts`, Store+Conflicts.swift), `rerun` first making its input ready to
-  /// be read again; a body whose input cannot be read again passes nil.
+  /// be read again; a body whose input cannot be read again passes nil. The schema it
+  /// builds its statements from is the one its write transaction sees (`inWriteTransaction`).
   func write<T>(rerun: (() throws -> Void)? = {}, _ body: () throws -> T) throws -> T {
     try checkWritable()
     do {
       return try translatingErrors {
         try retryingConflicts(connection.transactionDepth == 0 ? rerun : nil) {
-          try connection.inTransaction {
+          try inWriteTransaction(rerun: rerun) {
             let result = try body()
             // A cancel that arrived while the last statements ran still wins: nothing commits.
             try checkCancelled()
@@ -361,7 +355,7 @@ public final class Store {
     try checkWritable()
     do {
       let result = try translatingErrors {
-        try connection.begin()
+        try beginFollowingSchema()
         defer { connection.rollback() }
         return try body()
       }
@@ -393,14 +387,6 @@ public final class Store {
       .transaction,
       "\(what) failed and \(database.engineName) rolled back the whole client transaction (\(error)); nothing of it was kept",
       ["transactionRolledBack": true])
-  }
-
-  /// Runs a request that only reads on one snapshot of the store, translating SQLite
-  /// failures: all its statements see the same commits, whatever other connections
-  /// commit meanwhile (`DatabaseConnection.readingOneSnapshot`; no write lock is taken). Inside a
-  /// client transaction the transaction is that snapshot.
-  public func readingOneSnapshot<T>(_ body: () throws -> T) throws -> T {
-    try translatingErrors { try connection.readingOneSnapshot(body) }
   }
 
   /// Runs `body`, translating database failures; one that ended the client transaction

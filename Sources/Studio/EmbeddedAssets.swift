@@ -888,7 +888,7 @@ let embeddedAssets: [EmbeddedAsset] = [
   EmbeddedAsset(
     path: "studio.css",
     contentType: "text/css; charset=utf-8",
-    etag: "deee10b9cd903d9e6871ba2e3a007eed",
+    etag: "830ca33c3200634fcaeda25af52343c4",
     encoding: .text,
     content: """
       /* ModelStore Studio. One stylesheet, no framework: system fonts, a quiet palette, and
@@ -1192,7 +1192,7 @@ let embeddedAssets: [EmbeddedAsset] = [
         padding: 6px 20px 18px; box-shadow: var(--shadow); max-width: 1240px;
       }
       .object-form .section-title { margin: 14px 0 4px; }
-      .form-side { border-left: 1px solid var(--line); padding-left: 24px; }
+      .form-side { border-left: 1px solid var(--line); padding-left: 24px; min-width: 0; }
       .form-grid { display: grid; grid-template-columns: 1fr; }
       .field { display: grid; grid-template-columns: 170px minmax(0, 1fr); gap: 4px 16px; padding: 8px 0; border-bottom: 1px solid var(--line); }
       .field:last-child { border-bottom: 0; }
@@ -1210,7 +1210,11 @@ let embeddedAssets: [EmbeddedAsset] = [
       .form-side .field-control input[type="text"] { flex-basis: 100%; }
       .field-control select { min-width: 140px; }
       .null-label { display: inline-flex; align-items: center; gap: 4px; font-size: 12px; color: var(--muted); white-space: nowrap; }
-      .rel-target { display: flex; align-items: center; gap: 6px; white-space: nowrap; }
+      .rel-target { display: flex; align-items: center; gap: 6px; white-space: nowrap; min-width: 0; }
+      /* A long label (a URL, say) is cut short with an ellipsis; the target's id stays whole. */
+      .rel-target .rel-link { min-width: 0; max-width: 100%; }
+      .rel-target .rel-label { min-width: 0; overflow: hidden; text-overflow: ellipsis; }
+      .rel-target .rel-id, .rel-target .rel-link .icon { flex: none; }
       .data-preview { grid-column: 2; display: flex; align-items: flex-end; gap: 10px; color: var(--muted); font-size: 12px; }
       .data-preview img { max-width: 160px; max-height: 120px; border-radius: 6px; border: 1px solid var(--line); background: var(--panel-2); }
       .field-error { grid-column: 2; color: var(--danger); font-size: 12.5px; font-weight: 550; }

@@ -22,6 +22,13 @@ public final class StudioServer: Sendable {
     public var store: String
     /// A Core Data store read in place (`--format coredata`), always read-only.
     public var coreData = false
+    /// With `coreData`: its model (`--model`), the version the store was written with
+    /// (`--model-version`) and the versions' order (`--version-order`), as for `serve`:
+    /// without a model, names and types are inferred from the store's columns, and a
+    /// to-one whose destination's name is not the column's reads as a plain integer.
+    public var coreDataModel: String?
+    public var coreDataModelVersion: String?
+    public var coreDataVersionOrder: [String]?
     public var readOnly = false
     /// 0: a free port.
     public var port: UInt16 = 0
@@ -84,7 +91,10 @@ public final class StudioServer: Sendable {
 
   /// A connection to the store as configured.
   static func openStore(_ c: Configuration) throws -> Store {
-    if c.coreData { return try Store.openCoreData(path: c.store) }
+    if c.coreData {
+      return try Store.openCoreData(
+        path: c.store, model: c.coreDataModel, modelVersion: c.coreDataModelVersion, versionOrder: c.coreDataVersionOrder)
+    }
     return try Store(path: c.store, options: Store.OpenOptions(readOnly: c.readOnly, create: false))
   }
 }

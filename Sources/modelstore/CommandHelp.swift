@@ -28,7 +28,7 @@ enum CommandHelp {
       modelstore xcdatamodel PATH [--audit | --generate TARGET [--out DIR]] [--report]   read a Core Data model
       modelstore diagram STORE|SCHEMA.json|MODEL.xcdatamodeld [--format mermaid|dot|svg|png] [--out FILE] [--version NAME] [--plan FROM TO]
       modelstore protocol --json                              print the protocol description (protocol.json)
-      modelstore studio --store PATH [--read-only] [--port N] [--open]   browse a store in a local web page
+      modelstore studio --store PATH [--format coredata [--model PATH]] [--read-only] [--port N] [--open]   browse a store in a local web page
       modelstore --version | --help | help COMMAND
 
     Every command takes --help. Long work (import, export, migrate, copy, upgrade,
@@ -249,7 +249,8 @@ enum CommandHelp {
       "browse, query and edit a store in a local web page",
       """
       USAGE
-        modelstore studio --store PATH [--format coredata] [--read-only] [--port N] [--open]
+        modelstore studio --store PATH [--format coredata [--model PATH [--model-version NAME] [--version-order A,B,C]]]
+                          [--read-only] [--port N] [--open]
 
       Serves the store to a web page on 127.0.0.1 only, until Ctrl-C (SIGINT) or SIGTERM.
       Prints the page's URL on stdout; it holds a secret token that every request needs
@@ -261,13 +262,18 @@ enum CommandHelp {
       OPTIONS
         --store PATH          the store to serve (it must exist): a file or a postgresql:// URL
         --format coredata     PATH is a Core Data SQLite store, read in place (read-only)
+        --model MODEL         with --format coredata: its .xcdatamodeld / .xcdatamodel, for the
+                              model's names, types and relationships (else inferred from the columns)
+        --model-version NAME  with --model: the version the store was written with (else the one that fits best)
+        --version-order A,B,C with --model: the versions' names, oldest first (else read from the names)
         --read-only           the page cannot write: every write is refused (readOnly)
         --port N              listen on port N (default: a free port)
         --open                open the URL with xdg-open
         --log-level LEVEL     error | warning (default) | info | debug, on stderr
 
-      EXAMPLE
+      EXAMPLES
         modelstore studio --store tasks.store --read-only --open
+        modelstore studio --format coredata --store Recipes.sqlite --model Recipes.xcdatamodeld
 
       """
     ),

@@ -21,6 +21,9 @@ func runStudio(_ args: ArraySlice<String>) -> Never {
       let v = it.value(a)
       guard v == "modelstore" || v == "coredata" else { it.fail("--format must be modelstore or coredata, got '\(v)'") }
       configuration.coreData = v == "coredata"
+    case "--model": configuration.coreDataModel = it.value(a)
+    case "--model-version": configuration.coreDataModelVersion = it.value(a)
+    case "--version-order": configuration.coreDataVersionOrder = versionList(it.value(a))
     case "--read-only": configuration.readOnly = true
     case "--port":
       let n = it.number(a, min: 1)
@@ -35,6 +38,12 @@ func runStudio(_ args: ArraySlice<String>) -> Never {
     }
   }
   guard let store else { it.fail("--store PATH is required: the store to serve") }
+  if configuration.coreDataModel != nil && !configuration.coreData {
+    it.fail("--model needs --format coredata (the model of a Core Data store)")
+  }
+  if configuration.coreDataModel == nil && (configuration.coreDataModelVersion != nil || configuration.coreDataVersionOrder != nil) {
+    it.fail("--model-version and --version-order need --model PATH")
+  }
   configuration.store = store
   signal(SIGPIPE, SIG_IGN)
   // SIGINT and SIGTERM are taken by `sigwait` below: blocked before any thread starts, so

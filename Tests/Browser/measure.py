@@ -1,7 +1,7 @@
 """How fast the studio's table is on a big store, measured in headless Chromium (not part of
 `make test`; the README's figures come from it):
 
-    .build/pyvenv-browser/bin/python Tests/Browser/measure.py [--objects 1000000] [--binary .build/release/modelstore]
+    .build/pyvenv-browser/bin/python Tests/Browser/measure.py [--objects 1000000] [--binary .build/release/modelstore] [--repeat N]
 
 It writes a store of N tasks (fixture.py's schema, with `due` and `title` indexed, 20
 projects; 50,000 tasks per context.save, no history), starts `modelstore studio` on it and
@@ -17,6 +17,7 @@ import copy
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -67,6 +68,7 @@ def main() -> int:
     ap.add_argument("--objects", type=int, default=1_000_000)
     ap.add_argument("--binary", default=".build/release/modelstore")
     ap.add_argument("--folder", default="/tmp/modelstore-measure")
+    ap.add_argument("--repeat", type=int, default=1, help="time every view this many times; print each cell's median")
     args = ap.parse_args()
     os.environ["MODELSTORE_BIN"] = args.binary  # studio.py reads it when imported
     from studio import Page, Studio, chromium, query
@@ -102,15 +104,30 @@ def main() -> int:
             read = float(p.one(".pager-timing").get_attribute("data-ms"))
             return read, shown
 
-        print(f"{args.objects:,} tasks, {args.binary}")
+        print(f"{args.objects:,} tasks, {args.binary}; load average (1 min) {os.getloadavg()[0]:.2f} at the start, "
+              f"on {os.cpu_count()} cores")
+        runs = {name: [] for name, _ in VIEWS}
+        counts = {}
+        for _ in range(args.repeat):
+            for name, route in VIEWS:
+                first = timed(route=route)
+                nexts = [timed(click="[data-action=next]") for _ in range(2)]
+                counts[name] = p.wait(lambda d: p.one("#table-count").get_attribute("data-count"), "the count")
+                runs[name].append([first, *nexts])
+                p.go("#/")  # away from the table, so that the next run's first page is a route change again
+                p.one(".entity-card[data-entity='Task']")
+        if args.repeat > 1:
+            print(f"each cell the median of {args.repeat} runs")
         print("| view | first page (read / shown) | next page | next page | count |")
         print("|---|---|---|---|---|")
-        for name, route in VIEWS:
-            first = timed(route=route)
-            nexts = [timed(click="[data-action=next]") for _ in range(2)]
-            count = p.wait(lambda d: p.one("#table-count").get_attribute("data-count"), "the count")
-            cells = [f"{r:.0f} / {s:.0f} ms" for r, s in [first, *nexts]]
-            print(f"| {name} | {' | '.join(cells)} | {int(count):,} |")
+        for name, _ in VIEWS:
+            cells = []
+            for i in range(3):
+                read = statistics.median(run[i][0] for run in runs[name])
+                shown = statistics.median(run[i][1] for run in runs[name])
+                cells.append(f"{read:.0f} / {shown:.0f} ms")
+            print(f"| {name} | {' | '.join(cells)} | {int(counts[name]):,} |")
+        print(f"load average (1 min) {os.getloadavg()[0]:.2f} at the end")
     finally:
         driver.quit()
         studio.stop()

@@ -81,6 +81,28 @@ final class HTTPServerTests: XCTestCase {
     XCTAssertEqual(seen.requests.withLock { $0.map(\.path) }, ["/ok"], "no request over the limit reached respond")
   }
 
+  /// A body whose end the server could not find (a Transfer-Encoding other than chunked)
+  /// is refused from its head, and the path's escaped NUL is not decoded into the path.
+  func testUnframedBodiesAndEscapedNULs() throws {
+    let seen = Seen()
+    let server = try start(seen: seen)
+    defer { server.stop() }
+    let host = "Host: 127.0.0.1:\(server.port)\r\nConnection: close\r\n"
+    let gzip = try RawConnection.exchange(
+      port: Int(server.port), Array("POST /gzip HTTP/1.1\r\n\(host)Transfer-Encoding: gzip\r\n\r\nabc".utf8))
+    XCTAssertEqual(RawConnection.status(of: gzip), 501, String(decoding: gzip, as: UTF8.self))
+    let chunked = try RawConnection.exchange(
+      port: Int(server.port), Array("POST /chunked HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n".utf8))
+    XCTAssertEqual(RawConnection.status(of: chunked), 200)
+    XCTAssertTrue(String(decoding: chunked, as: UTF8.self).hasSuffix("\r\n\r\nabc"))
+    _ = try RawConnection.exchange(port: Int(server.port), Array("GET /a%00b?x=1%002&y=%41 HTTP/1.1\r\n\(host)\r\n".utf8))
+    let request = try XCTUnwrap(seen.requests.withLock { $0.last })
+    XCTAssertEqual(request.path, "/a%00b")
+    XCTAssertEqual(request.queryValue("x"), "1%002")
+    XCTAssertEqual(request.queryValue("y"), "A")
+    XCTAssertEqual(seen.requests.withLock { $0.map(\.path) }, ["/chunked", "/a%00b"], "the gzip body never reached respond")
+  }
+
   func testAStreamedBodyIsReadToItsEnd() throws {
     let server = try start()
     defer { server.stop() }

@@ -18,9 +18,13 @@ final class StudioHTTPTests: XCTestCase {
   override func setUpWithError() throws {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") else { throw XCTSkip("curl is not installed at /usr/bin/curl") }
     dir = try TemporaryDirectory("modelstore-studio")
-    // A store with one note, written by `serve` (another process, as a page's app would be).
+    try Self.writeNotes(store)
+  }
+
+  /// A store with one note ("first"), written by `serve` (another process, as a page's app would be).
+  static func writeNotes(_ path: String) throws {
     let r = try runModelstore(
-      ["serve", "--store", store],
+      ["serve", "--store", path],
       input: """
         {"jsonrpc":"2.0","id":1,"method":"model.define","params":{"schema":\(Self.schema)}}
         {"jsonrpc":"2.0","id":2,"method":"objects.insert","params":{"entity":"Note","values":{"title":"first"}}}
@@ -196,7 +200,8 @@ final class StudioHTTPTests: XCTestCase {
     for (method, params) in [
       ("store.backup", #"{"to":"\#(outside)"}"#), ("export.json", #"{"path":"\#(outside)"}"#),
       ("import.json", #"{"path":"\#(store)"}"#), ("store.open", #"{"path":"\#(outside)"}"#), ("store.open", #"{"memory":true}"#),
-      ("import.coreData", #"{"store":"\#(outside)"}"#), ("model.importXcdatamodel", #"{"path":"/etc"}"#), ("shutdown", "{}"),
+      ("import.coreData", #"{"store":"\#(outside)"}"#), ("model.importXcdatamodel", #"{"path":"/etc"}"#),
+      ("model.diagram", #"{"path":"/etc/passwd"}"#), ("model.generate", #"{"target":"python","path":"\#(outside)"}"#), ("shutdown", "{}"),
       ("exit", "{}"),
     ] {
       let r = try studio.rpc(page.session, #"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":\#(params)}"#)
@@ -218,10 +223,12 @@ final class StudioHTTPTests: XCTestCase {
       """
       CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
       CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
-      CREATE TABLE ZTASK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR, ZDUE TIMESTAMP );
-      INSERT INTO Z_PRIMARYKEY VALUES (1, 'Task', 0, 2);
+      CREATE TABLE ZTASK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZDONE INTEGER, ZOWNER INTEGER, ZTITLE VARCHAR, ZDUE TIMESTAMP );
+      CREATE TABLE ZPERSON ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR );
+      INSERT INTO Z_PRIMARYKEY VALUES (1, 'Task', 0, 2), (2, 'Person', 0, 1);
       INSERT INTO Z_METADATA VALUES (1, '0B5C7D2E-9A41-4C3B-8E6F-112233445566', NULL);
-      INSERT INTO ZTASK VALUES (1, 1, 1, 'Call Bob', 700000000.5), (2, 1, 1, 'Buy milk', NULL);
+      INSERT INTO ZTASK VALUES (1, 1, 1, 1, 1, 'Call Bob', 700000000.5), (2, 1, 1, 0, NULL, 'Buy milk', NULL);
+      INSERT INTO ZPERSON VALUES (1, 2, 1, 'Ada');
       """)
     XCTAssertEqual(made.status, 0, made.stderr)
     let before = try Data(contentsOf: URL(fileURLWithPath: source))
@@ -231,9 +238,35 @@ final class StudioHTTPTests: XCTestCase {
       page.session, #"{"jsonrpc":"2.0","id":1,"method":"query.fetch","params":{"entity":"Task","sort":["title"]}}"#)
     XCTAssertEqual(fetch.json?["result"]?["objects"]?.item(1)?["title"], "Call Bob", fetch.text)
     XCTAssertEqual(fetch.json?["result"]?["objects"]?.item(1)?["due"], "2023-03-08T20:26:40.500Z")
+    // Without the model, a column whose name is no entity's reads as what it holds.
+    XCTAssertEqual(fetch.json?["result"]?["objects"]?.item(1)?["owner"], 1, fetch.text)
+    XCTAssertEqual(fetch.json?["result"]?["objects"]?.item(1)?["done"], 1, fetch.text)
     let insert = try studio.rpc(page.session, #"{"jsonrpc":"2.0","id":2,"method":"objects.insert","params":{"entity":"Task","values":{}}}"#)
     XCTAssertEqual(insert.json?["error"]?["code"], -32010, insert.text)
     XCTAssertEqual(studio.stop(), 0)
+    // With its model (--model), the page sees the model's types and relationships.
+    let model = dir.file("Model.xcdatamodel")
+    try FileManager.default.createDirectory(atPath: model, withIntermediateDirectories: true)
+    try """
+    <model><entity name="Task"><attribute name="title" optional="YES" attributeType="String"/>
+    <attribute name="due" optional="YES" attributeType="Date"/><attribute name="done" attributeType="Boolean"/>
+    <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="tasks" inverseEntity="Person"/></entity>
+    <entity name="Person"><attribute name="name" optional="YES" attributeType="String"/>
+    <relationship name="tasks" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Task" inverseName="owner" inverseEntity="Task"/></entity></model>
+    """.write(toFile: model + "/contents", atomically: true, encoding: .utf8)
+    let modelled = try StudioProcess(["--store", source, "--format", "coredata", "--model", model])
+    let reader = try StudioProcess.Events(modelled)
+    let task = try modelled.rpc(
+      reader.session, #"{"jsonrpc":"2.0","id":1,"method":"objects.get","params":{"id":"Task/1","toMany":"count"}}"#)
+    XCTAssertEqual(task.json?["result"]?["owner"], "Person/1", task.text)
+    XCTAssertEqual(task.json?["result"]?["done"], true, task.text)
+    XCTAssertEqual(task.json?["result"]?["due"], "2023-03-08T20:26:40.500Z")
+    let person = try modelled.rpc(
+      reader.session, #"{"jsonrpc":"2.0","id":2,"method":"objects.get","params":{"id":"Person/1","toMany":"count"}}"#)
+    XCTAssertEqual(person.json?["result"]?["tasks"], 1, person.text)
+    let delete = try modelled.rpc(reader.session, #"{"jsonrpc":"2.0","id":3,"method":"objects.delete","params":{"id":"Person/1"}}"#)
+    XCTAssertEqual(delete.json?["error"]?["code"], -32010, delete.text)
+    XCTAssertEqual(modelled.stop(), 0)
     XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: source)), before)
     XCTAssertEqual(dir.listing().filter { $0.hasPrefix("Tasks") }, ["Tasks.sqlite"], "nothing was written beside it")
   }
@@ -305,6 +338,10 @@ final class StudioHTTPTests: XCTestCase {
     XCTAssertTrue(missing.stderr.hasPrefix("modelstore studio: "), missing.stderr)
     XCTAssertEqual(try runModelstore(["studio"]).status, 2)
     XCTAssertEqual(try runModelstore(["studio", "--store", store, "--port", "70000"]).status, 2)
+    let modelWithoutCoreData = try runModelstore(["studio", "--store", store, "--model", dir.file("M.xcdatamodeld")])
+    XCTAssertEqual(modelWithoutCoreData.status, 2)
+    XCTAssertTrue(modelWithoutCoreData.stderr.contains("--model needs --format coredata"), modelWithoutCoreData.stderr)
+    XCTAssertEqual(try runModelstore(["studio", "--store", store, "--format", "coredata", "--model-version", "V2"]).status, 2)
     let help = try runModelstore(["studio", "--help"])
     XCTAssertEqual(help.status, 0)
     XCTAssertTrue(help.stdout.contains("--read-only"))

@@ -38,6 +38,7 @@ extension CoreDataModelReader {
       warn(
         "derivedAttribute", "derived attribute '\(key)'\(expression) is left out; compute it in a query (e.g. @count, a key path)", e,
         entity: entity, property: name)
+      if !transient { details.derivedAttributes.insert(key) }
       return nil
     }
     // Xcode writes a transient attribute of type Undefined without `attributeType`.

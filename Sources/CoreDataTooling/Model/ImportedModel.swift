@@ -44,6 +44,9 @@ public struct ModelDetails: Equatable, Sendable {
   public var scalarAttributes: Set<String> = []
   /// `Entity.attribute` keys of attributes with `allowsExternalBinaryDataStorage="YES"`.
   public var externalStorage: Set<String> = []
+  /// `Entity.attribute` keys of stored derived attributes: left out of the schema, but Core
+  /// Data keeps their values in a column of the store.
+  public var derivedAttributes: Set<String> = []
   /// The Swift types of transformable and composite values (for the SwiftData generator).
   public var valueTypes = ModelValueTypes()
 
@@ -52,6 +55,7 @@ public struct ModelDetails: Equatable, Sendable {
   public static func == (l: ModelDetails, r: ModelDetails) -> Bool {
     l.versionIdentifier == r.versionIdentifier && l.usedWithCloudKit == r.usedWithCloudKit && l.classNames == r.classNames
       && l.scalarAttributes == r.scalarAttributes && l.externalStorage == r.externalStorage && l.valueTypes == r.valueTypes
+      && l.derivedAttributes == r.derivedAttributes
       && l.configurations.map(\.name) == r.configurations.map(\.name)
       && l.configurations.map(\.entities) == r.configurations.map(\.entities)
   }

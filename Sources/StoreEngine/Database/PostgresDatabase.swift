@@ -181,8 +181,34 @@ final class PostgresDatabase: StoreDatabase {
     return ChangeNotifications(descriptor: { listener.descriptor }, read: { listener.read() })
   }
 
-  func schemaCookie() throws -> Int64? {
-    try postgres.cached("SELECT coalesce(max(\"seq\"), 0) FROM \(StorageLayout.versionsTable)").first([]) { $0.int(0) }
+  private static let schemaCookieSQL = "SELECT coalesce(max(\"seq\"), 0) FROM \(StorageLayout.versionsTable)"
+
+  func schemaCookie() throws -> Int64? { try postgres.cached(Self.schemaCookieSQL).first([]) { $0.int(0) } }
+
+  /// Asked in the opening's pipeline (`PostgresConnection.expectAtNextOpening`): a write
+  /// transaction's after the store's write lock, which every schema change holds; a read
+  /// snapshot's after `ACCESS SHARE` on `_ms_schema_versions`, taken before the snapshot
+  /// (`LOCK` takes none), which a schema change's `ACCESS EXCLUSIVE` (`willChangeSchema`)
+  /// waits for and makes wait: no schema change commits between the snapshot and its reads.
+  func askSchemaCookieAtOpening(_ expected: Int64, snapshot: Bool) throws -> Bool {
+    try postgres.expectAtNextOpening(snapshot ? [Self.readerLockSQL] : [], Self.schemaCookieSQL, [], answer: .integer(expected))
+    return true
+  }
+
+  private static let readerLockSQL = "LOCK TABLE \(StorageLayout.versionsTable) IN ACCESS SHARE MODE"
+
+  var staleOpenings: Int { postgres.staleOpenings }
+  var openingAnswered: Bool { postgres.expectationAnswered }
+  func sendOpening() throws { try postgres.sendPendingExpectation() }
+  func acceptStaleOpening() { postgres.acceptStaleOpening() }
+
+  /// PostgreSQL's DDL is not seen through snapshots: a reader whose snapshot began before a
+  /// schema change committed would run its statements against the new tables (a renamed
+  /// column missing, a converted one read as null). Readers take `ACCESS SHARE` on
+  /// `_ms_schema_versions` before their snapshot; this waits for those reading and keeps
+  /// new ones waiting until the change ends.
+  func willChangeSchema() throws {
+    try postgres.execute("LOCK TABLE \(StorageLayout.versionsTable) IN ACCESS EXCLUSIVE MODE")
   }
 
   func dataVersion() throws -> Int64? {

@@ -105,10 +105,12 @@ final class SQLiteDatabase: StoreDatabase {
     try connection.execute("PRAGMA synchronous = NORMAL")
   }
 
-  /// SQLite's schema cookie: every change of the schema, by any connection, moves it.
+  /// The number of schema versions recorded (`max("seq")` of `_ms_schema_versions`, one
+  /// row per `model.define` or migration stage), as on PostgreSQL. (Not SQLite's own
+  /// `schema_version`, which moves with DDL only: a new version that changes no table, a
+  /// default or an attribute's optionality, would go unseen.)
   func schemaCookie() throws -> Int64? {
-    if case .integer(let c)? = try connection.cached("PRAGMA schema_version").first([], { $0.value(0) }) { return c }
-    return nil
+    try connection.cached("SELECT coalesce(max(\"seq\"), 0) FROM \(StorageLayout.versionsTable)").first([]) { $0.int(0) }
   }
 
   /// `PRAGMA data_version`: it changes when another connection commits.

@@ -45,6 +45,27 @@ protocol StoreDatabase: AnyObject {
 
   /// A number that changes whenever any connection changes the store's schema.
   func schemaCookie() throws -> Int64?
+  /// Asks for the schema cookie to be read in the round trip that opens the next write
+  /// transaction (after its write lock) or, with `snapshot`, read snapshot (after a lock
+  /// that orders it after schema changes, `willChangeSchema`), checked against `expected`
+  /// there; a statement sent with it fails when it is not, and `staleOpenings` counts it.
+  /// False when the engine has no such round trip (SQLite, in the process: the cookie is
+  /// read once the transaction or snapshot is open).
+  func askSchemaCookieAtOpening(_ expected: Int64, snapshot: Bool) throws -> Bool
+  /// How many times the cookie asked at an opening was not the one expected.
+  var staleOpenings: Int { get }
+  /// The cookie asked at the last opening was answered (whether or not it was expected):
+  /// false when no statement of that transaction reached the database.
+  var openingAnswered: Bool { get }
+  /// Sends the opening of the transaction or snapshot just begun, with the cookie asked
+  /// there, when no statement has yet (one round trip); fails as a stale opening does.
+  func sendOpening() throws
+  /// The schema was read again after a stale opening: statements may run again.
+  func acceptStaleOpening()
+  /// Called first in a write transaction that changes the schema: readers of other
+  /// connections that could see its DDL before its schema (PostgreSQL plans against the
+  /// catalog as it is, whatever a reader's snapshot) are kept out until it ends.
+  func willChangeSchema() throws
   /// A number that changes when another connection commits to the store.
   func dataVersion() throws -> Int64?
   /// What tells live queries that another connection committed, when the engine has its
@@ -82,4 +103,13 @@ enum DatabaseContents: Equatable {
 extension StoreDatabase {
   /// None: the store's files tell (SQLite).
   func changeNotifications() throws -> ChangeNotifications? { nil }
+
+  // An engine without an opening round trip (SQLite) reads the cookie in the transaction or
+  // snapshot once it is open, and its readers see the schema of their snapshot.
+  func askSchemaCookieAtOpening(_ expected: Int64, snapshot: Bool) throws -> Bool { false }
+  var staleOpenings: Int { 0 }
+  var openingAnswered: Bool { true }
+  func sendOpening() throws {}
+  func acceptStaleOpening() {}
+  func willChangeSchema() throws {}
 }

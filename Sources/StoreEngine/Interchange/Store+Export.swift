@@ -43,7 +43,8 @@ extension Store {
   /// at the end.
   public func export(_ options: ExportOptions, to sink: ByteSink, progress: ((Int, Int) -> Void)? = nil) throws -> ExportSummary {
     do {
-      let summary = try readingOneSnapshot { try writeExport(options, sink, progress) }
+      // Written out as it is read: the schema is checked before anything is written.
+      let summary = try readingOneSnapshot(rerunnable: false) { try writeExport(options, sink, progress) }
       try sink.finish()
       return summary
     } catch {

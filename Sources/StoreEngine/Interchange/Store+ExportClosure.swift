@@ -63,6 +63,7 @@ extension Store {
     case .inverseForeignKey(let table, let column, _):
       return insert
         + "SELECT \(destRoot), d.\"_pk\" FROM \(Identifier.quote(table)) d JOIN \(closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = d.\(Identifier.quote(column))"
+        + StorageLayout.sharedInverseColumnFilter(of: r, destination: graph[r.destination]!, table: table, alias: "d", codes: entityCodes)
     case .joinTable(let table, let s, let d, _):
       return insert
         + "SELECT \(destRoot), j.\"\(d)\" FROM \(Identifier.quote(table)) j JOIN \(closureTable) k ON k.\"root\" = \(source) AND k.\"pk\" = j.\"\(s)\""

@@ -60,25 +60,28 @@ extension Store {
     _ records: ImportRecords, mode: ImportMode, progress: ((_ phase: ImportPhase, _ done: Int, _ total: Int?) -> Void)?
   ) throws -> ImportSummary {
     var records = records
-    let defines = graph == nil
-    if let graph {
-      if let refusal = SchemaComparison.refusal(file: records.schema, store: graph.schema, what: "the file's schema") {
-        // An older version a lightweight stage takes to the store's: records migrate as read.
-        let (migration, reasons) = RecordMigration.between(file: records.schema, store: graph.schema)
-        guard let migration else {
-          var e = refusal
-          e.details["migration"] = .array(reasons)
-          e.text = e.text + "; and no lightweight migration leads from it to the store's: \(reasons.first?["message"]?.stringValue ?? "")"
-          throw e
-        }
-        records.migrate(with: migration)
-      }
-    } else {
-      try writes.checkSchemaCanChange(.importDefining)
-    }
+    var defines = false
     do {
-      // Not run again after a conflict: the records are read once.
+      // Not run again after a conflict: the records are read once. The file's schema is
+      // compared with the one the import's transaction sees, under the write lock.
       return try write(rerun: nil) {
+        if let graph {
+          if let refusal = SchemaComparison.refusal(file: records.schema, store: graph.schema, what: "the file's schema") {
+            // An older version a lightweight stage takes to the store's: records migrate as read.
+            let (migration, reasons) = RecordMigration.between(file: records.schema, store: graph.schema)
+            guard let migration else {
+              var e = refusal
+              e.details["migration"] = .array(reasons)
+              e.text =
+                e.text + "; and no lightweight migration leads from it to the store's: \(reasons.first?["message"]?.stringValue ?? "")"
+              throw e
+            }
+            records.migrate(with: migration)
+          }
+        } else {
+          try writes.checkSchemaCanChange(.importDefining)
+          defines = true
+        }
         let run = ImportRun(store: self, records: records, mode: mode, progress: progress)
         if defines {
           _ = try define(records.schemaJSON)

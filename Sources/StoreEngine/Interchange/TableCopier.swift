@@ -22,7 +22,8 @@ struct TableCopier {
   static let parametersPerInsert = 999
 
   func run() throws -> StoreCopy.Summary {
-    try source.readingOneSnapshot { try target.translatingErrors { try copyAll() } }
+    // Written to the target as it is read: the source's schema is checked before anything is.
+    try source.readingOneSnapshot(rerunnable: false) { try target.translatingErrors { try copyAll() } }
   }
 
   private var from: any DatabaseConnection { source.connection }

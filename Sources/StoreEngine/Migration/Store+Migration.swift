@@ -124,7 +124,8 @@ extension Store {
   ) throws -> MigrationResult {
     if !options.dryRun { try checkWritable() }
     try writes.checkSchemaCanChange(.migration)
-    let start = try position(in: chain)
+    // Planned from the schema of one snapshot; each stage checks the store is still there.
+    let start = try readingOneSnapshot { try position(in: chain) }
     var result = MigrationResult(from: start.map { chain[$0].version }, to: chain.last!.version)
     let steps = try plannedStages(chain, start: start, stages: stages)
     if steps.isEmpty { return result }
@@ -139,7 +140,7 @@ extension Store {
     defer { writes.migrating = false }
     if options.dryRun {
       // Every stage runs for real inside one transaction, which is then rolled back.
-      try connection.begin()
+      try beginCheckingSchema()
       defer {
         connection.rollback()
         reloadSchemaAfterRollback()
@@ -157,10 +158,15 @@ extension Store {
     for (k, (old, new, stage)) in steps.enumerated() {
       hooks.progress?(k, steps.count, "migrate \(stage.from) → \(stage.to)")
       do {
+        var cookie: Int64?
         let report = try translatingErrors {
-          try connection.inTransaction { try runStage(old: old, new: new, stage: stage, options: options, hooks: hooks) }
+          try inStageTransaction {
+            let report = try runStage(old: old, new: new, stage: stage, options: options, hooks: hooks)
+            cookie = try database.schemaCookie()
+            return report
+          }
         }
-        try install(new)
+        try install(new, cookie: cookie)
         result.stages.append(.init(stage: stage, changes: diff(old, new), report: report, outcome: .applied))
       } catch var e as StoreError {
         reloadSchemaAfterRollback()
@@ -250,6 +256,7 @@ extension Store {
     -> MigrationReport
   {
     try checkCancelled()
+    try database.willChangeSchema()
     if stage.kind == .custom && stage.willMigrate { try hooks.willMigrate?(stage) }
     try checkClientTransactions(stage, "willMigrate")
     var applier = try prepareStage(old: old, new: new, stage: stage, options: options)

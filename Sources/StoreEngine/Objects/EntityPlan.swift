@@ -274,7 +274,7 @@ final class ReadPlan {
           if relIndex[key] == nil {
             let order = pos.map { dialect.orderTerm("d.\(Identifier.quote($0))", .unstated) + ", d.\"_pk\"" } ?? "d.\"_pk\""
             let inner =
-              "SELECT \(EntityPlan.idExpression(alias: "d", dest: dest, codes: codes)) AS x FROM \(Identifier.quote(table)) d WHERE d.\(Identifier.quote(col)) = t.\"_pk\" ORDER BY \(order)"
+              "SELECT \(EntityPlan.idExpression(alias: "d", dest: dest, codes: codes)) AS x FROM \(Identifier.quote(table)) d WHERE d.\(Identifier.quote(col)) = t.\"_pk\"\(StorageLayout.sharedInverseColumnFilter(of: r, destination: dest, table: table, alias: "d", codes: codes)) ORDER BY \(order)"
             relIndex[key] = (add(guarded(dialect.orderedList(inner), m, polymorphicHierarchy)), nil)
             toManyColumns.insert(exprs.count - 1)
           }

@@ -102,7 +102,7 @@ extension Store {
     case .inverseForeignKey(let table, let col, let pos):
       let order = pos.map { connection.dialect.orderTerm(Identifier.quote($0), .unstated) + ", \"_pk\"" } ?? "\"_pk\""
       try connection.cached(
-        "SELECT \(entityCodes.column(table)), \"_pk\" FROM \(Identifier.quote(table)) WHERE \(Identifier.quote(col)) = ? ORDER BY \(order)"
+        "SELECT \(entityCodes.column(table)), \"_pk\" FROM \(Identifier.quote(table)) WHERE \(Identifier.quote(col)) = ?\(StorageLayout.sharedInverseColumnFilter(of: r, destination: dest.model, table: table, alias: nil, codes: entityCodes)) ORDER BY \(order)"
       ).forEachRow([.integer(source.pk)]) { out.append(ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1))) }
     case .joinTable(let table, let src, let dst, let pos):
       try connection.cached(

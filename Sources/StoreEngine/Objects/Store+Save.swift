@@ -107,7 +107,8 @@ extension Store {
 
   public func begin() throws -> Int {
     try checkWritable()
-    try translatingErrors { try connection.begin() }
+    // The schema is followed now, under the write lock: it cannot change until the end.
+    try translatingErrors { try beginFollowingSchema() }
     writes.opened()
     return writes.userTransactions
   }

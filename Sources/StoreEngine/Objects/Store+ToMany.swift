@@ -97,6 +97,7 @@ extension Store {
     var idFrom: String
     let id: String
     let order: String
+    var shared = ""
     switch group.storage {
     case .foreignKey:
       preconditionFailure("to-many relationship stored as a foreign key")
@@ -106,6 +107,7 @@ extension Store {
       idFrom = from
       id = EntityPlan.idExpression(alias: "d", dest: dest, codes: entityCodes)
       order = (pos.map { connection.dialect.orderTerm("d.\(Identifier.quote($0))", .unstated) + ", " } ?? "") + "d.\"_pk\""
+      shared = StorageLayout.sharedInverseColumnFilter(of: r, destination: dest, table: table, alias: "d", codes: entityCodes)
     case .joinTable(let table, let src, let dst, let pos):
       owner = "j.\(Identifier.quote(src))"
       from = "\(Identifier.quote(table)) j"
@@ -120,7 +122,7 @@ extension Store {
     }
     let owners = [SQLValue.text(JSONWriter.encodeString(.array(group.pks.map { .int($0) })))]
     let d = connection.dialect
-    let filter = " WHERE \(owner) IN (SELECT \(d.jsonArrayValue(.integer)) FROM \(d.jsonArrayElements("?")))"
+    let filter = " WHERE \(owner) IN (SELECT \(d.jsonArrayValue(.integer)) FROM \(d.jsonArrayElements("?")))\(shared)"
     var out: [Int64: JSONValue] = [:]
     switch group.read {
     case .count:

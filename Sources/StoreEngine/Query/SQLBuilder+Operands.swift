@@ -173,7 +173,10 @@ extension SQLBuilder {
       switch plan.storage[r.name]! {
       case .inverseForeignKey(let table, let column, _):
         let t = "\(Identifier.quote(table)) \(element)"
-        let on = "\(element).\(Identifier.quote(column)) = \(alias).\"_pk\""
+        let on =
+          "\(element).\(Identifier.quote(column)) = \(alias).\"_pk\""
+          + StorageLayout.sharedInverseColumnFilter(
+            of: r, destination: dest.model, table: table, alias: element, codes: catalog.entityCodes)
         if coll == nil {
           coll = ToManyElements(from: t, correlation: on, element: Operand(sql: key, kind: .object(dest.model), name: name), owner: alias)
         } else {

@@ -12,7 +12,7 @@ import SchemaModel
 /// The subquery lets `having` and `sort` name its columns whether or not there is a GROUP BY.
 extension Store {
   public func aggregate(_ request: AggregateRequest) throws -> [AggregateGroup] {
-    try translatingErrors {
+    try readingOneSnapshot {
       let statement = try aggregateStatement(request, dialect: connection.dialect)
       let (groups, kinds) = (statement.groups, statement.kinds)
       var out: [AggregateGroup] = []

@@ -79,7 +79,7 @@ extension Store {
 
   /// How many objects match.
   public func count(_ request: FetchRequest) throws -> Int {
-    try translatingErrors {
+    try readingOneSnapshot {
       let (sql, args) = try countStatement(request, dialect: connection.dialect)
       return Int(try connection.cached(sql).first(args) { $0.int(0) } ?? 0)
     }
@@ -105,7 +105,7 @@ extension Store {
   /// `matchingIDs` and, with `sectionBy`, the sections `fetchWithSections` would report,
   /// from one statement that builds no objects.
   func matchingIDsAndSections(_ request: FetchRequest) throws -> (ids: [ObjectID], sections: [Section]?) {
-    try translatingErrors {
+    try readingOneSnapshot {
       let (sql, args, section) = try idsStatement(request, dialect: connection.dialect)
       var out: [ObjectID] = []
       var keys: [JSONValue] = []

@@ -75,7 +75,7 @@ final class TableLayoutTests: XCTestCase {
     XCTAssertEqual(try a.get(id: ann, withVersion: true)["_version"], 1)
     let b = try Store(path: path)
     _ = try b.update(id: ann, values: ["name": "B's"], ifVersion: 1)
-    a.followSchemaChanges()
+    try a.followSchemaChanges()
     XCTAssertEqual(try a.get(id: ann, withVersion: true)["_version"], 2)
     expectStoreError(.conflict) { _ = try a.update(id: ann, values: ["name": "A's"], ifVersion: 1) }
     XCTAssertEqual(try a.update(id: ann, values: ["name": "A's"], ifVersion: 2)["_version"], 3)

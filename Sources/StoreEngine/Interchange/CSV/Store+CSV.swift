@@ -60,18 +60,21 @@ extension Store {
     entity: String, predicate: Predicate? = nil, predicateLocations: [ErrorPlace]? = nil, to sink: ByteSink,
     progress: ((Int, Int) -> Void)? = nil
   ) throws -> ExportSummary {
-    let graph = try requireGraph()
-    guard let model = graph[entity] else {
-      throw StoreError(
-        .notFound, at: ErrorPlace(.entities).index(0), "unknown entity '\(entity)'", ["entity": .string(entity), "what": "entity"],
-        placeInData: false)
+    // The columns are those of the schema the export's snapshot sees.
+    try readingOneSnapshot(rerunnable: false) {
+      let graph = try requireGraph()
+      guard let model = graph[entity] else {
+        throw StoreError(
+          .notFound, at: ErrorPlace(.entities).index(0), "unknown entity '\(entity)'", ["entity": .string(entity), "what": "entity"],
+          placeInData: false)
+      }
+      var options = ExportOptions(entities: [entity], predicate: predicate, layout: .ndjson)
+      options.predicateLocations = predicateLocations
+      let csv = CSVSink(CSVColumns(model, graph: graph), to: sink)
+      var summary = try export(options, to: csv, progress: progress)
+      summary.bytes = csv.bytes
+      return summary
     }
-    var options = ExportOptions(entities: [entity], predicate: predicate, layout: .ndjson)
-    options.predicateLocations = predicateLocations
-    let csv = CSVSink(CSVColumns(model, graph: graph), to: sink)
-    var summary = try export(options, to: csv, progress: progress)
-    summary.bytes = csv.bytes
-    return summary
   }
 
   /// The header's column names, each an attribute of the entity's columns or `_id`.

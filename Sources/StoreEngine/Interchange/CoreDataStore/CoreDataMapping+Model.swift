@@ -1,3 +1,4 @@
+import CoreDataTooling
 import DatabaseKit
 import JSONCore
 import SchemaModel
@@ -7,7 +8,10 @@ extension CoreDataMapping {
   /// types come from the model; columns are Core Data's `Z<NAME>` (a collision within a
   /// table takes the next free `Z<NAME>1`, `Z<NAME>2`, ...), many-to-many pairs are found
   /// by their key columns `Z_<n><NAME>`.
-  init(layout: CoreDataLayout, model schema: Schema, externalStorage: Set<String>, connection c: any DatabaseConnection) throws {
+  /// `details` says which attributes allow external storage, and which derived attributes
+  /// (left out of the schema) have a column all the same, so that it counts as mapped.
+  init(layout: CoreDataLayout, model schema: Schema, details: ModelDetails, connection c: any DatabaseConnection) throws {
+    let externalStorage = details.externalStorage
     self.layout = layout
     modelSchema = schema
     let graph = ModelGraph(schema)
@@ -65,6 +69,13 @@ extension CoreDataMapping {
         toOnes.append(ToOne(entity: e.name, name: r.name, destination: r.destination, column: col))
       }
     }
+    for key in details.derivedAttributes.sorted() {
+      let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
+      guard parts.count == 2, let (_, _, table) = entities.first(where: { $0.entity.name == parts[0] }),
+        let col = column(parts[1], table: table)
+      else { continue }
+      derivedColumns.insert("\(table).\(col)")
+    }
     try findJoins(schema, graph)
   }
 
@@ -104,13 +115,21 @@ extension CoreDataMapping {
         guard done.insert(key).inserted, let mine = number(of: r.destination), let theirs = number(of: e.name) else { continue }
         let wantMine = "Z_\(mine)\(r.name.uppercased())"
         let wantTheirs = "Z_\(theirs)\(inverseName.uppercased())"
-        func match(_ t: CoreDataLayout.Table, _ prefix: String) -> String? {
-          t.columns.map(\.name).first { $0 == prefix || ($0.hasPrefix(prefix) && $0.dropFirst(prefix.count).allSatisfy(\.isNumber)) }
+        // A relationship that is its own inverse (friends ↔ friends) has two columns of the
+        // same name but for the number Core Data adds (Z_1FRIENDS, Z_1FRIENDS1), one per side.
+        func match(_ t: CoreDataLayout.Table, _ prefix: String, besides taken: String? = nil) -> String? {
+          t.columns.map(\.name).first {
+            $0 != taken && ($0 == prefix || ($0.hasPrefix(prefix) && $0.dropFirst(prefix.count).allSatisfy(\.isNumber)))
+          }
+        }
+        func columns(_ t: CoreDataLayout.Table) -> (mine: String, theirs: String)? {
+          guard let mine = match(t, wantMine), let theirs = match(t, wantTheirs, besides: mine) else { return nil }
+          return (mine, theirs)
         }
         guard
           let table = layout.tables.values.sorted(by: { $0.name < $1.name }).first(where: {
-            CoreDataMapping.joinKey($0.name) != nil && match($0, wantMine) != nil && match($0, wantTheirs) != nil
-          })
+            CoreDataMapping.joinKey($0.name) != nil && columns($0) != nil
+          }), let (mineColumn, theirsColumn) = columns(table)
         else {
           warnings.append("no join table holds \(e.name).\(r.name) (columns \(wantMine), \(wantTheirs)); its links are not read")
           missingColumns += 1
@@ -124,10 +143,9 @@ extension CoreDataMapping {
           Join(
             table: table.name,
             sides: [
-              side(e.name, r.name, r.destination, match(table, wantMine)!),
+              side(e.name, r.name, r.destination, mineColumn),
               side(
-                StorageLayout.owningEntity(of: inverse, in: graph[r.destination]!, graph: graph).name, inverseName, e.name,
-                match(table, wantTheirs)!),
+                StorageLayout.owningEntity(of: inverse, in: graph[r.destination]!, graph: graph).name, inverseName, e.name, theirsColumn),
             ]))
       }
     }

@@ -57,17 +57,29 @@ struct CoreDataMapping {
   /// Where each table's rows are read from (keys stored as text read as integers).
   var rows: CoreDataRows { CoreDataRows(self) }
 
+  /// Columns of derived attributes (`TABLE.COLUMN`): not read, but the model's.
+  var derivedColumns: Set<String> = []
+
   /// Columns of the mapped tables that hold no mapped property (Core Data's own columns,
-  /// `Z<n>_` companions and `Z_FOK_` positions aside).
+  /// `Z<n>_` companions, `Z_FOK_` positions and derived attributes aside), each counted in
+  /// its own table (a column another table's property has the name of is still unmapped),
+  /// and join tables no relationship reads.
   var unmappedColumns: Int {
-    let used = Set(attributes.map(\.column) + toOnes.map(\.column) + joins.compactMap(\.ownerKey))
-    return Set(entities.map(\.table)).reduce(0) { n, table in
-      n
-        + (layout.tables[table]?.columns ?? []).filter {
-          !used.contains($0.name) && !["Z_PK", "Z_ENT", "Z_OPT"].contains($0.name) && !$0.name.hasPrefix("Z_FOK_")
-            && Self.companion($0.name) == nil
-        }.count
-    }
+    let table = Dictionary(entities.map { ($0.entity.name, $0.table) }, uniquingKeysWith: { first, _ in first })
+    let used = Set(
+      attributes.map { "\(table[$0.entity] ?? "").\($0.column)" } + toOnes.map { "\(table[$0.entity] ?? "").\($0.column)" }
+        + joins.compactMap { j in j.ownerKey.map { "\(j.table).\($0)" } }
+    ).union(derivedColumns)
+    let joinTables = Set(joins.filter { $0.ownerKey == nil }.map(\.table))
+    let unreadJoins = layout.tables.keys.filter { Self.joinKey($0) != nil && !joinTables.contains($0) }.count
+    return unreadJoins
+      + Set(entities.map(\.table)).reduce(0) { n, name in
+        n
+          + (layout.tables[name]?.columns ?? []).filter {
+            !used.contains("\(name).\($0.name)") && !["Z_PK", "Z_ENT", "Z_OPT"].contains($0.name) && !$0.name.hasPrefix("Z_FOK_")
+              && Self.companion($0.name) == nil
+          }.count
+      }
   }
 
   /// The concrete rows of each entity are those with its `Z_ENT`.

@@ -39,8 +39,10 @@ public struct CoreDataModelRequest: Sendable {
 /// 2. otherwise, of the versions whose entity names are exactly the store's, the one whose
 ///    properties and the store's columns match best (fewest properties without a column
 ///    plus columns without a property); a tie goes to the version whose identifier the
-///    store's metadata names (`NSStoreModelVersionIdentifiers`), then to the current
-///    version, then to the newest.
+///    store's metadata names (`NSStoreModelVersionIdentifiers`), then, when the tied
+///    versions read a column as different types, to the one that reads every column as
+///    the type its declaration says (Core Data declares INTEGER, FLOAT, DECIMAL, TIMESTAMP,
+///    VARCHAR or BLOB), then to the current version, then to the newest.
 /// A version that could not be used (it has errors) is listed with its reason, and named
 /// in a warning when it has the store's entities, never skipped silently.
 struct CoreDataModelChoice {
@@ -89,7 +91,7 @@ struct CoreDataModelChoice {
       var o: JSONObject = ["name": .string(version.name), "entities": .bool(entities == stored)]
       if let schema = version.schema {
         if entities == stored {
-          let m = try CoreDataMapping(layout: layout, model: schema, externalStorage: version.details.externalStorage, connection: c)
+          let m = try CoreDataMapping(layout: layout, model: schema, details: version.details, connection: c)
           o.append("missing", .int(Int64(m.missingColumns)))
           o.append("unmapped", .int(Int64(m.unmappedColumns)))
           scored.append((version, m, m.missingColumns + m.unmappedColumns))
@@ -127,19 +129,41 @@ struct CoreDataModelChoice {
     } else {
       let names = tied.map { "'\($0.version.name)'" }.joined(separator: ", ")
       let sameColumns = Set(tied.map { $0.mapping.columnFingerprint }).count == 1
+      // Versions that read a column as different types: those that read every column as
+      // the type the table declares it with (or the fewest otherwise) stay in the running.
+      let fewestMismatches = tied.map(\.mapping.declaredTypeMismatches).min()!
+      let byTypes = sameColumns ? tied : tied.filter { $0.mapping.declaredTypeMismatches == fewestMismatches }
+      let typesSay =
+        byTypes.count == tied.count
+        ? ""
+        : "; "
+          + (byTypes.count == 1
+            ? "only '\(byTypes[0].version.name)' reads" : "\(byTypes.map { "'\($0.version.name)'" }.joined(separator: ", ")) read")
+          + (fewestMismatches == 0
+            ? " every column as the type the store declares it with"
+            : " the fewest columns (\(fewestMismatches)) as another type than the store declares them with")
+      let alike = Set(byTypes.map { $0.mapping.columnFingerprint }).count == 1
       if byIdentifier.count == 1 {
         pick = byIdentifier[0]
         reason =
           "\(tied.count) versions fit equally (\(names)): \(fit); the store's metadata names the identifier '\(pick.version.details.versionIdentifier!)'"
         confidence = best == 0 ? "high" : "medium"
+      } else if byTypes.count == 1 {
+        pick = byTypes[0]
+        reason = "\(tied.count) versions fit equally (\(names)) but read different columns: \(fit)\(typesSay)"
+        confidence = best == 0 && fewestMismatches == 0 ? "high" : "medium"
       } else {
-        pick = tied.first { $0.version.isCurrent } ?? tied.last!
+        pick = byTypes.first { $0.version.isCurrent } ?? byTypes.last!
         let rule = pick.version.isCurrent ? "the current version" : "the newest"
-        if sameColumns {
-          reason = "\(tied.count) versions fit equally (\(names)) and read the same columns: \(fit); \(rule) is used"
-          confidence = best == 0 ? "high" : "medium"
+        if alike {
+          reason =
+            sameColumns
+            ? "\(tied.count) versions fit equally (\(names)) and read the same columns: \(fit); \(rule) is used"
+            : "\(tied.count) versions fit equally (\(names)) but read different columns: \(fit)\(typesSay), and those read the same columns; \(rule) of them is used"
+          confidence = best == 0 && fewestMismatches == 0 ? "high" : "medium"
         } else {
-          reason = "\(tied.count) versions fit equally (\(names)) but read different columns: \(fit); \(rule) is used"
+          reason =
+            "\(tied.count) versions fit equally (\(names)) but read different columns: \(fit)\(typesSay); \(rule)\(byTypes.count == tied.count ? "" : " of those") is used"
           confidence = "low"
           warnings.append(
             "the model version is uncertain: \(reason); name the version the store was written with (modelVersion) if it is another")
@@ -172,7 +196,7 @@ struct CoreDataModelChoice {
         "version '\(version.name)' has the entities \(entities.sorted().joined(separator: ", ")), but the store has \(stored.sorted().joined(separator: ", "))"
       )
     }
-    let m = try CoreDataMapping(layout: layout, model: schema, externalStorage: version.details.externalStorage, connection: c)
+    let m = try CoreDataMapping(layout: layout, model: schema, details: version.details, connection: c)
     return CoreDataModelChoice(
       mapping: m, version: version.name, confidence: "high", reason: "named by modelVersion",
       candidates: [
@@ -186,6 +210,33 @@ struct CoreDataModelChoice {
 }
 
 extension CoreDataMapping {
+  /// The attribute columns whose declared type is not the one Core Data declares for the
+  /// attribute the mapping reads from them (INTEGER for integers and booleans, FLOAT,
+  /// DECIMAL, TIMESTAMP, VARCHAR for strings and URIs, BLOB for data and UUIDs): of two
+  /// versions that fit a store equally but read a column as different types, the one the
+  /// store was written with has none.
+  var declaredTypeMismatches: Int {
+    let table = Dictionary(entities.map { ($0.entity.name, $0.table) }, uniquingKeysWith: { first, _ in first })
+    return attributes.filter { a in
+      guard let t = table[a.entity], let declared = layout.tables[t]?.columns.first(where: { $0.name == a.column })?.type else {
+        return false
+      }
+      return declared != Self.declaredType(a.type)
+    }.count
+  }
+
+  /// The column type Core Data declares for an attribute ModelStore reads as `type`.
+  static func declaredType(_ type: AttributeType) -> String {
+    switch type {
+    case .int, .int16, .int32, .int64, .bool: return "INTEGER"
+    case .double, .float: return "FLOAT"
+    case .decimal: return "DECIMAL"
+    case .date: return "TIMESTAMP"
+    case .string, .url: return "VARCHAR"
+    case .data, .uuid, .json: return "BLOB"
+    }
+  }
+
   /// The columns the mapping reads and what it reads them as: two versions with the same
   /// fingerprint read a store alike.
   var columnFingerprint: [String] {

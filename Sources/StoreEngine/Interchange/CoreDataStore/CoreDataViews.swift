@@ -47,27 +47,29 @@ enum CoreDataViews {
         select.remove(at: 1)
         columns.remove(at: 1)
       }
+      // Sibling sub-entities with an attribute or a to-one of the same name: one ModelStore
+      // column, one Core Data column each (`ZTITLE`, `ZTITLE1`), read by the row's entity.
+      func bySubEntity(_ sources: [(entity: String, expression: String)]) -> String {
+        guard sources.count > 1 else { return sources[0].expression }
+        var expression = "CASE"
+        for (entity, value) in sources {
+          let numbers = (graph[entity]?.concreteNames ?? []).compactMap { mapping.number(of: $0) }.map(String.init)
+          expression += " WHEN t.\"Z_ENT\" IN (\(numbers.joined(separator: ", "))) THEN \(value)"
+        }
+        return expression + " END"
+      }
       for c in StorageLayout.columns(ofHierarchy: root, graph: graph) {
         var expression: String
         let attributes = mapping.attributes.filter { names.contains($0.entity) && $0.name == c.name }
-        if let a = attributes.first, attributes.count == 1 {
-          expression = CoreDataValues.expression(a.kind, "t." + Identifier.quote(a.column))
-        } else if !attributes.isEmpty {
-          // Sibling sub-entities with an attribute of the same name: one ModelStore column,
-          // one Core Data column each (`ZTITLE1`, `ZTITLE2`).
-          expression = "CASE"
-          for a in attributes {
-            let numbers = (graph[a.entity]?.concreteNames ?? []).compactMap { mapping.number(of: $0) }.map(String.init)
-            expression +=
-              " WHEN t.\"Z_ENT\" IN (\(numbers.joined(separator: ", "))) THEN \(CoreDataValues.expression(a.kind, "t." + Identifier.quote(a.column)))"
-          }
-          expression += " END"
+        let toOnes = mapping.toOnes.filter { names.contains($0.entity) && $0.name == c.name }
+        if !attributes.isEmpty {
+          expression = bySubEntity(attributes.map { ($0.entity, CoreDataValues.expression($0.kind, "t." + Identifier.quote($0.column))) })
         } else if c.name.hasPrefix("_pos_"), let source = mapping.layout.tables[table],
           case let fok = "Z_FOK_" + c.name.dropFirst(5).uppercased(), source.has(fok)
         {
           expression = "t." + Identifier.quote(fok)
-        } else if let r = mapping.toOnes.first(where: { names.contains($0.entity) && $0.name == c.name }) {
-          expression = "t." + Identifier.quote(r.column)
+        } else if !toOnes.isEmpty {
+          expression = bySubEntity(toOnes.map { ($0.entity, "t." + Identifier.quote($0.column)) })
         } else {
           expression = "NULL"
         }

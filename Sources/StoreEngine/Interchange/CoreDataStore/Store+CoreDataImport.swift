@@ -50,22 +50,24 @@ extension Store {
     var summary = CoreDataImportSummary()
     summary.source = source.metadataJSON
     summary.warnings = source.mapping.warnings.map { .object(["message": .string($0)]) }
-    let defines = graph == nil
-    if let graph,
-      let refusal = SchemaComparison.refusal(
-        file: source.schema, store: graph.schema, what: "the schema of '\(path)'", advice: "; import into an empty store",
-        ["path": .string(path)])
-    {
-      throw refusal
-    }
     let sourceCounts = try translatingErrors { try checkSource(source, &summary) }
     let total = sourceCounts.values.reduce(0, +)
     let target = ModelGraph(source.schema)
     // Built once the schema is defined: `_ent` gets this store's codes.
     var views: [CoreDataViews.View] = []
+    var defines = false
     do {
       summary = try write {
         var s = summary
+        // The schema of the write transaction, under the write lock.
+        defines = graph == nil
+        if let graph,
+          let refusal = SchemaComparison.refusal(
+            file: source.schema, store: graph.schema, what: "the schema of '\(path)'", advice: "; import into an empty store",
+            ["path": .string(path)])
+        {
+          throw refusal
+        }
         if defines {
           _ = try define(source.schemaJSON)
           s.schemaDefined = true
