@@ -74,6 +74,14 @@ public protocol SQLDialect: Sendable {
   func isDistinct(_ a: String, _ b: String) -> String
   /// `expression` as a double (decimals stored as text, real division).
   func castToReal(_ expression: String) -> String
+  /// Text `expression` as a double, read as SQLite's `CAST(x AS REAL)` reads it (the
+  /// longest prefix that is a number after leading white space, 0 when none is):
+  /// `CAST(x, 'NSNumber')` of a string.
+  func textToReal(_ expression: String) -> String
+  /// `integer op real` (op one of `= <> < <= > >=`, NULL when either side is), compared
+  /// exactly as SQLite compares an integer with a real; nil when the engine's own
+  /// comparison is exact (SQLite).
+  func exactComparison(integer: String, _ op: String, real: String) -> String?
   /// `expression` as text (`CAST(x, 'NSString')`).
   func castToText(_ expression: String) -> String
   /// A text `expression` the engine builds (not a column's) that sorts by code point, as
@@ -135,8 +143,8 @@ public protocol SQLDialect: Sendable {
   /// True when `total` of non-integers gives NULL for no values, which the engine reads as
   /// the integer 0 (SQLite gives 0 itself, and NULL only for +inf and -inf together).
   var totalOfNoRealsIsNull: Bool { get }
-  /// The average of `argument` as a double.
-  func average(_ argument: String) -> String
+  /// The average of `argument` (of integers when `integers`) as a double.
+  func average(_ argument: String, integers: Bool) -> String
 
   // MARK: Queries
 

@@ -2,14 +2,15 @@ import DatabaseKit
 
 /// The store's own SQL functions on PostgreSQL, which cannot call back into the server
 /// process as SQLite calls the Swift functions the engine registers: `ms_fold`,
-/// `ms_regexp` and `ms_bucket`, with the signatures the engine's SQL calls them by,
+/// `ms_regexp` and `ms_bucket` (and `ms_number`, `ms_integer_sum`, `ms_int_real_cmp`,
+/// PostgresDialect+Numbers.swift), with the signatures the engine's SQL calls them by,
 /// created in the store's schema (the first of `search_path`). protocol.md, "PostgreSQL
 /// engine: what differs", says where their answers differ from the Swift ones.
 extension PostgresDialect {
   public func storeSetupStatements(folding: TextFoldingTable) -> [String] {
     [
       Self.diacriticsFunction(folding), Self.foldFunction, Self.regexpFunction, Self.padFunction, Self.bucketArithmeticFunction,
-      Self.bucketFunction,
+      Self.bucketFunction, Self.numberFunction, Self.integerSumFunction, Self.integerRealComparisonFunction,
     ]
   }
 

@@ -146,17 +146,23 @@ extension PostgresDialect {
 
   // MARK: Aggregates
 
-  /// `sum` of `bigint` is `numeric` (exact, never overflowing); cast back, a sum beyond 64
-  /// bits fails with "bigint out of range" (22003). A `CASE` has one type, so the sum of no
-  /// doubles is NULL rather than the integer 0 (`totalOfNoRealsIsNull`).
+  /// `sum` of `bigint` is `numeric` (exact, never overflowing); back as a bigint through
+  /// `ms_integer_sum`, whose error beyond 64 bits `isIntegerOverflow` recognizes. A `CASE`
+  /// has one type, so the sum of no doubles is NULL rather than the integer 0
+  /// (`totalOfNoRealsIsNull`).
   public func total(_ argument: String, integers: Bool) -> String {
-    integers ? "CASE WHEN count(\(argument)) = 0 THEN 0 ELSE CAST(sum(\(argument)) AS bigint) END" : "sum(\(argument))"
+    integers ? "CASE WHEN count(\(argument)) = 0 THEN 0 ELSE ms_integer_sum(sum(\(argument))) END" : "sum(\(argument))"
   }
 
   public var totalOfNoRealsIsNull: Bool { true }
 
-  /// `avg` of integers is `numeric`.
-  public func average(_ argument: String) -> String { "CAST(avg(\(argument)) AS double precision)" }
+  /// `avg` of integers is `numeric` (exact, rounded once). Of doubles it is the sum over the
+  /// count, as SQLite's: PostgreSQL's `avg(double precision)` also sums the squares (for
+  /// the variance it shares the code of), which fails beyond about 1.3e154 ("value out of
+  /// range: overflow": the average of -1e300 and 0).
+  public func average(_ argument: String, integers: Bool) -> String {
+    integers ? "CAST(avg(\(argument)) AS double precision)" : "(sum(\(argument)) / NULLIF(count(\(argument)), 0))"
+  }
 
   // MARK: Queries
 

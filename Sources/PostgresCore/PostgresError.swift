@@ -60,8 +60,12 @@ public struct PostgresError: DatabaseError {
   /// database or role whose transactions are read-only by default).
   public var isReadOnly: Bool { sqlState == "25006" }
   public var isNotADatabase: Bool { false }
-  /// `numeric_value_out_of_range` (a `sum` of bigints beyond 64 bits, among others).
-  public var isIntegerOverflow: Bool { sqlState == "22003" }
+  /// A `sum` of bigints beyond 64 bits: `ms_integer_sum`'s error (22003 with its own
+  /// DETAIL). PostgreSQL's other 22003 errors (arithmetic beyond 64 bits or the doubles'
+  /// range) are not: protocol.md lists them as failing the statement.
+  public var isIntegerOverflow: Bool {
+    sqlState == "22003" && detail == PostgresDialect.integerSumOverflowDetail
+  }
   /// The connection failed or was lost (class 08): the server rolled back whatever
   /// transaction was open.
   public var isConnectionFailure: Bool { sqlClass == "08" }

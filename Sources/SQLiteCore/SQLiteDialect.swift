@@ -57,6 +57,11 @@ public struct SQLiteDialect: SQLDialect {
 
   public func castToReal(_ expression: String) -> String { "CAST(\(expression) AS REAL)" }
 
+  public func textToReal(_ expression: String) -> String { castToReal(expression) }
+
+  /// SQLite compares an integer with a real exactly itself.
+  public func exactComparison(integer: String, _ op: String, real: String) -> String? { nil }
+
   public func castToText(_ expression: String) -> String { "CAST(\(expression) AS TEXT)" }
 
   public func textByCodePoint(_ expression: String) -> String { expression }
@@ -131,7 +136,7 @@ public struct SQLiteDialect: SQLDialect {
 
   public var totalOfNoRealsIsNull: Bool { false }
 
-  public func average(_ argument: String) -> String { "avg(\(argument))" }
+  public func average(_ argument: String, integers: Bool) -> String { "avg(\(argument))" }
 
   // MARK: Queries
 

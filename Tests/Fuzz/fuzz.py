@@ -1,21 +1,28 @@
 #!/usr/bin/env python3
 """Fuzzes `modelstore serve`: random and structure-aware messages for every method and param,
-hostile files for every reader, and a flood of `$/cancelRequest`s.
+hostile files for every reader, and a flood of `$/cancelRequest`s; on SQLite stores, or on
+PostgreSQL stores (`--engine postgresql`: a fresh schema of the cluster `--postgresql URL`,
+default `MODELSTORE_TEST_PG`, per server, dropped after); and the differential mode
+(`--differential N`): N structure-aware messages sent to a SQLite and a PostgreSQL server,
+whose replies must be equal except where protocol.md documents a difference.
 
     python3 Tests/Fuzz/fuzz.py --binary .build/debug/modelstore --messages 20000 --seed 7
+    python3 Tests/Fuzz/fuzz.py --engine postgresql --messages 5000 --differential 5000 --seed 7
 
 Oracles: the process never dies (it exits 0 at end of input or after shutdown + exit, 1
 after exit alone); every message gets exactly the replies protocol.md says (one with its
 id, none for notifications and client responses, a batch array with one element per
 element that needs one); every reply is JSON-RPC 2.0 (result, or error with an integer
 code, a string message and data.kind); no -32603 internal error; every reply within a
-wall-clock bound. Each finding is printed with the seed, and its reproducer (the bytes to
+wall-clock bound; in the differential mode, the same replies from both engines (each
+difference is printed with a minimal reproducer). Each finding is printed with the seed, and its reproducer (the bytes to
 pipe into the server, minimised to the setup plus one message when that still fails, and
 copies of the files it names) is written to the output directory. Exit status 1 when
 anything was found. python3's standard library only.
 """
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -25,7 +32,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from msfuzz import campaigns, messages  # noqa: E402
+from msfuzz import campaigns, messages, stores  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -46,6 +53,18 @@ def parse_args(argv):
     p.add_argument("--cancel-bound", type=float, default=3600.0, help="seconds the cancel flood may take")
     p.add_argument("--no-special-files", action="store_true",
                    help="never name /dev/zero or a FIFO as a file to read (each blocks or exhausts the reader)")
+    p.add_argument("--engine", choices=["sqlite", "postgresql"], default="sqlite",
+                   help="where the campaigns' servers keep their stores")
+    p.add_argument("--postgresql", default=os.environ.get("MODELSTORE_TEST_PG", ""),
+                   help="libpq URL of the PostgreSQL cluster (default: $MODELSTORE_TEST_PG)")
+    p.add_argument("--differential", type=int, default=0,
+                   help="messages of the differential mode, SQLite against PostgreSQL (0: none)")
+    p.add_argument("--differential-session", type=int, default=400, help="messages per pair of servers")
+    p.add_argument("--show-documented", action="store_true",
+                   help="differential: print the first documented difference of each kind (request and both replies)")
+    p.add_argument("--stop-after-failure-in-transaction", action="store_true",
+                   help="differential: end a session where PostgreSQL fails a statement inside a client transaction "
+                        "as documented (to look past a defect that shows after such failures)")
     p.add_argument("--out", default=os.path.join(ROOT, "fuzz-out"), help="where reproducers are written")
     return p.parse_args(argv)
 
@@ -62,7 +81,18 @@ def main(argv):
     if not os.access(binary, os.X_OK):
         print("fuzz: no binary at %s (build it first)" % binary)
         return 2
-    print("fuzz: seed %d, binary %s (rerun with --seed %d)" % (seed, binary, seed), flush=True)
+    pg = None
+    if a.engine == "postgresql" or a.differential:
+        if not a.postgresql:
+            print("fuzz: --engine postgresql and --differential need a cluster: --postgresql URL or MODELSTORE_TEST_PG")
+            return 2
+        pg = stores.PostgresTarget(a.postgresql)
+        try:
+            pg.check()
+        except (RuntimeError, OSError) as e:
+            print("fuzz: the PostgreSQL cluster %s cannot be used: %s" % (a.postgresql, e))
+            return 2
+    print("fuzz: seed %d, binary %s, stores on %s (rerun with --seed %d)" % (seed, binary, a.engine, seed), flush=True)
     rng = random.Random(seed)
     root = tempfile.mkdtemp(prefix="modelstore-fuzz-")
     if os.path.isdir(a.out):
@@ -78,6 +108,7 @@ def main(argv):
             print("fuzz: ../shared/corpus/coredata-stores is absent: Core Data stores are built from nothing only")
         if not fuzz_dir.corpus_models:
             print("fuzz: ../shared/corpus/coredata-models is absent: models are mutated from a built-in one only")
+        target = pg if a.engine == "postgresql" else stores.SQLiteTarget(fuzz_dir)
         for _ in range(4):
             fuzz_dir.make_model(rng)
             fuzz_dir.make_import(rng)
@@ -89,7 +120,7 @@ def main(argv):
 
         lines = []
         if a.messages:
-            mc = campaigns.MessageCampaign(binary, fuzz_dir, methods, params, reporter, seed, a.bound)
+            mc = campaigns.MessageCampaign(binary, fuzz_dir, methods, params, reporter, seed, a.bound, target)
             mc.minimise_bound = a.minimise_bound
             mc.run(rng, a.messages, a.chunk, a.session, deadline)
             lines.append("random messages: %s exchanging (%.0f messages/s overall, in %.1f s), %d replies checked, "
@@ -97,18 +128,39 @@ def main(argv):
                                           mc.stats.wall, mc.stats.replies, mc.stats.sessions))
             print("fuzz: " + lines[-1], flush=True)
         if a.files:
-            fc = campaigns.FileCampaign(binary, fuzz_dir, reporter, seed, a.bound)
+            fc = campaigns.FileCampaign(binary, fuzz_dir, reporter, seed, a.bound, target)
             fc.run(rng, a.files, deadline)
             lines.append("hostile files: %d files (%d imports, %d models, %d Core Data stores), %s" % (
                 len(fuzz_dir.imports) + len(fuzz_dir.models) + len(fuzz_dir.stores), len(fuzz_dir.imports),
                 len(fuzz_dir.models), len(fuzz_dir.stores), rate(fc.stats.sent, fc.stats.seconds)))
             print("fuzz: " + lines[-1], flush=True)
         if a.cancels:
-            sent, seconds = campaigns.cancel_flood(binary, root, a.cancels, reporter, a.cancel_bound)
+            args = target.plain_args()
+            try:
+                sent, seconds = campaigns.cancel_flood(binary, root, a.cancels, reporter, a.cancel_bound, args)
+            finally:
+                target.release_all()
             lines.append("cancel flood: %s" % rate(sent, seconds))
             print("fuzz: " + lines[-1], flush=True)
+        if a.differential:
+            from msfuzz import differential
+            dc = differential.DifferentialCampaign(binary, root, pg, reporter, seed, a.bound)
+            dc.minimise_bound = a.minimise_bound
+            dc.stop_after_failure_in_transaction = a.stop_after_failure_in_transaction
+            dc.run(rng, a.differential, a.differential_session, deadline)
+            lines.append("differential: %s exchanging with both servers, %d sessions (%d ended after a failure in a "
+                         "client transaction), %d undocumented differences; documented differences met: %s" % (
+                             rate(dc.stats.sent, dc.stats.wall), dc.stats.sessions, dc.ended_in_transaction,
+                             dc.differences, ", ".join("%s (%d)" % kv for kv in sorted(dc.explained.items())) or "none"))
+            print("fuzz: " + lines[-1], flush=True)
+            if a.show_documented:
+                for label, (raw, lite, pg) in sorted(dc.examples.items()):
+                    print("  documented: %s\n    request:    %s\n    SQLite:     %s\n    PostgreSQL: %s" % (
+                        label, raw.decode()[:700], json.dumps(lite)[:500], json.dumps(pg)[:500]))
     finally:
         shutil.rmtree(root, ignore_errors=True)
+        if pg is not None:
+            pg.release_all()
 
     print("fuzz: seed %d: %d findings (%d distinct)" % (seed, len(reporter.findings), len(reporter.signatures)))
     for sig, n in sorted(reporter.signatures.items(), key=lambda kv: -kv[1]):

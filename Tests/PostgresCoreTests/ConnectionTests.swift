@@ -57,12 +57,22 @@ final class ConnectionTests: XCTestCase {
     let dup = postgresError { try db.run("INSERT INTO u VALUES (?)", [.text("a")]) }
     XCTAssertEqual(dup?.isConstraint, true)
     XCTAssertEqual(dup?.constraint, "u_k_key")
+    // Arithmetic beyond 64 bits fails the statement (22003); only an integer sum beyond
+    // them, through the store's ms_integer_sum, is the engine's integerOverflow.
     let overflow = postgresError { try db.scalar("SELECT ? + 1", [.integer(.max)]) }
-    XCTAssertEqual(overflow?.isIntegerOverflow, true)
+    XCTAssertEqual(overflow?.sqlState, "22003")
+    XCTAssertEqual(overflow?.isIntegerOverflow, false)
+    try db.execute(PostgresDialect.integerSumFunction)
     let sumOverflow = postgresError {
-      try db.scalar("SELECT sum(x)::bigint FROM (VALUES (?::bigint), (?::bigint)) v(x)", [.integer(.max), .integer(1)])
+      try db.scalar(
+        "SELECT \(db.dialect.total("x", integers: true)) FROM (VALUES (?::bigint), (?::bigint)) v(x)", [.integer(.max), .integer(1)])
     }
+    XCTAssertEqual(sumOverflow?.sqlState, "22003")
     XCTAssertEqual(sumOverflow?.isIntegerOverflow, true)
+    XCTAssertEqual(
+      try db.scalar(
+        "SELECT \(db.dialect.total("x", integers: true)) FROM (VALUES (?::bigint), (?::bigint)) v(x)", [.integer(.max), .integer(-1)]),
+      .integer(.max - 1))
     // The numeric form of the SQLSTATE is PostgreSQL's own (MAKE_SQLSTATE).
     XCTAssertEqual(PostgresError(sqlState: "23505", message: "").code, 2 | 3 << 6 | 5 << 12 | 0 << 18 | 5 << 24)
     XCTAssertEqual(postgresError { try db.bindTooMany() }?.sqlState, "22023")

@@ -240,12 +240,19 @@ final class DialectRequirementTests: XCTestCase {
     bench.expect("a total of no doubles", [[0]], postgres: [[.null]]) { d in
       .init("SELECT \(d.total("\"r\"", integers: false)) FROM \"v\" WHERE \"id\" < 0")
     }
-    bench.expect("an average", [[0.0]]) { d in .init("SELECT \(d.average("\"i2\"")) FROM \"v\"") }
+    bench.expect("an average", [[0.0]]) { d in .init("SELECT \(d.average("\"i2\"", integers: true)) FROM \"v\"") }
+    // The sum over the count: PostgreSQL's avg(double precision) also sums the squares.
+    bench.expect("an average of doubles", [[.real((1.5 - 0.25 + 1e20 + 0 + 2.5 + (0.1 + 0.2)) / 6)]]) { d in
+      .init("SELECT \(d.average("\"r\"", integers: false)) FROM \"v\"")
+    }
+    bench.expect("an average of doubles whose squares are beyond the doubles", [[.real(5e299)]]) { d in
+      .init("SELECT \(d.average("\"r\" * 1e280", integers: false)) FROM \"v\" WHERE \"r\" = 1e20 OR \"r\" = 0")
+    }
     // SQLite sums the integers as doubles; PostgreSQL exactly, rounding once.
     bench.expect(
       "an average of large integers", [[.real((1.0 - 7.0 + Double(9_007_199_254_740_993) + 0 + 42.0) / 5)]],
       postgres: [[.real(1_801_439_850_948_205.75)]]
-    ) { d in .init("SELECT \(d.average("\"i\"")) FROM \"v\"") }
+    ) { d in .init("SELECT \(d.average("\"i\"", integers: true)) FROM \"v\"") }
     bench.expect("NULL first ascending", column([3, 6, 7, 8, 2, 5, 1, 4])) { d in
       .init("SELECT \"id\" FROM \"v\" ORDER BY \(d.orderTerm("\"b\"", .ascending)), \"id\"")
     }

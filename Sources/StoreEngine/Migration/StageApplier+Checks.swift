@@ -16,11 +16,21 @@ extension StageApplier {
         guard missing > 0 else { continue }
         switch a.defaultValue {
         case .literal(let v)?:
+          // One value into several objects may break a uniqueness the attribute is in: its
+          // indexes go first and come back with the others (`createIndexes`), which reports
+          // the objects that share a value, on every engine, as for a new uniqueness.
+          if root.hierarchy.contains(where: { h in
+            h.entity.attributes.contains { $0.unique && $0.name == a.name } || h.entity.uniqueness.contains { $0.contains(a.name) }
+          }) {
+            try dropIndexes(on: root.name, column: a.name)
+          }
           try connection.prepare("UPDATE \(table) AS t SET \(col) = ? WHERE \(nullFilter)").execute([try a.type.encode(v)])
           report.steps.append(.init("fill \(m.name).\(a.name) with its default", rows: missing))
         case .generate(let g)?:
           var pks: [Int64] = []
-          try connection.prepare("SELECT t.\"_pk\" FROM \(table) t WHERE \(nullFilter)").forEachRow { pks.append($0.int(0)) }
+          try connection.prepare("SELECT t.\"_pk\" FROM \(table) t WHERE \(nullFilter) ORDER BY t.\"_pk\"").forEachRow {
+            pks.append($0.int(0))
+          }
           let update = try connection.prepare("UPDATE \(table) SET \(col) = ? WHERE \"_pk\" = ?")
           for pk in pks {
             try update.execute([g.storedValue(for: a.type), .integer(pk)])
@@ -28,10 +38,12 @@ extension StageApplier {
           report.steps.append(.init("fill \(m.name).\(a.name) with generated values", rows: pks.count))
         case nil:
           var ids: [String] = []
-          try connection.prepare("SELECT \(codes.column(root.name, alias: "t")), t.\"_pk\" FROM \(table) t WHERE \(nullFilter) LIMIT 20")
-            .forEachRow {
-              ids.append(ObjectID.text(codes.name($0, 0), $0.int(1)))
-            }
+          try connection.prepare(
+            "SELECT \(codes.column(root.name, alias: "t")), t.\"_pk\" FROM \(table) t WHERE \(nullFilter) ORDER BY t.\"_pk\" LIMIT 20"
+          )
+          .forEachRow {
+            ids.append(ObjectID.text(codes.name($0, 0), $0.int(1)))
+          }
           report.blockers.append(
             MigrationReport.place(
               m.name,
@@ -96,17 +108,28 @@ extension StageApplier {
     for m in root.hierarchy {
       for keys in m.entity.attributes.filter(\.unique).map({ [$0.name] }) + m.entity.uniqueness {
         let cols = keys.map(Identifier.quote).joined(separator: ", ")
-        let filter = m.isRoot ? "" : "WHERE \(codes.filter(codes.column(root.name), m.concreteNames))"
+        // Nil values never conflict; the objects of a group by key, the groups by value
+        // (the first 20), so that every engine lists them alike.
+        var scope = keys.map { "\(Identifier.quote($0)) IS NOT NULL" }
+        if !m.isRoot { scope.append(codes.filter(codes.column(root.name), m.concreteNames)) }
+        let filter = "WHERE " + scope.joined(separator: " AND ")
         let id = ObjectID.sql(entity: codes.nameSQL(codes.column(root.name), root.hierarchy.map(\.name)), pk: "\"_pk\"")
-        var groups: [JSONValue] = []
+        let shared = "SELECT \(cols) FROM \(table) \(filter) GROUP BY \(cols) HAVING count(*) > 1 ORDER BY \(cols) LIMIT 20"
+        var groups: [[JSONValue]] = []
+        var last: [SQLValue]? = nil
         try connection.prepare(
-          "SELECT \(connection.dialect.groupConcat(id, separator: " ")) FROM \(table) \(filter) GROUP BY \(cols) HAVING count(*) > 1 LIMIT 20"
-        ).forEachRow { groups.append(.array($0.text(0).split(separator: " ").map { .string(String($0)) })) }
+          "SELECT \(id), \(cols) FROM \(table) \(filter) AND (\(cols)) IN (\(shared)) ORDER BY \(cols), \"_pk\""
+        ).forEachRow { row in
+          let value = (1...keys.count).map { row.value($0) }
+          if value != last { groups.append([]) }
+          last = value
+          groups[groups.count - 1].append(.string(row.text(0)))
+        }
         if !groups.isEmpty {
           return StoreError(
             .constraint,
             "the uniqueness of (\(keys.joined(separator: ", "))) for '\(m.name)' does not hold for the stored objects: \(groups.count) group\(groups.count == 1 ? "" : "s") of objects share a value",
-            ["entity": .string(m.name), "keys": .array(keys.map { .string($0) }), "conflicts": .array(groups)])
+            ["entity": .string(m.name), "keys": .array(keys.map { .string($0) }), "conflicts": .array(groups.map { .array($0) })])
         }
       }
     }

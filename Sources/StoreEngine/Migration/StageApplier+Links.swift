@@ -92,10 +92,11 @@ extension StageApplier {
     var ids: [String] = []
     var n = 0
     let pairsTable = connection.dialect.temporaryTable("_ms_pairs")
-    try connection.prepare("SELECT \"\(end)\", count(*) FROM \(pairsTable) GROUP BY \"\(end)\" HAVING count(*) > 1").forEachRow {
-      n += 1
-      if ids.count < 20 { ids.append(String($0.int(0))) }
-    }
+    try connection.prepare("SELECT \"\(end)\", count(*) FROM \(pairsTable) GROUP BY \"\(end)\" HAVING count(*) > 1 ORDER BY \"\(end)\"")
+      .forEachRow {
+        n += 1
+        if ids.count < 20 { ids.append(String($0.int(0))) }
+      }
     guard n > 0 else { return true }
     report.blockers.append(
       MigrationReport.place(

@@ -86,7 +86,7 @@ extension StageApplier {
     }
     var rows: [(Int64, SQLValue)] = []
     try connection.prepare(
-      "SELECT \"_pk\", \(Identifier.quote(from)) FROM \(Identifier.quote(m.root.name)) WHERE \(codes.filter(codes.column(m.root.name), m.concreteNames))"
+      "SELECT \"_pk\", \(Identifier.quote(from)) FROM \(Identifier.quote(m.root.name)) WHERE \(codes.filter(codes.column(m.root.name), m.concreteNames)) ORDER BY \"_pk\""
     ).forEachRow { rows.append(($0.int(0), $0.value(1))) }
     return try write(rows, from: fromType, to: target, table: m.root.name, rule: rule, entity: m.name, path: path)
   }
@@ -121,9 +121,12 @@ extension StageApplier {
         throw MigrationStageDecoder.bad(path.key("value"), "\(e.message) for \(m.name).\(name)")
       }
     }
-    try connection.prepare("SELECT t.\"_pk\", \(source) FROM \(plan.table) t" + builder.joinSQL + filter).forEachRow(builder.args) {
-      rows.append(($0.int(0), literal ?? $0.value(1)))
-    }
+    try connection.prepare("SELECT t.\"_pk\", \(source) FROM \(plan.table) t" + builder.joinSQL + filter + " ORDER BY t.\"_pk\"")
+      .forEachRow(
+        builder.args
+      ) {
+        rows.append(($0.int(0), literal ?? $0.value(1)))
+      }
     return try write(rows, from: sourceType, to: target, table: m.root.name, rule: .fail, entity: m.name, path: path)
   }
 
@@ -192,7 +195,7 @@ extension StageApplier {
       let target = try attribute(of: m, to, path)
       var rows: [(Int64, SQLValue)] = []
       try connection.prepare(
-        "SELECT t.\"_pk\", s.\(Identifier.quote(from)) FROM \(Identifier.quote(m.root.name)) t JOIN \(sourceTable) s ON s.\"_pk\" = t.\(Identifier.quote(relationship)) WHERE \(codes.filter(codes.column(m.root.name, alias: "t"), m.concreteNames))"
+        "SELECT t.\"_pk\", s.\(Identifier.quote(from)) FROM \(Identifier.quote(m.root.name)) t JOIN \(sourceTable) s ON s.\"_pk\" = t.\(Identifier.quote(relationship)) WHERE \(codes.filter(codes.column(m.root.name, alias: "t"), m.concreteNames)) ORDER BY t.\"_pk\""
       ).forEachRow { rows.append(($0.int(0), $0.value(1))) }
       written = max(written, try write(rows, from: a.type, to: target, table: m.root.name, rule: .fail, entity: m.name, path: path))
     }

@@ -138,15 +138,17 @@ struct StageApplier {
         var failing: [String] = []
         var failures = 0
         let filter = "\(codes.filter(codes.column(root.name), m.concreteNames)) AND \(col) IS NOT NULL"
-        try connection.prepare("SELECT \(codes.column(root.name)), \"_pk\", \(col) FROM \(table) WHERE \(filter)").forEachRow { row in
-          let stored = row.value(2)
-          guard let converted = ValueConversion.convert(stored, from: b.type, to: a.type, rule: rule, defaultValue: defaultValue) else {
-            failures += 1
-            if failing.count < 20 { failing.append(ObjectID.text(codes.name(row, 0), row.int(1))) }
-            return
+        try connection.prepare("SELECT \(codes.column(root.name)), \"_pk\", \(col) FROM \(table) WHERE \(filter) ORDER BY \"_pk\"")
+          .forEachRow {
+            row in
+            let stored = row.value(2)
+            guard let converted = ValueConversion.convert(stored, from: b.type, to: a.type, rule: rule, defaultValue: defaultValue) else {
+              failures += 1
+              if failing.count < 20 { failing.append(ObjectID.text(codes.name(row, 0), row.int(1))) }
+              return
+            }
+            if newClass || converted != stored { writes.append((row.int(1), converted)) }
           }
-          if newClass || converted != stored { writes.append((row.int(1), converted)) }
-        }
         if failures > 0 {
           report.blockers.append(
             MigrationReport.place(
@@ -214,7 +216,7 @@ struct StageApplier {
     for (code, entity, n) in counts {
       if let model = new[entity], model.root === root {
         var ids: [String] = []
-        try connection.prepare("SELECT \"_pk\" FROM \(table) WHERE \(ent) = ? LIMIT 20").forEachRow([.integer(code)]) {
+        try connection.prepare("SELECT \"_pk\" FROM \(table) WHERE \(ent) = ? ORDER BY \"_pk\" LIMIT 20").forEachRow([.integer(code)]) {
           ids.append(ObjectID.text(entity, $0.int(0)))
         }
         report.blockers.append(

@@ -89,7 +89,8 @@ extension Store {
           // history lists them as updated.
           if !r.optional || writes.recordsObjectHistory {
             try connection.cached(
-              "SELECT \(entityCodes.column(sourcePlan.tableName)), \"_pk\" FROM \(sourcePlan.table) WHERE \(Identifier.quote(col)) = ?"
+              // By key, as the preview and the history list them on every engine.
+              "SELECT \(entityCodes.column(sourcePlan.tableName)), \"_pk\" FROM \(sourcePlan.table) WHERE \(Identifier.quote(col)) = ? ORDER BY \"_pk\""
             ).forEachRow([
               .integer(id.pk)
             ]) {
@@ -113,7 +114,7 @@ extension Store {
           // that a live query sending that to-many (ids or count) sees the change.
           if writes.recordsObjectHistory {
             try connection.cached(
-              "SELECT \(entityCodes.column(sourcePlan.tableName, alias: "s")), s.\"_pk\" FROM \(Identifier.quote(table)) j JOIN \(sourcePlan.table) s ON s.\"_pk\" = j.\(Identifier.quote(src)) WHERE j.\(Identifier.quote(dst)) = ?"
+              "SELECT \(entityCodes.column(sourcePlan.tableName, alias: "s")), s.\"_pk\" FROM \(Identifier.quote(table)) j JOIN \(sourcePlan.table) s ON s.\"_pk\" = j.\(Identifier.quote(src)) WHERE j.\(Identifier.quote(dst)) = ? ORDER BY s.\"_pk\""
             ).forEachRow([.integer(id.pk)]) {
               writes.requestLog.update(ObjectID(entity: entityCodes.name($0, 0), pk: $0.int(1)), keys: CollectionOfOne(r.name))
             }

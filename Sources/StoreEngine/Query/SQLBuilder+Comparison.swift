@@ -71,7 +71,7 @@ extension SQLBuilder {
     }
   }
 
-  private func mirror(_ op: Comparison.Operator) -> Comparison.Operator? {
+  func mirror(_ op: Comparison.Operator) -> Comparison.Operator? {
     switch op {
     case .equal: return .equal
     case .notEqual: return .notEqual
@@ -124,6 +124,7 @@ extension SQLBuilder {
         default: throw PredicateError("'\(name)' cannot be ordered against nil", offset: c.offset)
         }
       }
+      if case .double(let d) = rhs, l.type?.isInteger == true { return integerAgainstReal(column, c.op, d) }
       let v = try encode(rhs, l, c)
       orderingDecimal = c.op != .equal && c.op != .notEqual
       defer { orderingDecimal = false }
@@ -134,7 +135,7 @@ extension SQLBuilder {
     case .beginsWith, .endsWith, .contains, .like, .matches:
       try requireText(l, c)
       // As NSPredicate: a nil pattern matches nothing (and `NOT` of it everything).
-      if case .null = rhs { return dialect.boolean(false) }
+      if case .null = rhs { return answer(false, discarding: column) }
       guard case .string(let s) = rhs else {
         throw PredicateError("\(c.op.rawValue) needs a string on the right, got \(rhs.typeName)", offset: c.offset)
       }
@@ -158,7 +159,7 @@ extension SQLBuilder {
           "IN needs an array on the right ({a, b} or an array argument)\(Self.isText(l) ? " or a string" : ""), got \(rhs.typeName)",
           offset: c.offset)
       }
-      if items.isEmpty { return dialect.boolean(false) }
+      if items.isEmpty { return answer(false, discarding: column) }
       if items.count > Self.inlineMembers, let sql = try boundMembership(column, items, l, c) { return sql }
       var placeholders: [String] = []
       var includesNil = false
@@ -167,16 +168,33 @@ extension SQLBuilder {
           includesNil = true
           continue
         }
+        if case .double(let d) = item, l.type?.isInteger == true {
+          // Compared exactly: a number that is no integer is no member's value.
+          if let i = Self.exactInteger(d) { placeholders.append(bind(.integer(i))) }
+          continue
+        }
         placeholders.append(try folded(column, try encode(item, l, c), l, c).1)
       }
       let lf = try folded(column, .null, l, c).0
-      let membership = placeholders.isEmpty ? dialect.boolean(false) : "\(lf) IN (\(placeholders.joined(separator: ", ")))"
+      let membership = placeholders.isEmpty ? answer(false, discarding: lf) : "\(lf) IN (\(placeholders.joined(separator: ", ")))"
       return includesNil ? "(\(membership) OR \(column) IS NULL)" : membership
     case .between:
       guard case .array(let bounds) = rhs, bounds.count == 2 else {
         throw PredicateError("BETWEEN needs {low, high}", offset: c.offset)
       }
       if bounds.contains(.null) { throw PredicateError("BETWEEN bounds cannot be nil", offset: c.offset) }
+      if l.type?.isInteger == true, bounds.contains(where: { if case .double = $0 { return true } else { return false } }) {
+        // Each end compared exactly (`integerAgainstReal`).
+        var ends: [String] = []
+        for (op, bound) in [(Comparison.Operator.greaterOrEqual, bounds[0]), (.lessOrEqual, bounds[1])] {
+          if case .double(let d) = bound {
+            ends.append(integerAgainstReal(column, op, d))
+          } else {
+            ends.append("\(column) \(op.rawValue) \(bind(try encode(bound, l, c)))")
+          }
+        }
+        return "(\(ends[0]) AND \(ends[1]))"
+      }
       orderingDecimal = true
       defer { orderingDecimal = false }
       let lo = try encode(bounds[0], l, c)
@@ -228,8 +246,13 @@ extension SQLBuilder {
     } else {
       (lf, member) = (column, value)
     }
-    let list = dialect.jsonArrayElements(bindUntyped(.text(JSONWriter.encodeString(.array(members)))))
-    let membership = members.isEmpty ? dialect.boolean(false) : "\(lf) IN (SELECT \(member) FROM \(list))"
+    let membership: String
+    if members.isEmpty {
+      membership = answer(false, discarding: lf)
+    } else {
+      let list = dialect.jsonArrayElements(bindUntyped(.text(JSONWriter.encodeString(.array(members)))))
+      membership = "\(lf) IN (SELECT \(member) FROM \(list))"
+    }
     return includesNil ? "(\(membership) OR \(column) IS NULL)" : membership
   }
 
@@ -366,6 +389,7 @@ extension SQLBuilder {
       if flags != 0 { return dialect.fold(o.sql, flags: flags) }
       return o.type == .decimal && ordering ? dialect.castToReal(o.sql) : o.sql
     }
+    if let exact = try integerAgainstRealColumn(l, r, c) { return exact }
     switch c.op {
     case .equal, .notEqual:
       // Two key paths that are both nil are equal, as in NSPredicate.
@@ -421,5 +445,17 @@ extension SQLBuilder {
       }
       throw PredicateError("cannot compare '\(l.name)' (\(what(l))) with '\(r.name)' (\(what(r)))", offset: c.offset)
     }
+  }
+}
+
+extension SQLBuilder {
+  /// A comparison whose answer does not depend on its operand (an empty `IN` list, a nil
+  /// pattern, an integer against a number beyond the integers) still names the operand:
+  /// the values the operand bound (`n + 1`: the 1) stay used. SQLite leaves a numbered
+  /// parameter the statement does not name unused; PostgreSQL refuses the statement (it
+  /// types every parameter by where it is used).
+  func answer(_ value: Bool, discarding operand: String) -> String {
+    let b = dialect.boolean(value)
+    return "(CASE WHEN (\(operand)) IS NULL THEN \(b) ELSE \(b) END)"
   }
 }

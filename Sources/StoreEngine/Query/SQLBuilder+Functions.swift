@@ -40,16 +40,22 @@ extension SQLBuilder {
     case ("NSString", .value(.string)): return inner
     case ("NSString", .value(.int(let i))): return .value(.string(String(i)))
     case ("NSString", .value(.double(let d))): return .value(.string(String(d)))
-    case ("NSNumber", .scalar(let o)) where o.type != nil && o.type != .json && o.type != .data:
+    case ("NSNumber", .scalar(let o)) where o.type == .string || o.type == .url:
+      // Text as SQLite's CAST to REAL reads it, on every engine ('12abc' is 12, 'abc' 0).
+      return .scalar(Operand(sql: dialect.textToReal(o.sql), kind: .attribute(.double), name: o.name))
+    case ("NSNumber", .scalar(let o)) where o.type.map(Self.isNumeric) ?? false || o.type == .date:
       return .scalar(Operand(sql: dialect.castToReal(o.sql), kind: .attribute(.double), name: o.name))
     case ("NSString", .scalar(let o)) where o.type != nil && o.type != .json && o.type != .data:
       let text = o.type == .uuid ? dialect.uuidText(o.sql) : dialect.castToText(o.sql)
       return .scalar(Operand(sql: text, kind: .attribute(.string), name: o.name))
     case ("NSDate", .scalar(let o)) where o.type.map(Self.isNumeric) ?? false:
-      return .scalar(Operand(sql: "(\(o.sql) + \(Self.referenceDateOffset))", kind: .attribute(.date), name: o.name))
+      // Decimals are stored as text: read as a number, as arithmetic reads them.
+      let seconds = o.type == .decimal ? dialect.castToReal(o.sql) : o.sql
+      return .scalar(Operand(sql: "(\(seconds) + \(Self.referenceDateOffset))", kind: .attribute(.date), name: o.name))
     default:
       throw PredicateError(
-        "CAST to '\(type)' of this operand is not supported (NSDate, NSNumber, NSString of a value or attribute)", offset: offset)
+        "CAST to '\(type)' of this operand is not supported (NSDate of a number; NSNumber of a number, string, url, date or bool; NSString of a value or attribute)",
+        offset: offset)
     }
   }
 

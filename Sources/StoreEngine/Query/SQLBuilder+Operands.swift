@@ -253,8 +253,15 @@ extension SQLBuilder {
       guard numeric else {
         throw PredicateError("\(op.rawValue) needs a number attribute, but '\(name)' is \(type.rawValue)", offset: offset)
       }
-      sql = op == .sum ? "coalesce(sum(\(value)), 0)" : "avg(\(value))"
-      resultType = op == .sum && (type.isInteger || type == .bool) ? .int : .double
+      let integers = type.isInteger || type == .bool
+      // An integer @sum is what query.aggregate's sum is: beyond 64 bits an error on every
+      // engine (PostgreSQL's exact numeric sum would otherwise compare as it is).
+      if op == .sum {
+        sql = integers ? dialect.total(value, integers: true) : "coalesce(sum(\(value)), 0)"
+      } else {
+        sql = dialect.average(value, integers: integers)
+      }
+      resultType = op == .sum && integers ? .int : .double
     case .min, .max:
       guard numeric || type == .date || type == .string else {
         throw PredicateError("\(op.rawValue) needs a number, date or string attribute, but '\(name)' is \(type.rawValue)", offset: offset)

@@ -26,7 +26,7 @@ extension Store {
           if out.count & 1023 == 0 { try checkCancelled() }
         }
       } catch let e as any DatabaseError where e.isIntegerOverflow {
-        throw overflow(request, kinds)
+        throw overflow(request, kinds) ?? StoreError(sqlite: e)
       }
       return out
     }
@@ -80,9 +80,11 @@ extension Store {
     return (sql, builder.args + args.values, groups, values.map(\.kind))
   }
 
-  /// The error for an integer sum beyond 64 bits, naming the integer sums that may be it.
-  private func overflow(_ request: AggregateRequest, _ kinds: [ColumnKind]) -> StoreError {
+  /// The error for an integer sum beyond 64 bits, naming the integer sums that may be it;
+  /// nil when there are none (the sum is an `@sum` of the predicate).
+  private func overflow(_ request: AggregateRequest, _ kinds: [ColumnKind]) -> StoreError? {
     let sums = request.aggregates.indices.filter { request.aggregates[$0].function == .sum && kinds[$0] == .count }
+    guard !sums.isEmpty else { return nil }
     let path = sums.count == 1 ? ErrorPlace(.aggregates).index(sums[0]) : ErrorPlace(.aggregates)
     let names = sums.map { "sum(\(request.aggregates[$0].keyPath ?? ""))" }.joined(separator: ", ")
     return StoreError(
@@ -154,12 +156,12 @@ extension Store {
       }
       // As NSExpression's sum:, the sum of no values is 0; a sum that is not a number
       // (+inf and -inf together, which SQLite gives as NULL) stays null.
+      let integers = kind == .count || type.isInteger
       if a.function == .sum {
-        let integers = kind == .count || type.isInteger
         let sum = dialect.total("\(distinct)\(column)", integers: integers)
         return (sum, integers ? .count : dialect.totalOfNoRealsIsNull ? .total : .number)
       }
-      return (dialect.average("\(distinct)\(column)"), .number)
+      return (dialect.average("\(distinct)\(column)", integers: integers), .number)
     default:
       guard type.isNumeric || type == .date || type == .string else {
         throw builder.invalid(

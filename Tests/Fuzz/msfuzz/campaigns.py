@@ -8,7 +8,9 @@ import subprocess
 import time
 
 from . import messages, oracle, session
+from .minimise import shrink
 from .session import Finding
+from .stores import SQLiteTarget
 
 # Methods whose mutated (unchecked) params could name a file outside the fuzz directory to write.
 WRITERS = {"store.open", "store.backup", "export.json", "migration.apply", "exit", "shutdown"}
@@ -72,6 +74,9 @@ class Reporter:
         self.signatures = {}
 
     def signature(self, finding, raw):
+        if finding.kind == "difference":  # its detail begins with what it is (differential.py)
+            return "difference " + "".join(c for c in finding.detail.split("\n")[0].split(" (at a ")[0][:90]
+                                           if not c.isdigit())
         try:
             method = sorted(methods_in(oracle.parse_strict(raw))) if raw is not None else []
         except oracle.Unparseable:
@@ -185,9 +190,10 @@ class MessageCampaign:
     """Sessions of random messages: structured, mutated and random bytes, batches,
     notifications, client responses, cancel bursts, both framings."""
 
-    def __init__(self, binary, fuzz_dir, methods, params, reporter, seed, bound):
+    def __init__(self, binary, fuzz_dir, methods, params, reporter, seed, bound, target=None):
         self.binary, self.dir, self.methods, self.params = binary, fuzz_dir, methods, params
         self.reporter, self.seed, self.bound = reporter, seed, bound
+        self.target = target or SQLiteTarget(fuzz_dir)
         self.minimise_bound = 5.0
         self.stats = Stats()
 
@@ -217,18 +223,18 @@ class MessageCampaign:
     def session(self, rng, budget, chunk_size):
         """One server process; returns the number of messages sent."""
         framing = "headers" if rng.random() < 0.15 else "lines"
-        store = rng.random() < 0.3
-        args = ["--store", self.dir.fresh(".store")] if store else ["--memory"]
+        args = self.target.session_args(rng)
         if framing == "headers":
             args = args + ["--headers"]
         server = session.Server(self.binary, [a for a in args if a != "--headers"], self.dir.root, framing)
         self.stats.sessions += 1
-        gen = messages.Generator(rng, self.methods, self.params, self.dir)
+        gen = messages.Generator(rng, self.methods, self.params, self.dir, self.target)
         setup = Setup.messages(rng)
         ex = session.Exchange(server, self.bound)
         sent = 0
         history = list(setup)
-        context = "message session %d (%s, %s framing)" % (self.stats.sessions, " ".join(args), framing)
+        context = "message session %d (%s, %s framing)%s" % (self.stats.sessions, " ".join(args), framing,
+                                                              self.target.describe(args))
         try:
             i, f = ex.run_chunk(setup)
             if f:
@@ -256,6 +262,7 @@ class MessageCampaign:
         finally:
             self.stats.replies += ex.replies
             server.kill()
+            self.target.release_all()
         return sent
 
     def finish(self, rng, server, ex, context, args, history):
@@ -295,20 +302,17 @@ class MessageCampaign:
         self.reporter.add(f, context, args, history, chunk, minimal, files)
 
     def minimise(self, f, args, setup, span):
-        """The setup plus the smallest part of `span` found by halving that still gives a
-        finding of the same kind on a fresh server (None when even `span` does not)."""
+        """The setup plus the smallest part of `span` found (minimise.shrink) that still
+        gives a finding of the same kind on a fresh server (a fresh store: a new schema on
+        PostgreSQL); None when even `span` does not."""
         bound = min(self.bound, self.minimise_bound)
-        if bound <= 0 or not replays(self.binary, args, self.dir.root, setup + span, bound, f.kind):
+
+        def fails(part):
+            return replays(self.binary, self.target.replay_args(args), self.dir.root, setup + part, bound, f.kind)
+
+        if bound <= 0 or not fails(span):
             return None
-        while len(span) > 1:
-            half = len(span) // 2
-            for part in (span[half:], span[:half]):
-                if replays(self.binary, args, self.dir.root, setup + part, bound, f.kind):
-                    span = part
-                    break
-            else:
-                break
-        return setup + span
+        return setup + shrink(span, fails, tries=24)
 
     def run(self, rng, total, chunk_size, session_size, deadline):
         t0 = time.monotonic()
@@ -320,8 +324,9 @@ class MessageCampaign:
 class FileCampaign:
     """Hostile files through every reader, and Core Data stores opened by `serve --format coredata`."""
 
-    def __init__(self, binary, fuzz_dir, reporter, seed, bound):
+    def __init__(self, binary, fuzz_dir, reporter, seed, bound, target=None):
         self.binary, self.dir, self.reporter, self.seed, self.bound = binary, fuzz_dir, reporter, seed, bound
+        self.target = target or SQLiteTarget(fuzz_dir)
         self.stats = Stats()
 
     def requests_for(self, rng, kind, path):
@@ -387,22 +392,23 @@ class FileCampaign:
         path = {"import": self.dir.make_import, "model": self.dir.make_model, "store": self.dir.make_store}[kind](rng)
         if kind == "store" and rng.random() < 0.5:
             return self.serve_coredata(rng, path)
-        server = session.Server(self.binary, ["--memory"], self.dir.root)
+        args = self.target.plain_args()
+        server = session.Server(self.binary, args, self.dir.root)
         ex = session.Exchange(server, self.bound)
-        context = "file %s (%s) through its readers" % (path, kind)
+        context = "file %s (%s) through its readers%s" % (path, kind, self.target.describe(args))
         try:
             setup = [] if kind == "store" else [("model.define", {"schema": messages.SCHEMA})]
-            f, results, sent = self.run_requests(server, ex, context, ["--memory"],
+            f, results, sent = self.run_requests(server, ex, context, args,
                                                  setup + self.requests_for(rng, kind, path), 0)
             if not f and kind == "store":
                 names, attrs = self.schema_reads(results.get(5))
-                f, _, _ = self.run_requests(server, ex, context, ["--memory"], self.entity_reads(names, attrs), 100,
-                                            sent)
+                f, _, _ = self.run_requests(server, ex, context, args, self.entity_reads(names, attrs), 100, sent)
             if not f:
-                self.end(server, ex, context, ["--memory"])
+                self.end(server, ex, context, args)
         finally:
             self.stats.replies += ex.replies
             server.kill()
+            self.target.release_all()
 
     def serve_coredata(self, rng, path):
         args = ["--format", "coredata", "--read-only", "--store", path]
@@ -462,10 +468,12 @@ class FileCampaign:
 CANCEL_LINE = b'{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}\n'
 
 
-def cancel_flood(binary, root, count, reporter, bound):
-    """`count` identical cancel notifications into `serve --memory`: no output at all, exit 0."""
+def cancel_flood(binary, root, count, reporter, bound, args=("--memory",)):
+    """`count` identical cancel notifications into `serve ARGS` (`--memory`, or a store): no
+    output at all, exit 0."""
+    args = list(args)
     t0 = time.monotonic()
-    proc = subprocess.Popen([binary, "serve", "--memory"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([binary, "serve"] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, cwd=root, preexec_fn=session._limit)
     import threading
     out, err = [], []
@@ -489,7 +497,7 @@ def cancel_flood(binary, root, count, reporter, bound):
         proc.kill()
         rc = proc.wait()
         reporter.add(Finding("hang", "%d cancels not done after %.0f s" % (count, bound)), "cancel flood",
-                     ["--memory"], [], [CANCEL_LINE.rstrip()])
+                     args, [], [CANCEL_LINE.rstrip()])
         return sent, time.monotonic() - t0
     for reader in readers:  # both read to the end of output the exited server closed
         reader.join(60)
@@ -506,7 +514,7 @@ def cancel_flood(binary, root, count, reporter, bound):
         reporter.add(Finding("crash" if rc != 0 else "spurious", "%d x $/cancelRequest: %s; stderr: %s"
                              % (count, "; ".join(problems), stderr.strip()[-300:])),
                      "cancel flood (the reproducer is input.bin holding one line: repeat it %d times)" % count,
-                     ["--memory"], [], [CANCEL_LINE.rstrip()])
+                     args, [], [CANCEL_LINE.rstrip()])
     return sent, seconds
 
 

@@ -75,8 +75,11 @@ def params_from_probe(reply):
 class Generator:
     """Makes messages for one session; `paths` makes file paths inside the fuzz directory."""
 
-    def __init__(self, rng, methods, params, paths):
+    def __init__(self, rng, methods, params, paths, target=None):
         self.rng, self.methods, self.params, self.paths = rng, methods, params, paths
+        # Where store.open goes: files of the fuzz directory, or the target's PostgreSQL schemas.
+        self.store_location = target.location if target else paths.write_path
+        self.memory_share = 0.5 if target is None or target.name == "sqlite" else 0.1
         self.next_id = 1000
         self.observed = 0
         self.fill = {
@@ -319,7 +322,8 @@ class Generator:
         params = self.params_for(method)
         if method == "store.open":
             # Only into the fuzz directory, and mostly back to a usable store.
-            params = {"memory": True} if self.rng.random() < 0.5 else dict(params, path=self.write_path())
+            params = ({"memory": True} if self.rng.random() < self.memory_share
+                      else dict(params, path=self.store_location(self.rng)))
         if method in ("store.backup", "export.json"):
             key = "to" if method == "store.backup" else "path"
             if key in params or method == "store.backup":
