@@ -28,7 +28,9 @@ static inline size_t ms_mhd_unescape(void *cls, struct MHD_Connection *connectio
 
 /// Starts a daemon that listens on 127.0.0.1:port only (port 0: a free port the kernel
 /// picks), with its own listening thread and one thread per connection (a handler may
-/// block: a request waits for its session, an event stream for its next event). HTTP is
+/// block: a request waits for its session, an event stream for its next event), which wait
+/// with poll(), not select(): select() refuses descriptors past 1023, and the process may
+/// hold more (store connections, pipes) before the daemon makes its sockets. HTTP is
 /// parsed strictly (MHD_OPTION_STRICT_FOR_CLIENT 1), escapes decoded by `ms_mhd_unescape`. NULL when it cannot start (the port
 /// is taken, no thread); libmicrohttpd then logs why on stderr.
 static inline struct MHD_Daemon *ms_mhd_start_loopback(
@@ -40,7 +42,7 @@ static inline struct MHD_Daemon *ms_mhd_start_loopback(
   address.sin_port = htons(port);
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   return MHD_start_daemon(
-      MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, port, NULL, NULL, handler,
+      MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, port, NULL, NULL, handler,
       handler_cls, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address, MHD_OPTION_NOTIFY_COMPLETED, completed,
       completed_cls, MHD_OPTION_CONNECTION_LIMIT, connection_limit, MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
       MHD_OPTION_STRICT_FOR_CLIENT, (int)1, MHD_OPTION_UNESCAPE_CALLBACK, ms_mhd_unescape, NULL, MHD_OPTION_END);
