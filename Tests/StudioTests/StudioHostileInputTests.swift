@@ -149,12 +149,21 @@ final class StudioHostileInputTests: XCTestCase {
   /// queue), the pages past 16 get 503, and once they close new pages start.
   func testManyConnectionsAtOnce() throws {
     let studio = try StudioProcess(["--store", store, "--log-level", "info"])
-    // 200 requests, all connected and sent before any reply is read.
+    // Fewer requests than the studio serves at once (HTTPServer's connectionLimit, 64; the
+    // margin for a connection of the start-up check the daemon may not have closed yet), all
+    // connected and sent before any reply is read: each is answered.
     var connections: [RawConnection] = []
+    for _ in 0..<48 { connections.append(try RawConnection(port: studio.port)) }
+    for c in connections { c.send(request("GET", "/assets/main.js", studio)) }
+    XCTAssertEqual(connections.map { RawConnection.status(of: $0.read()) }, Array(repeating: 200, count: 48))
+    connections = []
+    // 200 at once: a connection past the limit is closed without a byte (how many depends on
+    // how fast the answered ones close theirs), every other one is answered whole.
     for _ in 0..<200 { connections.append(try RawConnection(port: studio.port)) }
     for c in connections { c.send(request("GET", "/assets/main.js", studio)) }
     let statuses = connections.map { RawConnection.status(of: $0.read()) }
-    XCTAssertEqual(statuses, Array(repeating: 200, count: 200))
+    XCTAssertEqual(statuses.filter { $0 != 200 && $0 != nil }, [], "only answers or closed connections")
+    XCTAssertGreaterThanOrEqual(statuses.filter { $0 == 200 }.count, 48, "those under the limit answered")
     connections = []
     // 24 pages at once: 16 sessions, 8 refused.
     let pages = try (0..<24).map { _ in try RawConnection(port: studio.port) }
